@@ -1,0 +1,136 @@
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import { FAMILIES, SUBMITTABLE_ENDPOINTS, isSceneEndpoint } from '../../contract/enums.ts';
+import {
+  ErrorResponse,
+  JobIdParams,
+  JobListResponse,
+  JobStatusResponse,
+  JobSubmissionResponse,
+  PeriodJobBody,
+  PreviewResponse,
+  SceneJobBody,
+  type SubmissionBody,
+} from '../../contract/schemas.ts';
+import type { JobService } from '../../jobs/service.ts';
+import { principalOf } from '../auth.ts';
+
+const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
+const security = [{ bearerAuth: [] }];
+
+/** Headers of every per-key response (spec: List jobs, rule 9; Authentication, rule 3). */
+const PRIVATE_HEADERS = {
+  'Cache-Control': 'private, no-store, no-cache, must-revalidate',
+  Vary: 'Authorization',
+};
+
+export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }): Promise<void> {
+  const { jobs } = opts;
+
+  for (const family of FAMILIES) {
+    for (const endpoint of SUBMITTABLE_ENDPOINTS) {
+      const body = isSceneEndpoint(endpoint) ? SceneJobBody : PeriodJobBody;
+      app.post(
+        `/api/v1/${family}/${endpoint}`,
+        {
+          schema: {
+            tags: [family],
+            summary: `Submit a ${endpoint} job (${family} family)`,
+            security,
+            body,
+            response: { 200: JobSubmissionResponse, ...errors(400, 401, 402, 403, 413, 415, 429) },
+          },
+        },
+        async (request, reply) => {
+          const job = await jobs.submit(principalOf(request), family, endpoint, request.body as SubmissionBody);
+          reply.headers(PRIVATE_HEADERS);
+          return job;
+        },
+      );
+    }
+  }
+
+  for (const endpoint of SUBMITTABLE_ENDPOINTS) {
+    const body = isSceneEndpoint(endpoint) ? SceneJobBody : PeriodJobBody;
+    app.post(
+      `/api/v1/analyze/${endpoint}/preview`,
+      {
+        schema: {
+          tags: ['analyze'],
+          summary: `Estimate area and credits of a ${endpoint} job without creating it`,
+          security,
+          body,
+          response: { 200: PreviewResponse, ...errors(400, 401, 403, 413, 415, 429) },
+        },
+      },
+      async (request, reply) => {
+        const preview = await jobs.preview(principalOf(request), 'analyze', endpoint, request.body as SubmissionBody);
+        reply.headers(PRIVATE_HEADERS);
+        return preview;
+      },
+    );
+  }
+
+  app.get(
+    '/api/v1/jobs',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'List the newest jobs of this account',
+        security,
+        querystring: Type.Object({
+          status: Type.Optional(Type.String({ description: 'Comma-separated: pending, processing, completed, failed' })),
+          endpoint_id: Type.Optional(Type.String({ description: 'Comma-separated endpoint ids' })),
+          limit: Type.Optional(Type.String({ description: 'Integer 1–30, default 30' })),
+        }),
+        response: { 200: JobListResponse, ...errors(400, 401, 403, 429) },
+      },
+      // Query rules (repeated keys, lowercase, 128 chars) are applied by the service, not AJV.
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      reply.headers(PRIVATE_HEADERS);
+      return jobs.list(principalOf(request), request.query as Record<string, string | string[]>);
+    },
+  );
+
+  app.get(
+    '/api/v1/jobs/:job_id',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Get a job',
+        security,
+        params: JobIdParams,
+        response: { 200: JobStatusResponse, ...errors(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      reply.headers(PRIVATE_HEADERS);
+      return jobs.get(principalOf(request), (request.params as { job_id: string }).job_id);
+    },
+  );
+
+  for (const format of ['geojson', 'zip'] as const) {
+    app.get(
+      `/api/v1/jobs/:job_id/result.${format}`,
+      {
+        schema: {
+          tags: ['jobs'],
+          summary:
+            format === 'geojson'
+              ? 'Download the GeoJSON result (302 to a signed URL)'
+              : 'Download the ZIP result of an idlefarm job (302 to a signed URL)',
+          security,
+          params: JobIdParams,
+          response: { 302: Type.Null({ description: 'Location: signed, expiring URL of the result' }), ...errors(401, 403, 404, 409, 410, 429) },
+        },
+      },
+      async (request, reply) => {
+        const url = await jobs.resultUrl(principalOf(request), (request.params as { job_id: string }).job_id, format);
+        reply.headers(PRIVATE_HEADERS);
+        return reply.redirect(url, 302);
+      },
+    );
+  }
+}

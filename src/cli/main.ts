@@ -1,0 +1,164 @@
+/**
+ * `sarwatch <command>`: serve, accounts, keys, credits. The server and the CLI share the
+ * data directory (SARWATCH_DATA_DIR), so an account created here is usable at once.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from '../config.ts';
+import { openDb, startService } from '../runtime.ts';
+import { AccountError, createAccount, createApiKey, grantCredits, revokeApiKey, showCredits } from '../jobs/accounts.ts';
+import { ensureDemoAccount } from './demo.ts';
+import { VERSION } from '../version.ts';
+
+const USAGE = `sarwatch ${VERSION} — Sentinel-1 analysis service
+
+Usage:
+  sarwatch serve                                   start API + workers (embedded mode)
+  sarwatch accounts create --name NAME --credits N [--scopes a,b] [--endpoints e1,e2] [--json]
+  sarwatch keys create --account ID [--scopes a,b] [--endpoints e1,e2] [--label TEXT] [--json]
+  sarwatch keys revoke KEY_ID_OR_KEY
+  sarwatch credits grant --account ID --credits N [--note TEXT] [--json]
+  sarwatch credits show --account ID [--json]
+
+Environment: SARWATCH_DATA_DIR (default ./data), HOST, PORT, and the others in README.md.
+Scopes: jobs:read, jobs:write, uploads:write (default: all).`;
+
+class UsageError extends Error {}
+
+const list = (text: string | undefined) => (text ? text.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+
+function need(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function number(text: string, name: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${text}"`);
+  return n;
+}
+
+const OPTIONS = {
+  name: { type: 'string' },
+  credits: { type: 'string' },
+  scopes: { type: 'string' },
+  endpoints: { type: 'string' },
+  label: { type: 'string' },
+  account: { type: 'string' },
+  note: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+async function withDb<T>(config: Config, fn: (db: Awaited<ReturnType<typeof openDb>>) => Promise<T>): Promise<T> {
+  const db = await openDb(config);
+  try {
+    return await fn(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+function print(json: boolean | undefined, value: object, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+async function serve(config: Config): Promise<void> {
+  const service = await startService(config, { logger: { level: process.env.LOG_LEVEL || 'info' } });
+  const demo = await ensureDemoAccount(service.db, config.dataDir, config.demoCredits);
+  const base = config.publicUrl || service.url;
+  process.stdout.write(
+    [
+      '',
+      `sarwatch ${VERSION} is running at ${base}  (data: ${config.dataDir})`,
+      `API docs:     ${base}/docs`,
+      `Demo API key: ${demo.apiKey}`,
+      '',
+      'Try it:',
+      `  curl -s -H "Authorization: Bearer ${demo.apiKey}" -H "Content-Type: application/json" \\`,
+      `    -d '{"satellite_id":"sentinel-1","polygon":"POLYGON ((2.5 51.3, 2.7 51.3, 2.7 51.45, 2.5 51.45, 2.5 51.3))","date":"2022-06-12"}' \\`,
+      `    ${base}/api/v1/analyze/ship/preview`,
+      '',
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.app.log.info({ signal }, 'shutting down');
+    void service.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [command, sub, arg] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return command || values.help ? 0 : 2;
+  }
+  const config = loadConfig();
+  switch (`${command}${sub ? ` ${sub}` : ''}`) {
+    case 'serve':
+      await serve(config);
+      return -1; // keep running
+    case 'accounts create':
+      return withDb(config, async (db) => {
+        const { accountId } = await createAccount(db, { name: need(values, 'name'), credits: number(need(values, 'credits'), 'credits') });
+        const { apiKey, keyId } = await createApiKey(db, { accountId, scopes: list(values.scopes), endpoints: list(values.endpoints) });
+        print(values.json, { account_id: accountId, api_key: apiKey }, `account ${accountId}\nkey id ${keyId}\napi key ${apiKey}  (shown once; store it now)`);
+        return 0;
+      });
+    case 'keys create':
+      return withDb(config, async (db) => {
+        const { apiKey, keyId } = await createApiKey(db, {
+          accountId: need(values, 'account'),
+          scopes: list(values.scopes),
+          endpoints: list(values.endpoints),
+          label: values.label,
+        });
+        print(values.json, { key_id: keyId, api_key: apiKey }, `key id ${keyId}\napi key ${apiKey}  (shown once; store it now)`);
+        return 0;
+      });
+    case 'keys revoke':
+      return withDb(config, async (db) => {
+        if (!arg) throw new UsageError('keys revoke needs a key id or key');
+        const revoked = await revokeApiKey(db, arg);
+        if (!revoked) throw new AccountError(`no active key ${arg}`);
+        print(values.json, { revoked: true }, 'key revoked');
+        return 0;
+      });
+    case 'credits grant':
+      return withDb(config, async (db) => {
+        const balance = await grantCredits(db, need(values, 'account'), number(need(values, 'credits'), 'credits'), values.note);
+        print(values.json, { account_id: values.account, balance }, `balance ${balance}`);
+        return 0;
+      });
+    case 'credits show':
+      return withDb(config, async (db) => {
+        const shown = await showCredits(db, need(values, 'account'));
+        const lines = [`account ${shown.account_id} (${shown.name})`, `balance ${shown.balance}`, ...shown.recent.map((r) => `  ${r.at} ${r.kind.padEnd(7)} ${String(r.amount).padStart(14)}  → ${r.balance_after}  ${r.job_id ?? ''} ${r.note ?? ''}`)];
+        print(values.json, shown, lines.join('\n'));
+        return 0;
+      });
+    default:
+      throw new UsageError(`unknown command "${positionals.join(' ')}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof UsageError || e instanceof AccountError || String((e as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`sarwatch: ${(e as Error).message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`sarwatch: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,156 @@
+/**
+ * Typed TypeScript SDK for the sarwatch v1 API.
+ *
+ *   const client = new SarwatchClient({ baseUrl: 'http://127.0.0.1:8080', apiKey });
+ *   const { job_id } = await client.submit('analyze', 'ship', { satellite_id: 'sentinel-1', scene_id });
+ *   const job = await client.wait(job_id);
+ *   const geojson = await client.downloadResult(job_id);
+ */
+import type {
+  JobListResponse,
+  JobStatusResponse,
+  JobSubmissionResponse,
+  PeriodJobBody,
+  PreviewResponse,
+  SceneJobBody,
+} from '../contract/schemas.ts';
+import type { Family, JobStatus, SubmittableEndpoint } from '../contract/enums.ts';
+import { JobFailedError, WaitTimeoutError, errorFromResponse } from './errors.ts';
+
+export * from './errors.ts';
+export type { JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody };
+
+export type BodyFor<E extends SubmittableEndpoint> = E extends 'ship' | 'oilslick' ? SceneJobBody : PeriodJobBody;
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  fetch?: typeof fetch;
+}
+
+export interface ListOptions {
+  status?: JobStatus | JobStatus[];
+  endpoint_id?: string | string[];
+  limit?: number;
+}
+
+export interface WaitOptions {
+  /** First poll after this long (default 2 s; the spec suggests minutes for real jobs). */
+  initialDelayMs?: number;
+  /** Polls back off by 1.5× up to this interval (default 60 s, the spec's recommended rate). */
+  maxDelayMs?: number;
+  /** Give up after this long (default: never). */
+  timeoutMs?: number;
+  /** Throw JobFailedError when the job fails (default true). */
+  throwOnFailure?: boolean;
+  onPoll?: (job: JobStatusResponse) => void;
+  signal?: AbortSignal;
+}
+
+export class SarwatchClient {
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown, redirect: 'follow' | 'manual' = 'follow'): Promise<{ value: T; response: Response }> {
+    const response = await this.fetchImpl(`${this.baseUrl}${path}`, {
+      method,
+      redirect,
+      headers: {
+        Authorization: `Bearer ${this.options.apiKey}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (response.status >= 400) {
+      const text = await response.text();
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON: keep status only */
+      }
+      throw errorFromResponse(response.status, parsed, response.headers.get('retry-after'));
+    }
+    const value = (response.status === 204 || response.status === 302 ? null : await response.json()) as T;
+    return { value, response };
+  }
+
+  async submit<E extends SubmittableEndpoint>(family: Family, endpoint: E, body: BodyFor<E>): Promise<JobSubmissionResponse> {
+    return (await this.request<JobSubmissionResponse>('POST', `/api/v1/${family}/${endpoint}`, body)).value;
+  }
+
+  async preview<E extends SubmittableEndpoint>(endpoint: E, body: BodyFor<E>): Promise<PreviewResponse> {
+    return (await this.request<PreviewResponse>('POST', `/api/v1/analyze/${endpoint}/preview`, body)).value;
+  }
+
+  async getJob(jobId: string): Promise<JobStatusResponse> {
+    return (await this.request<JobStatusResponse>('GET', `/api/v1/jobs/${encodeURIComponent(jobId)}`)).value;
+  }
+
+  async listJobs(opts: ListOptions = {}): Promise<JobListResponse> {
+    const q = new URLSearchParams();
+    const join = (v: string | string[]) => (Array.isArray(v) ? v.join(',') : v);
+    if (opts.status !== undefined) q.set('status', join(opts.status));
+    if (opts.endpoint_id !== undefined) q.set('endpoint_id', join(opts.endpoint_id));
+    if (opts.limit !== undefined) q.set('limit', String(opts.limit));
+    const qs = q.toString();
+    return (await this.request<JobListResponse>('GET', `/api/v1/jobs${qs ? `?${qs}` : ''}`)).value;
+  }
+
+  /** Polls with back-off until the job is completed or failed. */
+  async wait(jobId: string, opts: WaitOptions = {}): Promise<JobStatusResponse> {
+    const started = Date.now();
+    let delay = opts.initialDelayMs ?? 2000;
+    const maxDelay = opts.maxDelayMs ?? 60_000;
+    for (;;) {
+      const job = await this.getJob(jobId);
+      opts.onPoll?.(job);
+      if (job.status === 'completed') return job;
+      if (job.status === 'failed') {
+        if (opts.throwOnFailure ?? true) {
+          throw new JobFailedError(200, job.error_code ?? 'FAILED', job.error_message ?? `job ${jobId} failed`);
+        }
+        return job;
+      }
+      if (opts.timeoutMs !== undefined && Date.now() - started + delay > opts.timeoutMs) {
+        throw new WaitTimeoutError(0, 'WAIT_TIMEOUT', `job ${jobId} still ${job.status} after ${Date.now() - started} ms`);
+      }
+      await sleep(delay, opts.signal);
+      delay = Math.min(maxDelay, Math.ceil(delay * 1.5));
+    }
+  }
+
+  /** The signed download URL the API redirects to (valid for a limited time). */
+  async resultUrl(jobId: string, format: 'geojson' | 'zip' = 'geojson'): Promise<string> {
+    const { response } = await this.request<null>('GET', `/api/v1/jobs/${encodeURIComponent(jobId)}/result.${format}`, undefined, 'manual');
+    const location = response.headers.get('location');
+    if (!location) throw errorFromResponse(response.status, null, null);
+    return new URL(location, `${this.baseUrl}/`).toString();
+  }
+
+  /** Downloads and parses the GeoJSON result, following the redirect. */
+  async downloadResult(jobId: string): Promise<{ type: 'FeatureCollection'; bbox?: number[]; features: unknown[] }> {
+    const url = await this.resultUrl(jobId, 'geojson');
+    const response = await this.fetchImpl(url);
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      throw errorFromResponse(response.status, body, response.headers.get('retry-after'));
+    }
+    return (await response.json()) as { type: 'FeatureCollection'; bbox?: number[]; features: unknown[] };
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}

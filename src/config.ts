@@ -1,0 +1,82 @@
+/**
+ * Configuration from environment variables, with the embedded defaults so that
+ * `sarwatch serve` needs none. Every variable is listed in README's configuration table.
+ */
+import path from 'node:path';
+import { SUBMITTABLE_ENDPOINTS, type SubmittableEndpoint } from './contract/enums.ts';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Absolute base URL used in redirects; empty → relative Location headers. */
+  publicUrl: string;
+  resultRetentionDays: number;
+  signedUrlTtlSeconds: number;
+  maxConcurrentJobs: number;
+  rateLimitPerMinute: number;
+  maxRequestBytes: number;
+  /** Polygon area limits in km² (spec: timeseries 50, building change 30,000; ship/oilslick ours). */
+  areaLimitsSqkm: Record<SubmittableEndpoint, number>;
+  timeseriesMaxYears: number;
+  /** Credits per km² analysed, per endpoint. */
+  pricesPerSqkm: Record<SubmittableEndpoint, number>;
+  /** What a scene_id job reserves, in km², since its footprint is unknown until it runs. */
+  sceneReserveSqkm: number;
+  workerConcurrency: number;
+  /** How often the retention sweeper runs. */
+  sweepIntervalSeconds: number;
+  /** A job interrupted this many times (process died while it ran) is failed, not retried. */
+  maxJobAttempts: number;
+  demoCredits: number;
+}
+
+function num(env: NodeJS.ProcessEnv, name: string, fallback: number, opts: { integer?: boolean; min?: number } = {}): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || (opts.integer && !Number.isInteger(value)) || (opts.min !== undefined && value < opts.min)) {
+    throw new Error(`${name} must be ${opts.integer ? 'an integer' : 'a number'}${opts.min !== undefined ? ` >= ${opts.min}` : ''}, got "${raw}"`);
+  }
+  return value;
+}
+
+function perEndpoint(env: NodeJS.ProcessEnv, prefix: string, defaults: Record<SubmittableEndpoint, number>) {
+  const out = { ...defaults };
+  for (const e of SUBMITTABLE_ENDPOINTS) out[e] = num(env, `${prefix}_${e.toUpperCase()}`, defaults[e], { min: 0 });
+  return out;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: num(env, 'PORT', 8080, { integer: true, min: 0 }),
+    dataDir: path.resolve(env.SARWATCH_DATA_DIR || './data'),
+    publicUrl: (env.SARWATCH_PUBLIC_URL || '').replace(/\/+$/, ''),
+    resultRetentionDays: num(env, 'SARWATCH_RESULT_RETENTION_DAYS', 30, { min: 0 }),
+    signedUrlTtlSeconds: num(env, 'SARWATCH_SIGNED_URL_TTL_SECONDS', 900, { integer: true, min: 1 }),
+    maxConcurrentJobs: num(env, 'SARWATCH_MAX_CONCURRENT_JOBS', 10, { integer: true, min: 1 }),
+    rateLimitPerMinute: num(env, 'SARWATCH_RATE_LIMIT_PER_MINUTE', 300, { integer: true, min: 1 }),
+    maxRequestBytes: num(env, 'SARWATCH_MAX_REQUEST_BYTES', 1_048_576, { integer: true, min: 1024 }),
+    areaLimitsSqkm: perEndpoint(env, 'SARWATCH_AREA_LIMIT_SQKM', {
+      ship: 100_000,
+      oilslick: 100_000,
+      newbuilding: 30_000,
+      disappearbuilding: 30_000,
+      timeseries: 50,
+    }),
+    timeseriesMaxYears: 3,
+    pricesPerSqkm: perEndpoint(env, 'SARWATCH_PRICE_PER_SQKM', {
+      ship: 0.01,
+      oilslick: 0.01,
+      newbuilding: 0.1,
+      disappearbuilding: 0.1,
+      timeseries: 1,
+    }),
+    sceneReserveSqkm: num(env, 'SARWATCH_SCENE_RESERVE_SQKM', 45_000, { min: 0 }),
+    workerConcurrency: num(env, 'SARWATCH_WORKER_CONCURRENCY', 1, { integer: true, min: 1 }),
+    sweepIntervalSeconds: num(env, 'SARWATCH_SWEEP_INTERVAL_SECONDS', 60, { min: 0.05 }),
+    maxJobAttempts: num(env, 'SARWATCH_MAX_JOB_ATTEMPTS', 3, { integer: true, min: 1 }),
+    demoCredits: num(env, 'SARWATCH_DEMO_CREDITS', 10_000, { min: 0 }),
+  };
+}

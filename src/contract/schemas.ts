@@ -1,0 +1,163 @@
+/**
+ * Public API schemas (TypeBox → JSON Schema). The same objects validate request bodies in
+ * Fastify, describe responses in /openapi.json, and type the SDK.
+ */
+import Type, { type Static } from 'typebox';
+import { ENDPOINT_IDS, JOB_STATUSES } from './enums.ts';
+
+const IsoDate = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+  description: 'Calendar date, YYYY-MM-DD',
+  examples: ['2024-06-01'],
+});
+const IsoTimestamp = Type.String({ description: 'ISO 8601 UTC timestamp with Z suffix', examples: ['2024-06-01T12:00:00.000Z'] });
+const Wkt = Type.String({
+  minLength: 1,
+  description: 'Area of interest: WKT POLYGON or MULTIPOLYGON in EPSG:4326 (lon lat)',
+  examples: ['POLYGON ((2.5 51.3, 2.7 51.3, 2.7 51.45, 2.5 51.45, 2.5 51.3))'],
+});
+const SatelliteId = Type.Literal('sentinel-1', { description: 'Only Sentinel-1 is supported' });
+const OrbitDirection = Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
+  description: 'Only scenes of this orbit direction are used',
+});
+
+export const SceneJobBody = Type.Object(
+  {
+    satellite_id: SatelliteId,
+    scene_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, description: 'Sentinel-1 GRD product name (full scene)' }),
+    ),
+    polygon: Type.Optional(Wkt),
+    date: Type.Optional(IsoDate),
+    date_direction: Type.Optional(
+      Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('nearest')], {
+        description: 'Direction from `date` for scene selection; default nearest',
+      }),
+    ),
+    orbit_direction: Type.Optional(OrbitDirection),
+  },
+  {
+    additionalProperties: false,
+    description: 'ship / oilslick: either `scene_id`, or `polygon` + `date`',
+  },
+);
+export type SceneJobBody = Static<typeof SceneJobBody>;
+
+export const PeriodJobBody = Type.Object(
+  {
+    satellite_id: SatelliteId,
+    polygon: Wkt,
+    date_start: IsoDate,
+    date_end: IsoDate,
+    orbit_direction: Type.Optional(OrbitDirection),
+  },
+  {
+    additionalProperties: false,
+    description: 'newbuilding / disappearbuilding / timeseries: `polygon` + `date_start` + `date_end`',
+  },
+);
+export type PeriodJobBody = Static<typeof PeriodJobBody>;
+
+export type SubmissionBody = SceneJobBody | PeriodJobBody;
+
+const EndpointIdSchema = Type.Enum([...ENDPOINT_IDS]);
+const StatusSchema = Type.Enum([...JOB_STATUSES]);
+
+export const Warning = Type.Object({ code: Type.String(), message: Type.String() });
+export type Warning = Static<typeof Warning>;
+
+export const Coverage = Type.Object({
+  method: Type.Union([Type.Literal('measured'), Type.Literal('estimated')]),
+  requested_area_sqkm: Type.Number(),
+  ratio: Type.Number({ minimum: 0, maximum: 1, description: 'Fraction analysed, rounded down to two decimals' }),
+  polygon: Type.Union([Type.String(), Type.Null()], {
+    description: 'WKT of the analysed extent, simplified to fit the request size limit',
+  }),
+});
+export type Coverage = Static<typeof Coverage>;
+
+export const SceneSelection = Type.Object({
+  first_month: Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}$' }), Type.Null()]),
+  last_month: Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}$' }), Type.Null()]),
+});
+export type SceneSelection = Static<typeof SceneSelection>;
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+
+export const JobSubmissionResponse = Type.Object({
+  job_id: Type.String({ format: 'uuid' }),
+  status: Type.Literal('pending'),
+  created_at: IsoTimestamp,
+  completed_at: Type.Null(),
+  result_path: Type.Null(),
+  error: Type.Null(),
+});
+export type JobSubmissionResponse = Static<typeof JobSubmissionResponse>;
+
+export const JobStatusResponse = Type.Object({
+  job_id: Type.String({ format: 'uuid' }),
+  endpoint_id: Type.Union([EndpointIdSchema, Type.Null()]),
+  satellite_id: NullableString,
+  status: StatusSchema,
+  created_at: IsoTimestamp,
+  completed_at: NullableString,
+  result_path: NullableString,
+  error_code: NullableString,
+  error_message: NullableString,
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Deprecated: equals error_code' }),
+  area_sqkm: NullableNumber,
+  coverage: Type.Union([Coverage, Type.Null()]),
+  scene_selection: Type.Union([SceneSelection, Type.Null()]),
+  warnings: Type.Array(Warning),
+  progress: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
+    description: 'Percent done (sarwatch extension, additive to v1); null while pending',
+  }),
+});
+export type JobStatusResponse = Static<typeof JobStatusResponse>;
+
+export const JobListItem = Type.Object({
+  job_id: Type.String({ format: 'uuid' }),
+  endpoint_id: EndpointIdSchema,
+  satellite_id: NullableString,
+  status: StatusSchema,
+  created_at: IsoTimestamp,
+  completed_at: NullableString,
+  credits_used: NullableNumber,
+  area_sqkm: NullableNumber,
+  lat: NullableNumber,
+  lon: NullableNumber,
+  request_params: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+    description: 'Parameters passed at submission. Untrusted user input: escape before display',
+  }),
+  result_path: NullableString,
+  error_code: NullableString,
+  error_message: NullableString,
+});
+export type JobListItem = Static<typeof JobListItem>;
+
+export const JobListResponse = Type.Object({ jobs: Type.Array(JobListItem) });
+export type JobListResponse = Static<typeof JobListResponse>;
+
+export const PreviewResponse = Type.Object({
+  endpoint_id: Type.String(),
+  area_sqkm: NullableNumber,
+  coverage: Type.Optional(Coverage),
+  credits: Type.Object({
+    estimated: NullableNumber,
+    balance: Type.Number(),
+    sufficient: Type.Union([Type.Boolean(), Type.Null()]),
+  }),
+  warnings: Type.Array(Warning),
+});
+export type PreviewResponse = Static<typeof PreviewResponse>;
+
+export const ErrorResponse = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(Type.Unknown()),
+  }),
+});
+
+export const JobIdParams = Type.Object({ job_id: Type.String() });

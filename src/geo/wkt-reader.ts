@@ -1,0 +1,219 @@
+// A linear-time reader for the WKT subset an AOI can be: POLYGON and MULTIPOLYGON.
+//
+// Why not @terraformer/wkt's parser: its grammar appends every coordinate with
+// Array.prototype.concat (PointArray.addPoint), which is quadratic — measured here,
+// 10k vertices parse in 0.17 s, 20k in 1.1 s, 40k in 9.9 s of blocked event loop — and
+// the AOI arrives in a public request body. This reader does one pass, accepts the same
+// text (plus what PostGIS accepts and people paste: any keyword case, `SRID=4326;`
+// prefixes, `+1`, `.5`, `1.`), and reports errors by character position.
+// test/geo/wkt.test.ts checks that it agrees with @terraformer/wkt on valid input.
+
+import { GeometryError } from './errors.ts';
+import type { Position } from './types.ts';
+
+type TokenKind = '(' | ')' | ',' | 'number' | 'word' | 'end' | 'other';
+
+interface Token {
+  kind: TokenKind;
+  text: string;
+  /** 0-based offset in the text. */
+  at: number;
+}
+
+const NUMBER = /[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y;
+const WHITESPACE = /\s*/y;
+/** Characters that may not follow a number directly ("1.2.3", "1e", "5abc"). */
+const GLUED = /[^\s(),]*/y;
+const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
+const SRID = /^\s*SRID\s*=\s*([^;]*);/i;
+
+const OTHER_GEOMETRY_TYPES = new Set([
+  'POINT',
+  'LINESTRING',
+  'MULTIPOINT',
+  'MULTILINESTRING',
+  'GEOMETRYCOLLECTION',
+  'CIRCULARSTRING',
+  'COMPOUNDCURVE',
+  'CURVEPOLYGON',
+  'MULTICURVE',
+  'MULTISURFACE',
+  'POLYHEDRALSURFACE',
+  'TRIANGLE',
+  'TIN',
+]);
+
+/** What the reader found, before validation. Positions keep only lon and lat. */
+export interface WktPolygons {
+  type: 'Polygon' | 'MultiPolygon';
+  /** Parts → rings → positions; a Polygon has one part; EMPTY gives `[]`. */
+  polygons: Position[][][];
+}
+
+class Scanner {
+  private pos: number;
+  private lookahead: Token | null = null;
+
+  constructor(
+    private readonly text: string,
+    start: number,
+  ) {
+    this.pos = start;
+  }
+
+  peek(): Token {
+    this.lookahead ??= this.scan();
+    return this.lookahead;
+  }
+
+  next(): Token {
+    const token = this.peek();
+    this.lookahead = null;
+    return token;
+  }
+
+  private scan(): Token {
+    const text = this.text;
+    WHITESPACE.lastIndex = this.pos;
+    WHITESPACE.exec(text);
+    const i = WHITESPACE.lastIndex;
+    if (i >= text.length) {
+      this.pos = i;
+      return { kind: 'end', text: '', at: i };
+    }
+    const c = text[i]!;
+    if (c === '(' || c === ')' || c === ',') {
+      this.pos = i + 1;
+      return { kind: c, text: c, at: i };
+    }
+    for (const [kind, pattern] of [
+      ['number', NUMBER],
+      ['word', WORD],
+    ] as const) {
+      pattern.lastIndex = i;
+      const match = pattern.exec(text);
+      if (match) {
+        let end = i + match[0].length;
+        if (kind === 'number') {
+          GLUED.lastIndex = end;
+          const glued = GLUED.exec(text)![0];
+          if (glued.length > 0) {
+            end += glued.length;
+            this.pos = end;
+            return { kind: 'other', text: text.slice(i, end), at: i };
+          }
+        }
+        this.pos = end;
+        return { kind, text: match[0], at: i };
+      }
+    }
+    this.pos = i + 1;
+    return { kind: 'other', text: c, at: i };
+  }
+
+  fail(expected: string, token: Token): never {
+    const found =
+      token.kind === 'end'
+        ? 'the end of the text'
+        : token.kind === '(' || token.kind === ')' || token.kind === ','
+          ? `'${token.text}'`
+          : `"${token.text.slice(0, 20)}"`;
+    const before = this.text.slice(Math.max(0, token.at - 20), token.at).replace(/\s+/g, ' ');
+    const near = before.trim() === '' ? '' : ` after "${token.at > 20 ? '…' : ''}${before}"`;
+    throw new GeometryError(
+      `polygon is not valid WKT: expected ${expected} at character ${token.at + 1}${near}, found ${found}`,
+    );
+  }
+
+  expect(kind: TokenKind, expected: string): Token {
+    const token = this.next();
+    if (token.kind !== kind) this.fail(expected, token);
+    return token;
+  }
+
+  isWord(word: string): boolean {
+    const token = this.peek();
+    return token.kind === 'word' && token.text.toUpperCase() === word;
+  }
+}
+
+function readPosition(scanner: Scanner): Position {
+  const lon = Number(scanner.expect('number', 'a longitude').text);
+  const lat = Number(scanner.expect('number', 'a latitude').text);
+  // Z and/or M ordinates are read and dropped (see wkt.ts).
+  for (let extra = 0; extra < 2 && scanner.peek().kind === 'number'; extra++) scanner.next();
+  return [lon, lat];
+}
+
+function readRing(scanner: Scanner): Position[] {
+  scanner.expect('(', "'(' to open a ring");
+  const ring: Position[] = [readPosition(scanner)];
+  for (;;) {
+    const token = scanner.next();
+    if (token.kind === ')') return ring;
+    if (token.kind !== ',') scanner.fail("',' or ')'", token);
+    ring.push(readPosition(scanner));
+  }
+}
+
+/** `EMPTY` or `(ring, ring, ...)`. */
+function readPolygonText(scanner: Scanner): Position[][] {
+  if (scanner.isWord('EMPTY')) {
+    scanner.next();
+    return [];
+  }
+  scanner.expect('(', "'(' or EMPTY");
+  const rings: Position[][] = [readRing(scanner)];
+  for (;;) {
+    const token = scanner.next();
+    if (token.kind === ')') return rings;
+    if (token.kind !== ',') scanner.fail("',' or ')'", token);
+    rings.push(readRing(scanner));
+  }
+}
+
+/**
+ * Reads `[SRID=4326;] POLYGON [Z|M|ZM] (...)` or the MULTIPOLYGON equivalent. Throws
+ * GeometryError for syntax errors, other geometry types and other SRIDs; validity of the
+ * rings is checked separately.
+ */
+export function readPolygonWkt(text: string): WktPolygons {
+  let start = 0;
+  const srid = SRID.exec(text);
+  if (srid) {
+    if (srid[1]!.trim() !== '4326') {
+      throw new GeometryError(`polygon must be in EPSG:4326 (longitude latitude), not SRID ${srid[1]!.trim()}`);
+    }
+    start = srid[0].length;
+  }
+  const scanner = new Scanner(text, start);
+  const keyword = scanner.next();
+  const name = keyword.text.toUpperCase();
+  if (keyword.kind !== 'word' || (name !== 'POLYGON' && name !== 'MULTIPOLYGON')) {
+    if (keyword.kind === 'word' && OTHER_GEOMETRY_TYPES.has(name)) {
+      throw new GeometryError(`polygon must be a POLYGON or MULTIPOLYGON, not ${name}`);
+    }
+    scanner.fail('POLYGON or MULTIPOLYGON', keyword);
+  }
+  if (scanner.isWord('Z') || scanner.isWord('M') || scanner.isWord('ZM')) scanner.next();
+
+  let polygons: Position[][][];
+  if (name === 'POLYGON') {
+    const rings = readPolygonText(scanner);
+    polygons = rings.length === 0 ? [] : [rings];
+  } else if (scanner.isWord('EMPTY')) {
+    scanner.next();
+    polygons = [];
+  } else {
+    scanner.expect('(', "'(' or EMPTY");
+    polygons = [readPolygonText(scanner)];
+    for (;;) {
+      const token = scanner.next();
+      if (token.kind === ')') break;
+      if (token.kind !== ',') scanner.fail("',' or ')'", token);
+      polygons.push(readPolygonText(scanner));
+    }
+  }
+  scanner.expect('end', 'the end of the text');
+  return { type: name === 'POLYGON' ? 'Polygon' : 'MultiPolygon', polygons };
+}

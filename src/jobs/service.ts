@@ -1,0 +1,197 @@
+/**
+ * The job operations behind the API: submit, preview, get, list, result access. The API
+ * layer only parses HTTP and calls these; every rule lives here or below.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db, JobRow } from '../store/index.ts';
+import type { Config } from '../config.ts';
+import type { ObjectStore } from '../objects/port.ts';
+import type { JobQueue } from '../queue/port.ts';
+import { ApiError } from '../contract/errors.ts';
+import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
+import type { PreviewResponse, SubmissionBody, Warning } from '../contract/schemas.ts';
+import type { Principal } from './accounts.ts';
+import { balanceMicros, fromMicros, moveCredits } from './credits.ts';
+import { estimateMicros, reservationMicros, validateSubmission } from './validate.ts';
+import { parseListQuery } from './listQuery.ts';
+import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
+import { isoNow } from './time.ts';
+
+export interface JobServiceDeps {
+  db: Db;
+  config: Config;
+  objects: ObjectStore;
+  queue: JobQueue;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class JobService {
+  constructor(private readonly deps: JobServiceDeps) {}
+
+  /** Scope checks shared by submission and preview (same status codes for both). */
+  authorizeSubmission(principal: Principal, endpoint: SubmittableEndpoint): void {
+    if (!principal.scopes.has('jobs:write')) throw new ApiError('FORBIDDEN', 'this API key lacks the jobs:write scope');
+    if (principal.endpoints && !principal.endpoints.has(endpoint)) {
+      throw new ApiError('FORBIDDEN', `this API key may not submit ${endpoint} jobs`);
+    }
+  }
+
+  authorizeRead(principal: Principal): void {
+    if (!principal.scopes.has('jobs:read')) throw new ApiError('FORBIDDEN', 'this API key lacks the jobs:read scope');
+  }
+
+  async submit(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody) {
+    this.authorizeSubmission(principal, endpoint);
+    const { db, config } = this.deps;
+    const request = validateSubmission(endpoint, family, body, config);
+    const reserve = reservationMicros(request, config);
+    const jobId = randomUUID();
+    const now = isoNow();
+
+    const row = await db.transaction().execute(async (tx) => {
+      const active = await tx
+        .selectFrom('jobs')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('account_id', '=', principal.accountId)
+        .where('status', 'in', ['pending', 'processing'])
+        .executeTakeFirstOrThrow();
+      if (Number(active.n) >= config.maxConcurrentJobs) {
+        throw new ApiError(
+          'CONCURRENT_JOB_LIMIT',
+          `at most ${config.maxConcurrentJobs} jobs may be pending or processing at once; wait for one to finish`,
+          undefined,
+          30,
+        );
+      }
+      const inserted = await tx
+        .insertInto('jobs')
+        .values({
+          id: jobId,
+          account_id: principal.accountId,
+          endpoint_id: endpoint,
+          family,
+          satellite_id: body.satellite_id,
+          status: 'pending',
+          created_at: now,
+          updated_at: now,
+          request_params: JSON.stringify(body),
+          credits_reserved_micros: reserve,
+          credits_used_micros: null,
+          area_sqkm: null,
+          lat: request.pattern === 'scene' ? null : request.centroid.lat,
+          lon: request.pattern === 'scene' ? null : request.centroid.lon,
+          coverage: null,
+          scene_selection: null,
+          warnings: '[]',
+          error_code: null,
+          error_message: null,
+          progress: null,
+          result_key: null,
+          result_expires_at: null,
+          result_deleted_at: null,
+          lease_owner: null,
+          lease_expires_at: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (reserve > 0) {
+        const after = await moveCredits(tx, {
+          accountId: principal.accountId,
+          jobId,
+          kind: 'reserve',
+          delta: -reserve,
+          note: `reserved for ${endpoint}`,
+        });
+        if (after === null) {
+          const balance = fromMicros((await balanceMicros(tx, principal.accountId)) ?? 0);
+          throw new ApiError(
+            'INSUFFICIENT_CREDITS',
+            `this job needs ${fromMicros(reserve)} credits; the balance is ${balance}`,
+            { required: fromMicros(reserve), balance },
+          );
+        }
+      }
+      return inserted;
+    });
+    await this.deps.queue.enqueue(row.id);
+    return toSubmissionResponse(row);
+  }
+
+  async preview(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody): Promise<PreviewResponse> {
+    this.authorizeSubmission(principal, endpoint);
+    const { db, config } = this.deps;
+    const request = validateSubmission(endpoint, family, body, config);
+    const estimate = estimateMicros(request, config);
+    const balance = (await balanceMicros(db, principal.accountId)) ?? 0;
+    const warnings: Warning[] = [];
+    if (estimate === null) {
+      warnings.push({
+        code: 'CREDITS_NOT_ESTIMABLE',
+        message: 'Credits cannot be estimated for scene_id input: the scene footprint is only known when the job runs.',
+      });
+    }
+    // Coverage needs the scene catalog; until it is predicted it is omitted (spec: absent
+    // means unknown), and area_sqkm is the submitted polygon's area.
+    return {
+      endpoint_id: endpoint,
+      area_sqkm: request.pattern === 'scene' ? null : round(request.areaSqkm, 6),
+      credits: {
+        estimated: estimate === null ? null : fromMicros(estimate),
+        balance: fromMicros(balance),
+        sufficient: estimate === null ? null : balance >= estimate,
+      },
+      warnings,
+    };
+  }
+
+  private async ownJob(principal: Principal, jobId: string): Promise<JobRow> {
+    // Another account's job is "not found", never "forbidden": no existence leak.
+    const row = UUID.test(jobId)
+      ? await this.deps.db
+          .selectFrom('jobs')
+          .selectAll()
+          .where('id', '=', jobId.toLowerCase())
+          .where('account_id', '=', principal.accountId)
+          .executeTakeFirst()
+      : undefined;
+    if (!row) throw new ApiError('NOT_FOUND', `no job ${jobId}`);
+    return row;
+  }
+
+  async get(principal: Principal, jobId: string) {
+    this.authorizeRead(principal);
+    return toJobStatus(await this.ownJob(principal, jobId));
+  }
+
+  async list(principal: Principal, query: Record<string, string | string[] | undefined>) {
+    this.authorizeRead(principal);
+    const filter = parseListQuery(query);
+    let q = this.deps.db.selectFrom('jobs').selectAll().where('account_id', '=', principal.accountId);
+    if (filter.statuses) q = q.where('status', 'in', filter.statuses);
+    if (filter.endpointIds) q = q.where('endpoint_id', 'in', filter.endpointIds);
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+    return { jobs: rows.map(toListItem) };
+  }
+
+  /** Where the result can be downloaded: a signed, expiring URL. */
+  async resultUrl(principal: Principal, jobId: string, format: 'geojson' | 'zip'): Promise<string> {
+    this.authorizeRead(principal);
+    const row = await this.ownJob(principal, jobId);
+    const expected = row.endpoint_id === 'idlefarm' ? 'zip' : 'geojson';
+    if (format !== expected) throw new ApiError('NOT_FOUND', `the result of a ${row.endpoint_id} job is at result.${expected}`);
+    if (row.status === 'failed') throw new ApiError('NOT_FOUND', `job ${row.id} failed (${row.error_code}); it has no result`);
+    if (row.status !== 'completed' || !row.result_key) throw new ApiError('NOT_READY', `job ${row.id} is ${row.status}; the result is not ready`);
+    if (row.result_deleted_at || (row.result_expires_at && row.result_expires_at <= isoNow())) {
+      throw new ApiError('GONE', `the result of job ${row.id} expired at ${row.result_expires_at}; results are kept ${this.deps.config.resultRetentionDays} days after completion`);
+    }
+    return this.deps.objects.presign(row.result_key, {
+      expiresInSeconds: this.deps.config.signedUrlTtlSeconds,
+      filename: `${row.endpoint_id}_${row.id}.${expected}`,
+      contentType: expected === 'zip' ? 'application/zip' : 'application/geo+json',
+    });
+  }
+}
+
+const round = (x: number, decimals: number) => Math.round(x * 10 ** decimals) / 10 ** decimals;

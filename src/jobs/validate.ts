@@ -1,0 +1,162 @@
+/**
+ * Semantic validation of a submission body, after its JSON schema has passed. Submission
+ * and preview call exactly this function, so they reject the same inputs in the same
+ * order with the same codes (spec: Preview, "Validation runs the same functions in the
+ * same order as submission").
+ *
+ * Order: input pattern → scene_id → dates → polygon (WKT, rings) → area limit.
+ */
+import { ApiError } from '../contract/errors.ts';
+import { isSceneEndpoint, type Family, type SubmittableEndpoint } from '../contract/enums.ts';
+import type { PeriodJobBody, SceneJobBody, SubmissionBody } from '../contract/schemas.ts';
+import type { Config } from '../config.ts';
+import { GeometryError, centroidLonLat, geodesicAreaSqkm, parseAoiWkt, type AoiGeometry } from '../geo/index.ts';
+import { tryParseProductName } from '../catalog/productName.ts';
+import { priceMicros } from './credits.ts';
+
+export type ValidatedRequest =
+  | {
+      pattern: 'scene';
+      endpoint: SubmittableEndpoint;
+      family: Family;
+      sceneId: string;
+      /** Whether the id names a GRD product; the analyze family accepts others and fails them later. */
+      sceneIsGrd: boolean;
+    }
+  | {
+      pattern: 'polygon_date';
+      endpoint: SubmittableEndpoint;
+      family: Family;
+      aoi: AoiGeometry;
+      areaSqkm: number;
+      centroid: { lon: number; lat: number };
+      date: string;
+      dateDirection: 'before' | 'after' | 'nearest';
+      orbitDirection: 'ascending' | 'descending' | null;
+    }
+  | {
+      pattern: 'polygon_period';
+      endpoint: SubmittableEndpoint;
+      family: Family;
+      aoi: AoiGeometry;
+      areaSqkm: number;
+      centroid: { lon: number; lat: number };
+      dateStart: string;
+      dateEnd: string;
+      orbitDirection: 'ascending' | 'descending' | null;
+    };
+
+const invalid = (message: string) => new ApiError('VALIDATION_ERROR', message);
+
+export function validateSubmission(endpoint: SubmittableEndpoint, family: Family, body: SubmissionBody, config: Config): ValidatedRequest {
+  if (isSceneEndpoint(endpoint)) return validateSceneBody(endpoint, family, body as SceneJobBody, config);
+  return validatePeriodBody(endpoint, family, body as PeriodJobBody, config);
+}
+
+function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config): ValidatedRequest {
+  const hasScene = body.scene_id !== undefined;
+  const hasPolygon = body.polygon !== undefined;
+  if (hasScene && hasPolygon) throw invalid(`${endpoint} takes either scene_id or polygon + date, not both`);
+  if (!hasScene && !hasPolygon) throw invalid(`${endpoint} needs scene_id, or polygon + date`);
+
+  if (hasScene) {
+    const extras = (['date', 'date_direction', 'orbit_direction'] as const).filter((k) => body[k] !== undefined);
+    if (extras.length) throw invalid(`${extras.join(', ')} only apply with polygon input, not with scene_id`);
+    const sceneId = body.scene_id!.trim();
+    const parsed = tryParseProductName(sceneId);
+    const sceneIsGrd = parsed?.productType === 'GRD';
+    if (family === 'detect' && !sceneIsGrd) {
+      throw new ApiError(
+        'INVALID_SCENE',
+        parsed
+          ? `scene_id is a ${parsed.productType} product; only Sentinel-1 GRD scenes are accepted`
+          : 'scene_id is not a Sentinel-1 product name (expected e.g. S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25)',
+      );
+    }
+    return { pattern: 'scene', endpoint, family, sceneId, sceneIsGrd };
+  }
+
+  if (body.date === undefined) throw invalid(`${endpoint} with polygon needs date (YYYY-MM-DD)`);
+  checkCalendarDate('date', body.date);
+  const { aoi, areaSqkm } = validatePolygon(endpoint, body.polygon!, config);
+  return {
+    pattern: 'polygon_date',
+    endpoint,
+    family,
+    aoi,
+    areaSqkm,
+    centroid: centroidLonLat(aoi),
+    date: body.date,
+    dateDirection: body.date_direction ?? 'nearest',
+    orbitDirection: body.orbit_direction ?? null,
+  };
+}
+
+function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body: PeriodJobBody, config: Config): ValidatedRequest {
+  checkCalendarDate('date_start', body.date_start);
+  checkCalendarDate('date_end', body.date_end);
+  if (body.date_end < body.date_start) throw invalid('date_end must not be before date_start');
+  if (endpoint === 'timeseries') {
+    const limit = addYears(body.date_start, config.timeseriesMaxYears);
+    if (body.date_end > limit) {
+      throw invalid(`timeseries date range exceeds the limit of ${config.timeseriesMaxYears} years (date_end at most ${limit})`);
+    }
+  }
+  const { aoi, areaSqkm } = validatePolygon(endpoint, body.polygon, config);
+  return {
+    pattern: 'polygon_period',
+    endpoint,
+    family,
+    aoi,
+    areaSqkm,
+    centroid: centroidLonLat(aoi),
+    dateStart: body.date_start,
+    dateEnd: body.date_end,
+    orbitDirection: body.orbit_direction ?? null,
+  };
+}
+
+function validatePolygon(endpoint: SubmittableEndpoint, wkt: string, config: Config): { aoi: AoiGeometry; areaSqkm: number } {
+  let aoi: AoiGeometry;
+  try {
+    aoi = parseAoiWkt(wkt);
+  } catch (e) {
+    if (e instanceof GeometryError) throw invalid(`polygon: ${e.message}`);
+    throw e;
+  }
+  const areaSqkm = geodesicAreaSqkm(aoi);
+  const limit = config.areaLimitsSqkm[endpoint];
+  if (areaSqkm > limit) {
+    throw invalid(`polygon area ${areaSqkm.toFixed(2)} km² exceeds the limit of ${limit} km² for ${endpoint}`);
+  }
+  if (!(areaSqkm > 0)) throw invalid('polygon has zero area');
+  return { aoi, areaSqkm };
+}
+
+/** The schema checks the shape; this rejects dates that do not exist (2023-02-30). */
+function checkCalendarDate(field: string, value: string): void {
+  const d = new Date(`${value}T00:00:00Z`);
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value) {
+    throw invalid(`${field} "${value}" is not a valid calendar date (YYYY-MM-DD)`);
+  }
+}
+
+/** Same month and day N years later; 29 February maps to 28 February in a common year. */
+export function addYears(date: string, years: number): string {
+  const [y, m, d] = date.split('-').map(Number);
+  const target = new Date(Date.UTC(y + years, m - 1, d));
+  if (target.getUTCMonth() !== m - 1) target.setUTCDate(0);
+  return target.toISOString().slice(0, 10);
+}
+
+/** What a submission reserves: its estimate, or a nominal full scene for scene_id input. */
+export function reservationMicros(req: ValidatedRequest, config: Config): number {
+  const price = config.pricesPerSqkm[req.endpoint];
+  return priceMicros(req.pattern === 'scene' ? config.sceneReserveSqkm : req.areaSqkm, price);
+}
+
+/** The preview's `credits.estimated`: null for scene_id input (footprint unknown before resolution). */
+export function estimateMicros(req: ValidatedRequest, config: Config): number | null {
+  if (req.pattern === 'scene') return null;
+  return priceMicros(req.areaSqkm, config.pricesPerSqkm[req.endpoint]);
+}

@@ -1,0 +1,56 @@
+/** Store rows → the spec's response shapes. The only place that knows both. */
+import type { JobRow } from '../store/index.ts';
+import type { EndpointId, JobStatus } from '../contract/enums.ts';
+import type { Coverage, JobListItem, JobStatusResponse, JobSubmissionResponse, SceneSelection, Warning } from '../contract/schemas.ts';
+import { fromMicros } from './credits.ts';
+
+export function resultPathOf(row: Pick<JobRow, 'id' | 'status' | 'endpoint_id'>): string | null {
+  if (row.status !== 'completed') return null;
+  return `/api/v1/jobs/${row.id}/result.${row.endpoint_id === 'idlefarm' ? 'zip' : 'geojson'}`;
+}
+
+const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+export function toSubmissionResponse(row: JobRow): JobSubmissionResponse {
+  return { job_id: row.id, status: 'pending', created_at: row.created_at, completed_at: null, result_path: null, error: null };
+}
+
+export function toJobStatus(row: JobRow): JobStatusResponse {
+  return {
+    job_id: row.id,
+    endpoint_id: row.endpoint_id as EndpointId | null,
+    satellite_id: row.satellite_id,
+    status: row.status as JobStatus,
+    created_at: row.created_at,
+    completed_at: row.status === 'completed' || row.status === 'failed' ? row.completed_at : null,
+    result_path: resultPathOf(row),
+    error_code: row.error_code,
+    error_message: row.error_message,
+    error: row.error_code,
+    area_sqkm: row.area_sqkm === null ? null : Number(row.area_sqkm),
+    coverage: parseJson<Coverage>(row.coverage),
+    scene_selection: parseJson<SceneSelection>(row.scene_selection),
+    warnings: parseJson<Warning[]>(row.warnings) ?? [],
+    progress: row.progress === null ? null : Number(row.progress),
+  };
+}
+
+export function toListItem(row: JobRow): JobListItem {
+  const settled = row.status === 'completed' || row.status === 'failed';
+  return {
+    job_id: row.id,
+    endpoint_id: row.endpoint_id as EndpointId,
+    satellite_id: row.satellite_id,
+    status: row.status as JobStatus,
+    created_at: row.created_at,
+    completed_at: settled ? row.completed_at : null,
+    credits_used: row.credits_used_micros === null ? null : fromMicros(row.credits_used_micros),
+    area_sqkm: row.area_sqkm === null ? null : Number(row.area_sqkm),
+    lat: row.status === 'pending' || row.lat === null ? null : Number(row.lat),
+    lon: row.status === 'pending' || row.lon === null ? null : Number(row.lon),
+    request_params: parseJson<Record<string, unknown>>(row.request_params),
+    result_path: resultPathOf(row),
+    error_code: row.error_code,
+    error_message: row.error_message,
+  };
+}

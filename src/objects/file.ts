@@ -1,0 +1,69 @@
+/**
+ * Local-folder object store for the embedded mode. Writes are atomic (temp file + rename),
+ * so a crash never leaves a half-written result behind a completed job.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { ObjectStore } from './port.ts';
+import { signObjectUrl } from './signing.ts';
+
+const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+
+export class FileObjectStore implements ObjectStore {
+  constructor(
+    private readonly root: string,
+    private readonly secret: Buffer,
+    /** Path under which the API serves signed downloads, e.g. `/objects`, or an absolute URL. */
+    private readonly publicBase: string,
+  ) {
+    fs.mkdirSync(root, { recursive: true });
+  }
+
+  private fileOf(key: string): string {
+    if (!SAFE_KEY.test(key) || key.includes('..')) throw new Error(`invalid object key "${key}"`);
+    return path.join(this.root, key);
+  }
+
+  async put(key: string, body: Buffer | string, contentType: string): Promise<void> {
+    const file = this.fileOf(key);
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${randomUUID()}.tmp`;
+    await fs.promises.writeFile(tmp, body);
+    await fs.promises.writeFile(`${tmp}.type`, contentType);
+    await fs.promises.rename(`${tmp}.type`, `${file}.type`);
+    await fs.promises.rename(tmp, file);
+  }
+
+  async get(key: string) {
+    let file: string;
+    try {
+      file = this.fileOf(key);
+    } catch {
+      return null;
+    }
+    try {
+      const stat = await fs.promises.stat(file);
+      const contentType = await fs.promises.readFile(`${file}.type`, 'utf8').catch(() => 'application/octet-stream');
+      return { body: fs.createReadStream(file), size: stat.size, contentType };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const file = this.fileOf(key);
+    await fs.promises.rm(file, { force: true });
+    await fs.promises.rm(`${file}.type`, { force: true });
+  }
+
+  async presign(key: string, opts: { expiresInSeconds: number; filename: string; contentType: string }): Promise<string> {
+    this.fileOf(key);
+    return signObjectUrl(this.publicBase, this.secret, key, {
+      expires: Math.floor(Date.now() / 1000) + opts.expiresInSeconds,
+      filename: opts.filename,
+      type: opts.contentType,
+    });
+  }
+}

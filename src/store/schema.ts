@@ -1,0 +1,89 @@
+/**
+ * Table types for Kysely. Timestamps are ISO 8601 UTC strings with milliseconds and `Z`
+ * (fixed width, so they sort as text in both SQLite and PostgreSQL); JSON members are text;
+ * credit amounts are integers of micro-credits so that sums never drift.
+ */
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  balance_micros: number;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  /** Public key id, also the lookup prefix inside the key text. */
+  id: string;
+  account_id: string;
+  /** SHA-256 hex of the whole key; the key itself is never stored. */
+  secret_hash: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  /** JSON array of endpoint_ids the key may submit, or null for all. */
+  endpoints: string | null;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CreditLedgerTable {
+  id: string;
+  account_id: string;
+  job_id: string | null;
+  /** grant | reserve | release | charge */
+  kind: string;
+  /** Signed change of the balance made by this row. */
+  amount_micros: number;
+  balance_after_micros: number;
+  note: string | null;
+  created_at: string;
+}
+
+export interface JobsTable {
+  id: string;
+  account_id: string;
+  endpoint_id: string | null;
+  family: string;
+  satellite_id: string | null;
+  status: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  updated_at: string;
+  /** JSON of the submitted body, as received (after validation). */
+  request_params: string | null;
+  credits_reserved_micros: number;
+  credits_used_micros: number | null;
+  area_sqkm: number | null;
+  lat: number | null;
+  lon: number | null;
+  coverage: string | null;
+  scene_selection: string | null;
+  warnings: string;
+  error_code: string | null;
+  error_message: string | null;
+  progress: number | null;
+  /** Object key of the result, set on completion. */
+  result_key: string | null;
+  result_expires_at: string | null;
+  result_deleted_at: string | null;
+  attempts: Generated<number>;
+  /** Worker that holds the job while processing, and until when (crash recovery). */
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  credit_ledger: CreditLedgerTable;
+  jobs: JobsTable;
+}
+
+export type JobRow = Selectable<JobsTable>;
+export type NewJobRow = Insertable<JobsTable>;
+export type JobUpdate = Updateable<JobsTable>;
+export type AccountRow = Selectable<AccountsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type LedgerRow = Selectable<CreditLedgerTable>;

@@ -1,0 +1,126 @@
+/**
+ * Issue 2, "What a newcomer must be able to do": `npm start` prints a working demo key and
+ * a curl example; the `sarwatch` CLI manages accounts, keys and credits in the same data
+ * directory as the running server.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDataDir } from '../helpers/service.ts';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'bin/sarwatch.js');
+
+async function sarwatch(dataDir: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, SARWATCH_DATA_DIR: dataDir }, cwd: ROOT });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+let dataDir: string;
+let server: ChildProcess;
+let output = '';
+let baseUrl = '';
+let demoKey = '';
+
+beforeAll(async () => {
+  dataDir = tempDataDir();
+  server = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: { ...process.env, SARWATCH_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  server.stdout!.on('data', (d) => (output += String(d)));
+  server.stderr!.on('data', (d) => (output += String(d)));
+  const deadline = Date.now() + 60_000;
+  while (!/Demo API key: (\S+)/.test(output)) {
+    if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  baseUrl = /running at (http:\/\/\S+)/.exec(output)![1];
+  demoKey = /Demo API key: (\S+)/.exec(output)![1];
+}, 90_000);
+
+afterAll(async () => {
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start (embedded default)', () => {
+  it('prints the URL, the docs link, a demo API key with credits and a curl example; /healthz is 200', async () => {
+    expect(output).toMatch(/API docs: +http:\/\/127\.0\.0\.1:\d+\/docs/);
+    expect(output).toMatch(/curl -s -H "Authorization: Bearer sw_/);
+    expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+    const preview = await fetch(`${baseUrl}/api/v1/analyze/ship/preview`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${demoKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ satellite_id: 'sentinel-1', polygon: 'POLYGON ((2.5 51.3, 2.7 51.3, 2.7 51.45, 2.5 51.45, 2.5 51.3))', date: '2022-06-12' }),
+    });
+    expect(preview.status).toBe(200);
+    const body: any = await preview.json();
+    expect(body.credits.balance).toBe(10_000);
+    expect(body.credits.sufficient).toBe(true);
+  });
+
+  it('keeps its state in SARWATCH_DATA_DIR: the demo key is the same on the next start', () => {
+    expect(fs.readFileSync(path.join(dataDir, 'demo-api-key'), 'utf8').trim()).toBe(demoKey);
+    expect(fs.existsSync(path.join(dataDir, 'sarwatch.db'))).toBe(true);
+  });
+});
+
+describe('sarwatch CLI shares the data directory with the server', () => {
+  it('accounts create --json prints {"account_id","api_key"}; the key works on the running server at once', async () => {
+    const res = await sarwatch(dataDir, 'accounts', 'create', '--name', 'Port of Rotterdam', '--credits', '250', '--json');
+    expect(res.code).toBe(0);
+    const created = JSON.parse(res.stdout);
+    expect(Object.keys(created).sort()).toEqual(['account_id', 'api_key']);
+    const jobs = await fetch(`${baseUrl}/api/v1/jobs`, { headers: { Authorization: `Bearer ${created.api_key}` } });
+    expect(jobs.status).toBe(200);
+    expect(await jobs.json()).toEqual({ jobs: [] });
+
+    const shown = JSON.parse((await sarwatch(dataDir, 'credits', 'show', '--account', created.account_id, '--json')).stdout);
+    expect(shown.balance).toBe(250);
+    const granted = JSON.parse((await sarwatch(dataDir, 'credits', 'grant', '--account', created.account_id, '--credits', '50', '--json')).stdout);
+    expect(granted.balance).toBe(300);
+    expect((await sarwatch(dataDir, 'credits', 'grant', '--account', created.account_id, '--credits=-1000')).code).toBe(2);
+  });
+
+  it('keys create with scopes, keys revoke: the revoked key is refused by the server', async () => {
+    const account = JSON.parse((await sarwatch(dataDir, 'accounts', 'create', '--name', 'reader', '--credits', '0', '--json')).stdout);
+    const key = JSON.parse((await sarwatch(dataDir, 'keys', 'create', '--account', account.account_id, '--scopes', 'jobs:read', '--json')).stdout);
+    const post = await fetch(`${baseUrl}/api/v1/detect/ship`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key.api_key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ satellite_id: 'sentinel-1', scene_id: 'S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25' }),
+    });
+    expect(post.status).toBe(403);
+    expect((await sarwatch(dataDir, 'keys', 'revoke', key.key_id)).code).toBe(0);
+    const after = await fetch(`${baseUrl}/api/v1/jobs`, { headers: { Authorization: `Bearer ${key.api_key}` } });
+    expect(after.status).toBe(401);
+    expect((await sarwatch(dataDir, 'keys', 'revoke', key.key_id)).code).toBe(2);
+  });
+
+  it('bad usage exits 2 with a message; unknown scopes are refused', async () => {
+    const missing = await sarwatch(dataDir, 'accounts', 'create', '--credits', '5');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--name is required/);
+    const scope = await sarwatch(dataDir, 'accounts', 'create', '--name', 'x', '--credits', '5', '--scopes', 'admin');
+    expect(scope.code).toBe(2);
+    expect(scope.stderr).toMatch(/unknown scope "admin"/);
+  });
+});

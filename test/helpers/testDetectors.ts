@@ -1,0 +1,57 @@
+/**
+ * Test-only analysis modules that exercise the job lifecycle (completion, charging,
+ * retention, crash recovery) independently of any real detector. They are injected by
+ * tests through the registry and never shipped in the product registry.
+ */
+import type { AnalysisModule } from '../../src/analysis/registry.ts';
+import { geodesicAreaSqkm, geodesicAreaSqm, parseAoiWkt } from '../../src/geo/index.ts';
+
+/** Returns the submitted polygon's outer ring as the one "detection", with its real area. */
+export function aoiEchoTestDetector(endpointId: AnalysisModule['endpointId'], opts: { delayMs?: number } = {}): AnalysisModule {
+  return {
+    endpointId,
+    async run(request, ctx) {
+      const aoi = parseAoiWkt(String(request.params.polygon));
+      const ring = aoi.type === 'Polygon' ? aoi.coordinates[0] : aoi.coordinates[0][0];
+      const polygon = { type: 'Polygon' as const, coordinates: [ring] };
+      ctx.reportProgress(50);
+      if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
+      const xs = ring.map((p) => p[0]);
+      const ys = ring.map((p) => p[1]);
+      return {
+        result: {
+          type: 'FeatureCollection',
+          bbox: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)],
+          features: [{ type: 'Feature', id: 1, geometry: polygon, properties: { area_sqm: geodesicAreaSqm(polygon), confidence: null } }],
+        },
+        areaSqkm: geodesicAreaSqkm(aoi),
+        lat: (Math.min(...ys) + Math.max(...ys)) / 2,
+        lon: (Math.min(...xs) + Math.max(...xs)) / 2,
+        coverage: null,
+        sceneSelection: null,
+        warnings: [],
+      };
+    },
+  };
+}
+
+/** Never finishes until aborted: a job that is "processing" for as long as the test wants. */
+export function hangingTestDetector(endpointId: AnalysisModule['endpointId']): AnalysisModule {
+  return {
+    endpointId,
+    run: (_request, ctx) =>
+      new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      }),
+  };
+}
+
+/** Throws an unexpected error: the job must fail with a 5xx-class code and the generic message. */
+export function crashingTestDetector(endpointId: AnalysisModule['endpointId']): AnalysisModule {
+  return {
+    endpointId,
+    async run() {
+      throw new Error('secret internal path /var/lib/x exploded');
+    },
+  };
+}
