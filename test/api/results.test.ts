@@ -107,6 +107,37 @@ describe('completed jobs (spec: States, "Job finishes → completed")', () => {
   });
 });
 
+describe('idlefarm results (spec: Get result, "For idlefarm jobs the result is at result.zip")', () => {
+  it('result.zip redirects to the archive with filename idlefarm_{job_id}.zip; result.geojson points there', async () => {
+    // idlefarm has no submission route in v1 (spec: "Submission of idlefarm jobs: not shown"),
+    // so the completed job is written straight into the store.
+    const jobId = '0b6f6c8e-6c1e-4c4e-9a7e-3c1d2b4a5f60';
+    const now = new Date().toISOString();
+    await t.service.objects.put(`results/${jobId}.zip`, Buffer.from('PK\x05\x06' + '\0'.repeat(18), 'binary'), 'application/zip');
+    await t.service.db
+      .insertInto('jobs')
+      .values({
+        id: jobId, account_id: t.accountId, endpoint_id: 'idlefarm', family: 'analyze', satellite_id: null, status: 'completed',
+        created_at: now, updated_at: now, started_at: now, completed_at: now, request_params: null, credits_reserved_micros: 0,
+        credits_used_micros: 0, area_sqkm: 1, lat: 0, lon: 0, coverage: null, scene_selection: null, warnings: '[]',
+        error_code: null, error_message: null, progress: 100, result_key: `results/${jobId}.zip`,
+        result_expires_at: new Date(Date.now() + 86_400_000).toISOString(), result_deleted_at: null, lease_owner: null, lease_expires_at: null,
+      })
+      .execute();
+    const job = await t.client.getJob(jobId);
+    expect(job.result_path).toBe(`/api/v1/jobs/${jobId}/result.zip`);
+    const res = await t.http('GET', `/api/v1/jobs/${jobId}/result.zip`);
+    expect(res.status).toBe(302);
+    const download = await fetch(new URL(res.headers.get('location')!, t.url));
+    expect(download.headers.get('content-type')).toBe('application/zip');
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="idlefarm_${jobId}.zip"`);
+    expect(Buffer.from(await download.arrayBuffer()).subarray(0, 2).toString()).toBe('PK');
+    const wrong = await t.http('GET', `/api/v1/jobs/${jobId}/result.geojson`);
+    expect(wrong.status).toBe(404);
+    expect(wrong.json.error.message).toMatch(/result\.zip/);
+  });
+});
+
 describe('failed jobs (spec: Errors → Job failure)', () => {
   it('an unexpected crash fails the job with a 5xx-class code and the fixed generic message, uncharged', async () => {
     const { job_id } = await t.client.submit('analyze', 'oilslick', { satellite_id: 'sentinel-1', polygon: SMALL_SQUARE, date: '2022-06-12' });
