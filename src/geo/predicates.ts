@@ -113,3 +113,70 @@ export function pointInRing(p: Position, ring: readonly Position[]): 1 | 0 | -1 
   }
   return winding !== 0 ? 1 : -1;
 }
+
+/**
+ * pointInRing for many queries against one large ring: edges are bucketed by latitude
+ * band, so a query scans only the edges whose y-range covers the point — exactly the
+ * edges the winding-number test needs, so the answer is the same, just faster.
+ */
+export class RingLocator {
+  private readonly miny: number;
+  private readonly maxy: number;
+  private readonly bandHeight: number;
+  private readonly bands: Array<Array<[Position, Position]>>;
+
+  constructor(ring: readonly Position[]) {
+    let miny = Infinity;
+    let maxy = -Infinity;
+    let spans = 0;
+    for (let i = 0; i < ring.length; i++) {
+      const y = ring[i]![1];
+      if (y < miny) miny = y;
+      if (y > maxy) maxy = y;
+      if (i > 0) spans += Math.abs(y - ring[i - 1]![1]);
+    }
+    this.miny = miny;
+    this.maxy = maxy;
+    // About n/4 bands, but few enough that edges spanning many bands (a comb's teeth)
+    // keep the index within ~8 entries per edge.
+    const bySpan = spans > 0 ? Math.floor(((maxy - miny) * 7 * ring.length) / spans) : 1;
+    const count = Math.max(1, Math.min(4096, Math.floor(ring.length / 4), bySpan));
+    this.bandHeight = (maxy - miny) / count || 1;
+    this.bands = Array.from({ length: count }, () => []);
+    for (let i = 0; i + 1 < ring.length; i++) {
+      const a = ring[i]!;
+      const b = ring[i + 1]!;
+      const first = this.band(Math.min(a[1], b[1]));
+      const last = this.band(Math.max(a[1], b[1]));
+      for (let k = first; k <= last; k++) this.bands[k]!.push([a, b]);
+    }
+  }
+
+  private band(y: number): number {
+    return Math.max(0, Math.min(this.bands.length - 1, Math.floor((y - this.miny) / this.bandHeight)));
+  }
+
+  locate(p: Position): 1 | 0 | -1 {
+    if (p[1] < this.miny || p[1] > this.maxy) return -1;
+    // Edges ending exactly on a band boundary sit in both bands, so one band suffices.
+    const edges = this.bands[this.band(p[1])]!;
+    let winding = 0;
+    for (const [a, b] of edges) {
+      if (samePosition(a, b)) continue;
+      if (a[1] <= p[1]) {
+        if (b[1] > p[1]) {
+          const o = orient(a, b, p);
+          if (o === 0) return 0;
+          if (o > 0) winding++;
+        } else if (b[1] === p[1] && onSegment(p, a, b)) {
+          return 0;
+        }
+      } else if (b[1] <= p[1]) {
+        const o = orient(a, b, p);
+        if (o === 0) return 0;
+        if (o < 0) winding--;
+      }
+    }
+    return winding !== 0 ? 1 : -1;
+  }
+}

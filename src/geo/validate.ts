@@ -14,7 +14,7 @@
 import polygonClipping from 'polygon-clipping';
 import type { MultiPolygon as ClipMultiPolygon } from 'polygon-clipping';
 import { dedupeRing, polygonPlanarArea, ringSignedArea } from './planar.ts';
-import { pointInRing, segmentRelation } from './predicates.ts';
+import { pointInRing, RingLocator, segmentRelation } from './predicates.ts';
 import { makeSegment, overlappingBoxPairs, sweepSegmentPairs, type Segment } from './segments.ts';
 import type { Position, Ring } from './types.ts';
 
@@ -65,7 +65,8 @@ export function findStructureIssue(polygons: readonly (readonly Ring[])[], multi
         return issue(`${name} is not closed: it starts at (${fmt(first)}) but ends at (${fmt(last)})`);
       }
       if (ring.length < 4) {
-        return issue(`${name} has ${ring.length} positions; a ring needs at least 4 (3 corners and the closing position)`);
+        const positions = `${ring.length} position${ring.length === 1 ? '' : 's'}`;
+        return issue(`${name} has ${positions}; a ring needs at least 4 (3 corners and the closing position)`);
       }
       for (let i = 0; i + 1 < ring.length; i++) {
         if (Math.abs(ring[i + 1]![0] - ring[i]![0]) > 180) {
@@ -100,10 +101,13 @@ function ringBox(ring: readonly Position[]): [number, number, number, number] {
   return [minx, miny, maxx, maxy];
 }
 
-/** 1 inside, -1 outside, 0 when every probe of `ring` lies on `other`'s boundary. */
-function ringSide(ring: readonly Position[], other: readonly Position[]): 1 | 0 | -1 {
+type Locate = (p: Position) => 1 | 0 | -1;
+
+/** 1 inside, -1 outside, 0 when every probe of `ring` lies on the other ring's boundary. */
+function ringSide(ring: readonly Position[], other: readonly Position[] | Locate): 1 | 0 | -1 {
+  const locate: Locate = typeof other === 'function' ? other : (p) => pointInRing(p, other);
   for (let i = 0; i + 1 < ring.length; i++) {
-    const side = pointInRing(ring[i]!, other);
+    const side = locate(ring[i]!);
     if (side !== 0) return side;
   }
   // All corners on the boundary: an edge midpoint decides (it cannot lie on the boundary
@@ -111,7 +115,7 @@ function ringSide(ring: readonly Position[], other: readonly Position[]): 1 | 0 
   for (let i = 0; i + 1 < ring.length; i++) {
     const a = ring[i]!;
     const b = ring[i + 1]!;
-    const side = pointInRing([(a[0] + b[0]) / 2, (a[1] + b[1]) / 2], other);
+    const side = locate([(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]);
     if (side !== 0) return side;
   }
   return 0;
@@ -143,6 +147,9 @@ export function findPolygonIssue(rings: readonly Ring[], part: number, multi: bo
     return `the edge from position ${index[s.index]! + 1} to ${index[s.index + 1]! + 1}`;
   };
   const found: GeometryIssue[] = [];
+  // Whether two different rings touch: only then can a hole leave its shell (or enter
+  // another hole) without any edge crossing, which the clipping backstop below checks.
+  let ringsTouch = false;
   sweepSegmentPairs(segments, (s, t) => {
     const relation = segmentRelation(s.a, s.b, t.a, t.b);
     if (relation === 'none') return false;
@@ -160,7 +167,10 @@ export function findPolygonIssue(rings: readonly Ring[], part: number, multi: bo
       });
       return true;
     }
-    if (relation === 'touch') return false;
+    if (relation === 'touch') {
+      ringsTouch = true;
+      return false;
+    }
     const [outer, inner] = s.ring < t.ring ? [s, t] : [t, s];
     const verb = relation === 'cross' ? 'crosses' : 'shares an edge with';
     found.push({
@@ -179,8 +189,11 @@ export function findPolygonIssue(rings: readonly Ring[], part: number, multi: bo
   // Boundaries do not cross, so each hole is either inside the shell or outside it, and
   // two holes are disjoint or nested; one probe point per ring decides.
   const shell = clean[0]!.positions;
+  // Many holes in a big shell (a speckled no-data mask): index the shell once.
+  const indexed = clean.length > 8 && shell.length > 64 ? new RingLocator(shell) : null;
+  const inShell: Locate = indexed ? (p) => indexed.locate(p) : (p) => pointInRing(p, shell);
   for (let h = 1; h < clean.length; h++) {
-    if (ringSide(clean[h]!.positions, shell) < 0) {
+    if (ringSide(clean[h]!.positions, inShell) < 0) {
       return {
         kind: 'rings',
         message: `${name(h)} (a hole) lies outside its shell (ring 1)`,
@@ -200,7 +213,7 @@ export function findPolygonIssue(rings: readonly Ring[], part: number, multi: bo
       };
     }
   }
-  return findHoleIssueByClipping(clean.map((c) => c.positions), part, multi);
+  return ringsTouch ? findHoleIssueByClipping(clean.map((c) => c.positions), part, multi) : null;
 }
 
 /**

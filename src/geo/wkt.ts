@@ -45,10 +45,12 @@ export function formatCoordinate(value: number, decimals: number): string {
 
 /** The value a coordinate has after a round trip through toWkt(…, decimals) and parsing. */
 export function roundCoordinate(value: number, decimals: number): number {
-  return Number(formatCoordinate(value, decimals));
+  // Same value as Number(formatCoordinate(…)) without the string clean-up; `|| 0` folds -0.
+  return Number(value.toFixed(decimals)) || 0;
 }
 
-function ringWkt(ring: readonly Position[], decimals: number): string {
+/** `(lon lat, lon lat, ...)` — one ring as toWkt writes it. */
+export function ringWkt(ring: readonly Position[], decimals: number): string {
   return `(${ring.map(([lon, lat]) => `${formatCoordinate(lon, decimals)} ${formatCoordinate(lat, decimals)}`).join(', ')})`;
 }
 
