@@ -1,0 +1,243 @@
+import { getDecoder, type GeoTIFFImage, type TypedArray } from 'geotiff';
+import { ImageryError } from './errors.js';
+import type { PixelWindow } from './window.js';
+
+export interface BlockReaderOptions {
+  /**
+   * Decoded strips/tiles kept in memory (bytes, LRU). A full-width band of strips for
+   * one row of tiles should fit, so that reading tiles left to right decodes each strip
+   * once: 26,000 px × 2 B × ~600 rows ≈ 31 MB for a GRD. Default 96 MiB.
+   */
+  cacheBytes?: number;
+}
+
+/** Writable numeric array the reader copies into. */
+export type NumericArray = Float32Array | Float64Array | Uint16Array | Int16Array | Uint8Array | Int32Array | Uint32Array;
+
+type Decoder = Awaited<ReturnType<typeof getDecoder>>;
+
+const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+// JPEG and LERC need decoder parameters geotiff.js builds privately; read those through readRasters.
+const DECODER_NEEDS_PRIVATE_PARAMETERS = new Set([6, 7, 34887]);
+
+/**
+ * Windowed reads of one GeoTIFF image with a bounded cache of decoded blocks.
+ *
+ * geotiff.js's own readRasters decodes every strip/tile a window touches and forgets it;
+ * a GRD measurement is stored as full-width strips, so reading it as square tiles would
+ * decode each strip once per tile column. Here decoded blocks stay in an LRU of fixed
+ * byte size, and only the window's pixels are copied out.
+ */
+export class BlockReader {
+  private readonly cacheBytes: number;
+  private readonly cache = new Map<number, Promise<ArrayBufferLike>>();
+  private readonly sizes = new Map<number, number>();
+  private cachedBytes = 0;
+  private decoder: Promise<Decoder | null> | null = null;
+  /** Counters for benchmarks and tests: blocks decoded vs. served from the cache. */
+  readonly stats = { blocksDecoded: 0, cacheHits: 0 };
+
+  constructor(
+    readonly image: GeoTIFFImage,
+    options: BlockReaderOptions = {},
+  ) {
+    this.cacheBytes = options.cacheBytes ?? 96 * 1024 * 1024;
+  }
+
+  get width(): number {
+    return this.image.getWidth();
+  }
+
+  get height(): number {
+    return this.image.getHeight();
+  }
+
+  private getDecoder(): Promise<Decoder | null> {
+    this.decoder ??= (async () => {
+      const fd = this.image.getFileDirectory();
+      const compression = Number(fd.getValue('Compression') ?? 1);
+      if (DECODER_NEEDS_PRIVATE_PARAMETERS.has(compression)) return null;
+      const bitsPerSample = fd.getValue('BitsPerSample') as number[] | TypedArray | undefined;
+      try {
+        return await getDecoder(compression, {
+          tileWidth: this.image.getTileWidth(),
+          tileHeight: this.image.getTileHeight(),
+          planarConfiguration: Number(fd.getValue('PlanarConfiguration') ?? 1),
+          bitsPerSample: bitsPerSample ?? [8],
+          predictor: Number((await fd.loadValue('Predictor')) ?? 1),
+          samplesPerPixel: this.image.getSamplesPerPixel(),
+        });
+      } catch (cause) {
+        throw new ImageryError('UNSUPPORTED_RASTER', `cannot decode TIFF compression ${compression}`, { cause });
+      }
+    })();
+    return this.decoder;
+  }
+
+  private block(decoder: Decoder, bx: number, by: number, sample: number): Promise<ArrayBufferLike> {
+    const image = this.image;
+    const perRow = Math.ceil(image.getWidth() / image.getTileWidth());
+    const perCol = Math.ceil(image.getHeight() / image.getTileHeight());
+    const key = (image.planarConfiguration === 2 ? sample * perRow * perCol : 0) + by * perRow + bx;
+    const hit = this.cache.get(key);
+    if (hit) {
+      this.stats.cacheHits++;
+      // Refresh recency: Map iteration order is insertion order.
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    this.stats.blocksDecoded++;
+    const request = image.getTileOrStrip(bx, by, sample, decoder).then((b) => b.data);
+    this.cache.set(key, request);
+    request.then(
+      (data) => {
+        if (!this.cache.has(key)) return;
+        if (data.byteLength > this.cacheBytes) {
+          this.cache.delete(key);
+          return;
+        }
+        this.sizes.set(key, data.byteLength);
+        this.cachedBytes += data.byteLength;
+        this.evict(key);
+      },
+      () => this.cache.delete(key),
+    );
+    return request;
+  }
+
+  private evict(keep: number): void {
+    for (const key of this.cache.keys()) {
+      if (this.cachedBytes <= this.cacheBytes) break;
+      const size = this.sizes.get(key);
+      if (key === keep || size === undefined) continue; // in flight or just added
+      this.cache.delete(key);
+      this.sizes.delete(key);
+      this.cachedBytes -= size;
+    }
+  }
+
+  /** Drop all decoded blocks. */
+  clear(): void {
+    this.cache.clear();
+    this.sizes.clear();
+    this.cachedBytes = 0;
+  }
+
+  /**
+   * Copy sample `sample` of the image pixels in `window` (clipped to the image) into `out`,
+   * whose pixel (0,0) corresponds to image pixel (outOriginX, outOriginY) and whose rows
+   * are `outStride` long. Pixels of `out` outside the image are left untouched.
+   */
+  async read(
+    window: PixelWindow,
+    sample: number,
+    out: NumericArray,
+    outStride: number,
+    outOriginX = window.x0,
+    outOriginY = window.y0,
+  ): Promise<void> {
+    const image = this.image;
+    const x0 = Math.max(0, window.x0);
+    const y0 = Math.max(0, window.y0);
+    const x1 = Math.min(image.getWidth(), window.x0 + window.width);
+    const y1 = Math.min(image.getHeight(), window.y0 + window.height);
+    if (x1 <= x0 || y1 <= y0) return;
+
+    const decoder = await this.getDecoder();
+    if (!decoder) {
+      const [values] = await image.readRasters({ window: [x0, y0, x1, y1], samples: [sample], interleave: false });
+      const w = x1 - x0;
+      for (let y = y0; y < y1; y++) {
+        const src = (y - y0) * w;
+        const dst = (y - outOriginY) * outStride - outOriginX;
+        for (let x = x0; x < x1; x++) out[dst + x] = (values as TypedArray)[src + x - x0]!;
+      }
+      return;
+    }
+
+    const tw = image.getTileWidth();
+    const th = image.getTileHeight();
+    const copy = this.copier(sample);
+    const jobs: Promise<void>[] = [];
+    for (let by = Math.floor(y0 / th); by * th < y1; by++) {
+      for (let bx = Math.floor(x0 / tw); bx * tw < x1; bx++) {
+        jobs.push(
+          this.block(decoder, bx, by, sample).then((data) => {
+            const bx0 = Math.max(x0, bx * tw);
+            const bx1 = Math.min(x1, (bx + 1) * tw);
+            const by0 = Math.max(y0, by * th);
+            const by1 = Math.min(y1, (by + 1) * th, by * th + image.getBlockHeight(by));
+            copy(data, bx * tw, by * th, bx0, bx1, by0, by1, out, outStride, outOriginX, outOriginY);
+          }),
+        );
+      }
+    }
+    await Promise.all(jobs);
+  }
+
+  /** A copy routine for one sample: typed-array views when byte order allows, DataView otherwise. */
+  private copier(sample: number) {
+    const image = this.image;
+    const tw = image.getTileWidth();
+    const spp = image.getSamplesPerPixel();
+    const planar = image.planarConfiguration === 2;
+    const bits = image.getBitsPerSample(sample);
+    const format = image.getSampleFormat(sample);
+    const bitsAll = Array.from((image.getFileDirectory().getValue('BitsPerSample') as ArrayLike<number>) ?? [bits]);
+    const uniform = bitsAll.every((b) => b === bits);
+    const bytes = bits / 8;
+    const stride = planar ? 1 : spp;
+    const offset = planar ? 0 : sample;
+    const fast = Number.isInteger(bytes) && (planar || uniform) && (bytes === 1 || image.littleEndian === HOST_LITTLE_ENDIAN);
+
+    const view = (data: ArrayBufferLike): ArrayLike<number> => {
+      const n = Math.floor(data.byteLength / bytes);
+      if (format === 3 && bits === 32) return new Float32Array(data, 0, n);
+      if (format === 3 && bits === 64) return new Float64Array(data, 0, n);
+      if (format === 2 && bits === 8) return new Int8Array(data, 0, n);
+      if (format === 2 && bits === 16) return new Int16Array(data, 0, n);
+      if (format === 2 && bits === 32) return new Int32Array(data, 0, n);
+      if (bits === 8) return new Uint8Array(data, 0, n);
+      if (bits === 16) return new Uint16Array(data, 0, n);
+      if (bits === 32) return new Uint32Array(data, 0, n);
+      throw new ImageryError('UNSUPPORTED_RASTER', `unsupported sample layout: format ${format}, ${bits} bits`);
+    };
+    const reader = image.getReaderForSample(sample);
+    const pixelBytes = planar ? image.getSampleByteSize(sample) : image.getBytesPerPixel();
+    let sampleByteOffset = 0;
+    for (let s = 0; s < sample && !planar; s++) sampleByteOffset += image.getSampleByteSize(s);
+
+    return (
+      data: ArrayBufferLike,
+      blockX: number,
+      blockY: number,
+      x0: number,
+      x1: number,
+      y0: number,
+      y1: number,
+      out: NumericArray,
+      outStride: number,
+      ox: number,
+      oy: number,
+    ): void => {
+      if (fast) {
+        const values = view(data);
+        for (let y = y0; y < y1; y++) {
+          const src = ((y - blockY) * tw - blockX) * stride + offset;
+          const dst = (y - oy) * outStride - ox;
+          for (let x = x0; x < x1; x++) out[dst + x] = values[src + x * stride]!;
+        }
+        return;
+      }
+      const dv = new DataView(data as ArrayBuffer);
+      for (let y = y0; y < y1; y++) {
+        const dst = (y - oy) * outStride - ox;
+        for (let x = x0; x < x1; x++) {
+          const at = ((y - blockY) * tw + (x - blockX)) * pixelBytes + sampleByteOffset;
+          out[dst + x] = reader.call(dv, at, image.littleEndian);
+        }
+      }
+    };
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * Pixels: Sentinel-1 GRD SAFE products (calibrated, denoised, geolocated) and
+ * analysis-ready GeoTIFF/COG rasters (OPERA RTC), read by window and by tile.
+ * See docs/imagery.md.
+ */
+export * from './safe/index.js';
+export * from './rtc/index.js';
+export { planTiles, readTiles, extractCore } from './tiles.js';
+export type { Tile, TilePlan, TileResult } from './tiles.js';
+export { BlockReader } from './blockreader.js';
+export type { BlockReaderOptions } from './blockreader.js';
+export { linearToDb, dbToLinear, linearToDbArray, dbToLinearArray } from './units.js';
+export { ImageryError, isImageryError } from './errors.js';
+export type { ImageryErrorCode } from './errors.js';
+export { intersectWindows } from './window.js';
+export type { LonLatPolygon, PixelWindow } from './window.js';

@@ -1,0 +1,194 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join, posix } from 'node:path';
+import yauzl from 'yauzl';
+import type { GeoTIFF } from 'geotiff';
+import { ImageryError } from '../errors.js';
+import { FileRangeSource, openTiff, openTiffFromSource } from '../geotiff-source.js';
+
+/**
+ * The files of one SAFE product, whether an unpacked `.SAFE` folder or a `.zip`.
+ * Paths are relative to the SAFE root, posix style: `annotation/s1a-…-vv-….xml`.
+ */
+export interface SafeContainer {
+  /** Folder or zip path as given. */
+  readonly location: string;
+  /** `S1A_IW_GRDH_…` without `.SAFE`. */
+  readonly productName: string;
+  /** Relative paths of every file (no directories). */
+  files(): string[];
+  readText(relativePath: string): Promise<string>;
+  openTiff(relativePath: string): Promise<GeoTIFF>;
+  close(): Promise<void>;
+}
+
+function stripSafe(name: string): string {
+  return name.replace(/\.zip$/i, '').replace(/\.SAFE$/i, '');
+}
+
+class FolderContainer implements SafeContainer {
+  constructor(
+    readonly location: string,
+    readonly productName: string,
+    private readonly list: string[],
+  ) {}
+
+  files(): string[] {
+    return this.list;
+  }
+
+  async readText(relativePath: string): Promise<string> {
+    try {
+      return await readFile(join(this.location, relativePath), 'utf8');
+    } catch (cause) {
+      throw new ImageryError('INVALID_PRODUCT', `cannot read ${relativePath} in ${this.location}`, { cause });
+    }
+  }
+
+  openTiff(relativePath: string): Promise<GeoTIFF> {
+    return openTiff(join(this.location, relativePath));
+  }
+
+  async close(): Promise<void> {}
+}
+
+async function listFolder(root: string): Promise<string[]> {
+  const out: string[] = [];
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+    // Node 20 names the containing folder `parentPath` (≥20.12) or `path` (older 20.x).
+    const parent = (entry as { parentPath?: string }).parentPath ?? (entry as { path?: string }).path ?? root;
+    const rel = posix.join(...parent.slice(root.length).split(/[\\/]/).filter(Boolean), entry.name);
+    out.push(rel);
+  }
+  return out.sort();
+}
+
+interface ZipMember {
+  entry: yauzl.Entry;
+  relativePath: string;
+}
+
+/**
+ * Zip members are read lazily, one at a time. A measurement TIFF is served in place by
+ * byte range when it is *stored*; a deflated TIFF cannot be read by range, and
+ * inflating ~800 MB per polarisation into memory is exactly what tiling avoids, so it
+ * is refused with COMPRESSED_ZIP_MEMBER (the caller extracts the product instead).
+ */
+class ZipContainer implements SafeContainer {
+  private readonly members = new Map<string, ZipMember>();
+  private readonly sources: FileRangeSource[] = [];
+
+  constructor(
+    readonly location: string,
+    readonly productName: string,
+    private readonly zip: yauzl.ZipFile,
+    members: ZipMember[],
+  ) {
+    for (const m of members) this.members.set(m.relativePath, m);
+  }
+
+  files(): string[] {
+    return [...this.members.keys()].sort();
+  }
+
+  private member(relativePath: string): ZipMember {
+    const m = this.members.get(relativePath);
+    if (!m) throw new ImageryError('INVALID_PRODUCT', `${relativePath} is not in ${this.location}`);
+    return m;
+  }
+
+  async readText(relativePath: string): Promise<string> {
+    const { entry } = this.member(relativePath);
+    try {
+      const stream = await this.zip.openReadStreamPromise(entry);
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    } catch (cause) {
+      throw new ImageryError('INVALID_PRODUCT', `cannot read ${relativePath} from ${this.location}`, { cause });
+    }
+  }
+
+  async openTiff(relativePath: string): Promise<GeoTIFF> {
+    const { entry } = this.member(relativePath);
+    if (entry.compressionMethod !== 0) {
+      throw new ImageryError(
+        'COMPRESSED_ZIP_MEMBER',
+        `${relativePath} is compressed inside ${basename(this.location)} (zip method ${entry.compressionMethod}); ` +
+          'windowed reads need random access, so extract the zip and open the .SAFE folder instead',
+      );
+    }
+    if (entry.isEncrypted()) {
+      throw new ImageryError('INVALID_PRODUCT', `${relativePath} is encrypted inside ${this.location}`);
+    }
+    const header = await this.zip.readLocalFileHeaderPromise(entry, { minimal: true });
+    const source = new FileRangeSource(this.location, header.fileDataStart, entry.uncompressedSize);
+    this.sources.push(source);
+    return openTiffFromSource(source, `${relativePath} in ${this.location}`);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.sources.map((s) => s.close()));
+    this.sources.length = 0;
+    this.zip.close();
+  }
+}
+
+async function readZipMembers(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
+  return new Promise((resolve, reject) => {
+    const entries: yauzl.Entry[] = [];
+    zip.on('entry', (entry: yauzl.Entry) => {
+      entries.push(entry);
+      zip.readEntry();
+    });
+    zip.on('end', () => resolve(entries));
+    zip.on('error', reject);
+    zip.readEntry();
+  });
+}
+
+async function openZip(location: string): Promise<SafeContainer> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await yauzl.openPromise(location, { lazyEntries: true, autoClose: false });
+  } catch (cause) {
+    throw new ImageryError('INVALID_PRODUCT', `cannot open ${location} as a zip`, { cause });
+  }
+  const entries = await readZipMembers(zip);
+  const manifest = entries.find((e) => /(^|\/)manifest\.safe$/i.test(e.fileName));
+  if (!manifest) {
+    zip.close();
+    throw new ImageryError('INVALID_PRODUCT', `${location} holds no manifest.safe`);
+  }
+  // Everything is relative to the folder that holds manifest.safe (usually `<name>.SAFE/`).
+  const prefix = manifest.fileName.slice(0, manifest.fileName.length - 'manifest.safe'.length);
+  const members: ZipMember[] = [];
+  for (const entry of entries) {
+    if (entry.fileName.endsWith('/') || !entry.fileName.startsWith(prefix)) continue;
+    members.push({ entry, relativePath: entry.fileName.slice(prefix.length) });
+  }
+  const folder = prefix.replace(/\/$/, '').split('/').pop();
+  const productName = stripSafe(folder && /\.SAFE$/i.test(folder) ? folder : basename(location));
+  return new ZipContainer(location, productName, zip, members);
+}
+
+/** Open a `.SAFE` folder, a folder's `manifest.safe`, or a `.zip` of a SAFE product. */
+export async function openSafeContainer(location: string): Promise<SafeContainer> {
+  let info;
+  try {
+    info = await stat(location);
+  } catch (cause) {
+    throw new ImageryError('NOT_FOUND', `no such product: ${location}`, { cause });
+  }
+  if (info.isFile() && /\.zip$/i.test(location)) return openZip(location);
+  const root = info.isFile() && basename(location).toLowerCase() === 'manifest.safe' ? dirname(location) : location;
+  if (!info.isDirectory() && root === location) {
+    throw new ImageryError('INVALID_PRODUCT', `${location} is neither a .SAFE folder nor a .zip`);
+  }
+  const list = await listFolder(root);
+  if (!list.includes('manifest.safe')) {
+    throw new ImageryError('INVALID_PRODUCT', `${root} holds no manifest.safe`);
+  }
+  return new FolderContainer(root, stripSafe(basename(root)), list);
+}

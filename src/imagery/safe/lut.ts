@@ -1,0 +1,128 @@
+import type { NoiseLut } from './noise.js';
+
+/** A sparse LUT row: values at some pixels of one line. */
+export interface SparseVector {
+  line: number;
+  pixels: ArrayLike<number>;
+  values: ArrayLike<number>;
+}
+
+/** Index i with xs[i] ≤ v < xs[i+1], clamped to 0 … n-2 (n ≥ 2). */
+export function bracket(xs: ArrayLike<number>, v: number): number {
+  let lo = 0;
+  let hi = xs.length - 1;
+  if (hi < 1 || v <= xs[0]!) return 0;
+  if (v >= xs[hi]!) return hi - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! <= v) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Linear interpolation in a sorted table, held constant beyond its ends. */
+export function interpolate1d(xs: ArrayLike<number>, ys: ArrayLike<number>, x: number): number {
+  const n = xs.length;
+  if (n === 1 || x <= xs[0]!) return ys[0]!;
+  if (x >= xs[n - 1]!) return ys[n - 1]!;
+  const i = bracket(xs, x);
+  const x0 = xs[i]!;
+  const x1 = xs[i + 1]!;
+  const t = x1 > x0 ? (x - x0) / (x1 - x0) : 0;
+  return ys[i]! + t * (ys[i + 1]! - ys[i]!);
+}
+
+/**
+ * Bilinear evaluation of a LUT that is sparse in lines and pixels, one row segment at a time.
+ *
+ * Each vector is interpolated along range once per window (x0, width) and kept while rows
+ * still fall between it and its neighbour, so a row costs one lerp per pixel and no
+ * allocation. Outside the LUT's lines or pixels the edge value is held (clamped).
+ */
+export class LutRowInterpolator {
+  private readonly lines: Float64Array;
+  private readonly rows = new Map<number, Float32Array>();
+  private x0 = Number.NaN;
+  private width = -1;
+
+  constructor(private readonly vectors: readonly SparseVector[]) {
+    this.lines = Float64Array.from(vectors, (v) => v.line);
+  }
+
+  /** out[i] = LUT(line, x0 + i) for every i < out.length. */
+  fillRow(line: number, x0: number, out: Float32Array): void {
+    if (x0 !== this.x0 || out.length !== this.width) {
+      this.rows.clear();
+      this.x0 = x0;
+      this.width = out.length;
+    }
+    if (this.vectors.length === 1) {
+      out.set(this.vectorRow(0));
+      return;
+    }
+    const k = bracket(this.lines, line);
+    const l0 = this.lines[k]!;
+    const l1 = this.lines[k + 1]!;
+    const t = l1 > l0 ? Math.min(1, Math.max(0, (line - l0) / (l1 - l0))) : 0;
+    const r0 = this.vectorRow(k);
+    const r1 = this.vectorRow(k + 1);
+    for (let i = 0; i < out.length; i++) out[i] = r0[i]! + t * (r1[i]! - r0[i]!);
+    // Rows of a window are visited top to bottom: vectors above k are no longer needed.
+    for (const key of this.rows.keys()) if (key < k) this.rows.delete(key);
+  }
+
+  private vectorRow(k: number): Float32Array {
+    let row = this.rows.get(k);
+    if (row) return row;
+    row = new Float32Array(this.width);
+    const { pixels, values } = this.vectors[k]!;
+    const n = pixels.length;
+    let j = 0;
+    for (let i = 0; i < this.width; i++) {
+      const x = this.x0 + i;
+      if (n === 1 || x <= pixels[0]!) {
+        row[i] = values[0]!;
+        continue;
+      }
+      if (x >= pixels[n - 1]!) {
+        row[i] = values[n - 1]!;
+        continue;
+      }
+      while (j + 1 < n - 1 && pixels[j + 1]! <= x) j++;
+      while (j > 0 && pixels[j]! > x) j--;
+      const p0 = pixels[j]!;
+      const p1 = pixels[j + 1]!;
+      const t = p1 > p0 ? (x - p0) / (p1 - p0) : 0;
+      row[i] = values[j]! + t * (values[j + 1]! - values[j]!);
+    }
+    this.rows.set(k, row);
+    return row;
+  }
+}
+
+/**
+ * Thermal noise power η(line, pixel) in DN² units, per row segment.
+ * IPF ≥ 2.9: η = rangeLUT(line, pixel) × azimuthLUT_block(line) for the sub-swath block that
+ * holds the pixel (pixels in no block keep the range value). Older products: η = rangeLUT.
+ */
+export class NoiseRowInterpolator {
+  private readonly range: LutRowInterpolator;
+
+  constructor(private readonly noise: NoiseLut) {
+    this.range = new LutRowInterpolator(noise.rangeVectors.map((v) => ({ line: v.line, pixels: v.pixels, values: v.values })));
+  }
+
+  fillRow(line: number, x0: number, out: Float32Array): void {
+    this.range.fillRow(line, x0, out);
+    const last = x0 + out.length - 1;
+    for (const block of this.noise.azimuthVectors) {
+      if (line < block.firstAzimuthLine || line > block.lastAzimuthLine) continue;
+      const from = Math.max(x0, block.firstRangeSample);
+      const to = Math.min(last, block.lastRangeSample);
+      if (from > to) continue;
+      const factor = interpolate1d(block.lines, block.values, line);
+      for (let x = from; x <= to; x++) out[x - x0] *= factor;
+    }
+  }
+}
