@@ -3,6 +3,7 @@
  * `sarwatch serve` needs none. Every variable is listed in README's configuration table.
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { SUBMITTABLE_ENDPOINTS, type SubmittableEndpoint } from './contract/enums.ts';
 
 export interface Config {
@@ -29,7 +30,18 @@ export interface Config {
   /** A job interrupted this many times (process died while it ran) is failed, not retried. */
   maxJobAttempts: number;
   demoCredits: number;
+  /** Folder the local scene catalog indexes (SAFE folders/zips, RTC GeoTIFFs, STAC items). */
+  archiveDir: string;
+  /** Real Sentinel-1 samples linked into the archive at start ('' to skip). */
+  samplesDir: string;
+  /** Whether `serve` generates the synthetic demo products into the archive on first start. */
+  demoArchive: boolean;
+  /** Empty: the local archive catalog; otherwise the URL of a STAC API. */
+  catalogUrl: string;
 }
+
+/** The real samples beside the repository (`../shared/data/s1`), when present. */
+const DEFAULT_SAMPLES_DIR = fileURLToPath(new URL('../../shared/data/s1', import.meta.url));
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, opts: { integer?: boolean; min?: number } = {}): number {
   const raw = env[name];
@@ -78,5 +90,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sweepIntervalSeconds: num(env, 'SARWATCH_SWEEP_INTERVAL_SECONDS', 60, { min: 0.05 }),
     maxJobAttempts: num(env, 'SARWATCH_MAX_JOB_ATTEMPTS', 3, { integer: true, min: 1 }),
     demoCredits: num(env, 'SARWATCH_DEMO_CREDITS', 10_000, { min: 0 }),
+    archiveDir: path.resolve(env.SARWATCH_ARCHIVE_DIR || path.join(env.SARWATCH_DATA_DIR || './data', 'archive')),
+    samplesDir: env.SARWATCH_SAMPLES_DIR !== undefined ? env.SARWATCH_SAMPLES_DIR && path.resolve(env.SARWATCH_SAMPLES_DIR) : DEFAULT_SAMPLES_DIR,
+    demoArchive: (env.SARWATCH_DEMO_ARCHIVE ?? '1') !== '0',
+    catalogUrl: env.CATALOG_URL || '',
   };
 }

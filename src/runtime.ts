@@ -18,6 +18,9 @@ import { buildApi } from './api/app.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
 import { sweepExpiredResults } from './worker/retention.ts';
 import { defaultRegistry, type AnalysisRegistry } from './analysis/registry.ts';
+import { LocalSceneCatalog, StacSceneCatalog, type SceneCatalog } from './catalog/index.ts';
+import { linkSamples } from './catalog/archive.ts';
+import { SqlSceneIndexStore } from './store/sceneIndexStore.ts';
 import { VERSION } from './version.ts';
 
 export function storeUrl(config: Config): string {
@@ -42,9 +45,26 @@ export async function openDb(config: Config): Promise<Db> {
   return openStore(storeUrl(config));
 }
 
+/**
+ * The scene catalog: a STAC API when CATALOG_URL is set, else the local archive folder
+ * (indexed into the store; `reindex` brings it up to date incrementally).
+ */
+export function openCatalog(config: Config, db: Db): { catalog: SceneCatalog; reindex: (() => Promise<unknown>) | null } {
+  if (config.catalogUrl) return { catalog: new StacSceneCatalog({ url: config.catalogUrl }), reindex: null };
+  const local = new LocalSceneCatalog(new SqlSceneIndexStore(db), config.archiveDir);
+  return {
+    catalog: local,
+    reindex: async () => {
+      fs.mkdirSync(config.archiveDir, { recursive: true });
+      return local.reindex();
+    },
+  };
+}
+
 export interface Service {
   app: FastifyInstance;
   db: Db;
+  catalog: SceneCatalog;
   objects: ObjectStore;
   queue: JobQueue;
   runner: JobRunner;
@@ -59,6 +79,8 @@ export interface StartOptions {
   /** Polling interval of the embedded queue (tests use a short one). */
   queuePollMs?: number;
   leaseSeconds?: number;
+  /** Runs before the archive is indexed (the CLI generates the demo products here). */
+  beforeIndex?: (archiveDir: string) => Promise<void>;
 }
 
 const quietLog: Logger = { info: () => {}, error: () => {} };
@@ -69,10 +91,19 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const objectSecret = loadOrCreateSecret(config.dataDir, 'object-signing.key');
   const objects = new FileObjectStore(path.join(config.dataDir, 'objects'), objectSecret, `${config.publicUrl}/objects`);
   const queue = new StoreBackedQueue(db, opts.queuePollMs ?? 1000);
-  const jobs = new JobService({ db, config, objects, queue });
+  const { catalog, reindex } = openCatalog(config, db);
+  const jobs = new JobService({ db, config, objects, queue, catalog });
   const app = await buildApi({ db, config, jobs, objects, objectSecret, logger: opts.logger, version: VERSION });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
-  const runner = new JobRunner({ db, config, objects, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds: opts.leaseSeconds });
+  const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds: opts.leaseSeconds });
+
+  // The archive is indexed before workers start, so queued jobs see every scene.
+  if (reindex) {
+    if (linkSamples(config.archiveDir, config.samplesDir)) log.info({ samples: config.samplesDir }, 'linked real Sentinel-1 samples into the archive');
+    await opts.beforeIndex?.(config.archiveDir);
+    const indexed = await reindex();
+    log.info({ archive: config.archiveDir, ...(indexed as object) }, 'scene archive indexed');
+  }
 
   // Embedded mode has exactly one worker process: anything still `processing` was cut off
   // by a crash or kill of the previous run.
@@ -90,6 +121,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   return {
     app,
     db,
+    catalog,
     objects,
     queue,
     runner,

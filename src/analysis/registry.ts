@@ -3,12 +3,14 @@
  * then its jobs fail with NOT_IMPLEMENTED and are not charged — never a made-up result.
  */
 import type { EndpointId, Family } from '../contract/enums.ts';
-import type { Coverage, SceneSelection, Warning } from '../contract/schemas.ts';
+import type { Coverage, Warning } from '../contract/schemas.ts';
+import type { SceneRecord } from '../catalog/types.ts';
+import type { AoiGeometry, Polygon } from '../geo/types.ts';
 
 export interface ResultFeature {
   type: 'Feature';
   id: number;
-  geometry: { type: 'Polygon'; coordinates: number[][][] };
+  geometry: Polygon;
   properties: { area_sqm: number; confidence: number | null } & Record<string, unknown>;
 }
 
@@ -18,12 +20,21 @@ export interface ResultCollection {
   features: ResultFeature[];
 }
 
+/**
+ * The imagery a job analyses, chosen before the analysis runs: a whole scene (scene_id), or
+ * the selection for a polygon, with `extent` = polygon ∩ imagery (what to analyse and clip to).
+ */
+export type ResolvedInput =
+  | { kind: 'scene'; scene: SceneRecord }
+  | { kind: 'nearest'; scene: SceneRecord; extent: AoiGeometry; aoi: AoiGeometry }
+  | { kind: 'pair'; earlier: SceneRecord; later: SceneRecord; extent: AoiGeometry; aoi: AoiGeometry }
+  | { kind: 'series'; scenes: SceneRecord[]; extent: AoiGeometry; aoi: AoiGeometry };
+
 export interface AnalysisRequest {
   jobId: string;
   endpointId: EndpointId;
   family: Family;
-  /** The submitted body, already validated at submission. */
-  params: Record<string, unknown>;
+  input: ResolvedInput;
 }
 
 export interface AnalysisContext {
@@ -34,13 +45,13 @@ export interface AnalysisContext {
 
 export interface AnalysisOutput {
   result: ResultCollection;
-  /** Charged area (spec: actually analysed area for the change endpoints). */
-  areaSqkm: number;
-  lat: number | null;
-  lon: number | null;
-  coverage: Coverage | null;
-  sceneSelection: SceneSelection | null;
-  warnings: Warning[];
+  /**
+   * What the analysis measured itself (building change, time series: the analysed area
+   * without no-data, and `measured` coverage). Absent: the selection's estimate stands.
+   */
+  measured?: { areaSqkm: number; coverage: Coverage | null };
+  /** Warnings found while analysing, added to the selection's. */
+  warnings?: Warning[];
 }
 
 export interface AnalysisModule {

@@ -52,6 +52,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         { name: 'analyze', description: 'analyze family: RTC imagery for building change and time series' },
         { name: 'detect', description: 'detect family: GRD imagery' },
         { name: 'jobs', description: 'poll, list and download' },
+        { name: 'scenes', description: 'the scene catalog' },
       ],
     },
   });

@@ -161,3 +161,32 @@ export const ErrorResponse = Type.Object({
 });
 
 export const JobIdParams = Type.Object({ job_id: Type.String() });
+
+export const SceneSummary = Type.Object({
+  scene_id: Type.String(),
+  product_type: Type.String({ description: 'GRD, SLC, OCN, RAW or RTC' }),
+  platform: Type.String(),
+  start_time: IsoTimestamp,
+  stop_time: IsoTimestamp,
+  relative_orbit: Type.Integer(),
+  frame: Type.Object(
+    { start_deg: Type.Number(), end_deg: Type.Number(), burst_id: Type.Optional(Type.String()) },
+    { description: 'Along-track position: argument of latitude span in degrees (docs/catalog.md)' },
+  ),
+  orbit_direction: Type.String(),
+  polarisations: Type.Array(Type.String()),
+  footprint: Type.String({ description: 'WKT POLYGON/MULTIPOLYGON, EPSG:4326' }),
+});
+export type SceneSummary = Static<typeof SceneSummary>;
+
+export const SceneListResponse = Type.Object({ scenes: Type.Array(SceneSummary) });
+export type SceneListResponse = Static<typeof SceneListResponse>;
+
+export const SceneListQuery = Type.Object({
+  polygon: Type.Optional(Type.String({ description: 'WKT; scenes whose footprint intersects it' })),
+  date_start: Type.Optional(IsoDate),
+  date_end: Type.Optional(IsoDate),
+  product_type: Type.Optional(Type.String({ description: 'Comma-separated: GRD, SLC, OCN, RAW, RTC' })),
+  orbit_direction: Type.Optional(OrbitDirection),
+  limit: Type.Optional(Type.String({ description: 'Integer 1–500, default 100' })),
+});

@@ -8,12 +8,15 @@ import type { Db, JobRow } from '../store/index.ts';
 import type { Config } from '../config.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import type { JobQueue } from '../queue/port.ts';
+import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
+import { searchScenes } from './scenes.ts';
+import { resolveRequest, type Resolution } from './selection.ts';
 import { ApiError } from '../contract/errors.ts';
 import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
 import type { PreviewResponse, SubmissionBody, Warning } from '../contract/schemas.ts';
 import type { Principal } from './accounts.ts';
-import { balanceMicros, fromMicros, moveCredits } from './credits.ts';
-import { estimateMicros, reservationMicros, validateSubmission } from './validate.ts';
+import { balanceMicros, fromMicros, moveCredits, priceMicros } from './credits.ts';
+import { reservationMicros, validateSubmission } from './validate.ts';
 import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
 import { isoNow } from './time.ts';
@@ -23,7 +26,11 @@ export interface JobServiceDeps {
   config: Config;
   objects: ObjectStore;
   queue: JobQueue;
+  catalog: SceneCatalog;
 }
+
+/** A preview waits this long for the scene search before answering without coverage. */
+const PREVIEW_SEARCH_TIMEOUT_MS = 10_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -123,27 +130,47 @@ export class JobService {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
     const request = validateSubmission(endpoint, family, body, config);
-    const estimate = estimateMicros(request, config);
     const balance = (await balanceMicros(db, principal.accountId)) ?? 0;
     const warnings: Warning[] = [];
-    if (estimate === null) {
+
+    if (request.pattern === 'scene') {
       warnings.push({
         code: 'CREDITS_NOT_ESTIMABLE',
         message: 'Credits cannot be estimated for scene_id input: the scene footprint is only known when the job runs.',
       });
+      return { endpoint_id: endpoint, area_sqkm: null, credits: { estimated: null, balance: fromMicros(balance), sufficient: null }, warnings };
     }
-    // Coverage needs the scene catalog; until it is predicted it is omitted (spec: absent
-    // means unknown), and area_sqkm is the submitted polygon's area.
+
+    // The same selection as the job. When the search fails, times out or finds nothing,
+    // coverage is omitted and the estimate falls back to the whole polygon.
+    const resolution = await this.predict(request);
+    const areaSqkm = resolution ? resolution.expectedAreaSqkm : request.areaSqkm;
+    if (resolution) warnings.push(...resolution.warnings.filter((w) => w.code === 'LOW_AOI_COVERAGE'));
+    const estimate = priceMicros(areaSqkm, config.pricesPerSqkm[endpoint]);
     return {
       endpoint_id: endpoint,
-      area_sqkm: request.pattern === 'scene' ? null : round(request.areaSqkm, 6),
-      credits: {
-        estimated: estimate === null ? null : fromMicros(estimate),
-        balance: fromMicros(balance),
-        sufficient: estimate === null ? null : balance >= estimate,
-      },
+      area_sqkm: round(areaSqkm, 6),
+      ...(resolution?.coverage ? { coverage: { ...resolution.coverage, method: 'estimated' as const } } : {}),
+      credits: { estimated: fromMicros(estimate), balance: fromMicros(balance), sufficient: balance >= estimate },
       warnings,
     };
+  }
+
+  private async predict(request: Parameters<typeof resolveRequest>[0]): Promise<Resolution | null> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const outcome = await Promise.race([
+        resolveRequest(request, this.deps.catalog, this.deps.config),
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), PREVIEW_SEARCH_TIMEOUT_MS);
+        }),
+      ]);
+      return outcome && outcome.ok ? outcome.resolution : null;
+    } catch {
+      return null; // catalog unreachable: the preview still answers, without coverage
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async ownJob(principal: Principal, jobId: string): Promise<JobRow> {
@@ -173,6 +200,16 @@ export class JobService {
     if (filter.endpointIds) q = q.where('endpoint_id', 'in', filter.endpointIds);
     const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
     return { jobs: rows.map(toListItem) };
+  }
+
+  async scenes(principal: Principal, query: Record<string, unknown>) {
+    this.authorizeRead(principal);
+    try {
+      return await searchScenes(this.deps.catalog, query);
+    } catch (e) {
+      if (e instanceof CatalogError) throw new ApiError('INTERNAL', 'the scene catalog could not be searched; try again later');
+      throw e;
+    }
   }
 
   /** Where the result can be downloaded: a signed, expiring URL. */

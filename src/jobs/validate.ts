@@ -11,7 +11,7 @@ import { isSceneEndpoint, type Family, type SubmittableEndpoint } from '../contr
 import type { PeriodJobBody, SceneJobBody, SubmissionBody } from '../contract/schemas.ts';
 import type { Config } from '../config.ts';
 import { GeometryError, centroidLonLat, geodesicAreaSqkm, parseAoiWkt, type AoiGeometry } from '../geo/index.ts';
-import { tryParseProductName } from '../catalog/productName.ts';
+import { checkSceneIdAtSubmission } from '../catalog/sceneId.ts';
 import { priceMicros } from './credits.ts';
 
 export type ValidatedRequest =
@@ -19,9 +19,8 @@ export type ValidatedRequest =
       pattern: 'scene';
       endpoint: SubmittableEndpoint;
       family: Family;
+      /** A GRD name for the detect family; any text for analyze (it fails at job time). */
       sceneId: string;
-      /** Whether the id names a GRD product; the analyze family accepts others and fails them later. */
-      sceneIsGrd: boolean;
     }
   | {
       pattern: 'polygon_date';
@@ -63,17 +62,9 @@ function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: 
     const extras = (['date', 'date_direction', 'orbit_direction'] as const).filter((k) => body[k] !== undefined);
     if (extras.length) throw invalid(`${extras.join(', ')} only apply with polygon input, not with scene_id`);
     const sceneId = body.scene_id!.trim();
-    const parsed = tryParseProductName(sceneId);
-    const sceneIsGrd = parsed?.productType === 'GRD';
-    if (family === 'detect' && !sceneIsGrd) {
-      throw new ApiError(
-        'INVALID_SCENE',
-        parsed
-          ? `scene_id is a ${parsed.productType} product; only Sentinel-1 GRD scenes are accepted`
-          : 'scene_id is not a Sentinel-1 product name (expected e.g. S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25)',
-      );
-    }
-    return { pattern: 'scene', endpoint, family, sceneId, sceneIsGrd };
+    const check = checkSceneIdAtSubmission(sceneId, family);
+    if (!check.ok) throw new ApiError('INVALID_SCENE', check.message);
+    return { pattern: 'scene', endpoint, family, sceneId };
   }
 
   if (body.date === undefined) throw invalid(`${endpoint} with polygon needs date (YYYY-MM-DD)`);
@@ -153,10 +144,4 @@ export function addYears(date: string, years: number): string {
 export function reservationMicros(req: ValidatedRequest, config: Config): number {
   const price = config.pricesPerSqkm[req.endpoint];
   return priceMicros(req.pattern === 'scene' ? config.sceneReserveSqkm : req.areaSqkm, price);
-}
-
-/** The preview's `credits.estimated`: null for scene_id input (footprint unknown before resolution). */
-export function estimateMicros(req: ValidatedRequest, config: Config): number | null {
-  if (req.pattern === 'scene') return null;
-  return priceMicros(req.areaSqkm, config.pricesPerSqkm[req.endpoint]);
 }

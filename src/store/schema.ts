@@ -74,7 +74,28 @@ export interface JobsTable {
   lease_expires_at: string | null;
 }
 
+export interface ScenesTable {
+  scene_id: string;
+  product_type: string;
+  orbit_direction: string;
+  start_time: string;
+  min_lon: number;
+  min_lat: number;
+  max_lon: number;
+  max_lat: number;
+  record: string;
+}
+
+export interface CatalogFilesTable {
+  path: string;
+  mtime_ms: number;
+  size: number;
+  scene_ids: string;
+}
+
 export interface Database {
+  scenes: ScenesTable;
+  catalog_files: CatalogFilesTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   credit_ledger: CreditLedgerTable;

@@ -7,10 +7,14 @@ import { randomUUID } from 'node:crypto';
 import type { Db, JobRow } from '../store/index.ts';
 import type { Config } from '../config.ts';
 import type { ObjectStore } from '../objects/port.ts';
-import { JobFailure } from '../contract/errors.ts';
-import type { EndpointId, Family, SubmittableEndpoint } from '../contract/enums.ts';
+import { ApiError, JobFailure } from '../contract/errors.ts';
+import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
+import type { SubmissionBody } from '../contract/schemas.ts';
 import type { AnalysisRegistry } from '../analysis/registry.ts';
-import { tryParseProductName } from '../catalog/productName.ts';
+import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
+import { centroidLonLat } from '../geo/index.ts';
+import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
+import { resolveRequest } from '../jobs/selection.ts';
 import { claimJob, completeJob, failJob, heartbeat } from '../jobs/transitions.ts';
 
 export interface Logger {
@@ -23,6 +27,7 @@ export interface RunnerDeps {
   config: Config;
   objects: ObjectStore;
   registry: AnalysisRegistry;
+  catalog: SceneCatalog;
   log: Logger;
   workerId?: string;
   leaseSeconds?: number;
@@ -59,11 +64,18 @@ export class JobRunner {
     // Progress is written at most once a second (and with every heartbeat), so polling
     // clients see it move without the detector hammering the store.
     let lastWrite = 0;
-    const reportProgress = (p: number) => {
-      progress = p;
-      if (Date.now() - lastWrite < 1000) return;
+    let trailing: NodeJS.Timeout | null = null;
+    const writeProgress = () => {
+      trailing = null;
       lastWrite = Date.now();
       void heartbeat(db, jobId, this.workerId, this.leaseSeconds, progress).catch(() => {});
+    };
+    const reportProgress = (p: number) => {
+      progress = p;
+      if (trailing) return;
+      const wait = lastWrite + 1000 - Date.now();
+      if (wait <= 0) writeProgress();
+      else trailing = setTimeout(writeProgress, wait);
     };
 
     try {
@@ -80,36 +92,49 @@ export class JobRunner {
       log.info({ jobId, code: failure.code, applied: failed !== null }, 'job failed');
     } finally {
       clearInterval(beat);
+      if (trailing) clearTimeout(trailing);
     }
   };
 
   private async execute(job: JobRow, setProgress: (p: number) => void, signal: AbortSignal): Promise<void> {
-    const { config, objects, registry, db, log } = this.deps;
-    const endpoint = job.endpoint_id as EndpointId;
-    const params = JSON.parse(job.request_params ?? '{}') as Record<string, unknown>;
+    const { config, objects, registry, db, log, catalog } = this.deps;
+    const endpoint = job.endpoint_id as SubmittableEndpoint;
+    const family = job.family as Family;
+    const params = JSON.parse(job.request_params ?? '{}') as SubmissionBody;
 
-    // The analyze family accepts any scene_id at submission (spec: Endpoints, family
-    // differences); one that is not a GRD product fails here.
-    if (typeof params.scene_id === 'string') {
-      const parsed = tryParseProductName(params.scene_id);
-      if (!parsed || parsed.productType !== 'GRD') {
-        throw new JobFailure(
-          'SCENE_NOT_FOUND',
-          parsed
-            ? `scene_id names a ${parsed.productType} product; only Sentinel-1 GRD scenes can be analysed`
-            : 'scene_id is not a Sentinel-1 product name that can be resolved',
-        );
-      }
+    // The rules are checked again when the job runs: configuration (limits) may have
+    // changed since submission (spec: "validation failing while the job runs").
+    let request: ValidatedRequest;
+    try {
+      request = validateSubmission(endpoint, family, params, config);
+    } catch (e) {
+      if (e instanceof ApiError) throw new JobFailure('VALIDATION_ERROR', e.message);
+      throw e;
     }
+
+    let outcome;
+    try {
+      outcome = await resolveRequest(request, catalog, config);
+    } catch (e) {
+      if (e instanceof CatalogError) {
+        log.error({ jobId: job.id, err: e.message }, 'scene catalog unavailable');
+        throw new JobFailure('CATALOG_UNAVAILABLE', e.message);
+      }
+      throw e;
+    }
+    if (!outcome.ok) throw new JobFailure(outcome.code, outcome.message);
+    const { resolution } = outcome;
+    setProgress(5);
 
     const module = registry.get(endpoint);
     if (!module) {
       throw new JobFailure('NOT_IMPLEMENTED', `${endpoint} analysis is not available in this version of sarwatch; the job was not charged`);
     }
     const output = await module.run(
-      { jobId: job.id, endpointId: endpoint, family: job.family as Family, params },
-      { reportProgress: (p) => setProgress(p), signal },
+      { jobId: job.id, endpointId: endpoint, family, input: resolution.input },
+      { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal },
     );
+
     const key = `results/${job.id}.geojson`;
     try {
       await objects.put(key, JSON.stringify(output.result), 'application/geo+json');
@@ -117,15 +142,16 @@ export class JobRunner {
       log.error({ jobId: job.id, err: String(e) }, 'result write failed');
       throw new JobFailure('STORAGE_ERROR', 'result could not be stored');
     }
+    const centroid = centroidLonLat(resolution.input.kind === 'scene' ? resolution.input.scene.footprint : resolution.input.aoi);
     const completed = await completeJob(db, job.id, this.workerId, {
       resultKey: key,
-      areaSqkm: output.areaSqkm,
-      lat: output.lat,
-      lon: output.lon,
-      coverage: output.coverage,
-      sceneSelection: output.sceneSelection,
-      warnings: output.warnings,
-      pricePerSqkm: config.pricesPerSqkm[endpoint as SubmittableEndpoint] ?? 0,
+      areaSqkm: output.measured?.areaSqkm ?? resolution.expectedAreaSqkm,
+      lat: centroid.lat,
+      lon: centroid.lon,
+      coverage: output.measured ? output.measured.coverage : resolution.coverage,
+      sceneSelection: resolution.sceneSelection,
+      warnings: [...resolution.warnings, ...(output.warnings ?? [])],
+      pricePerSqkm: config.pricesPerSqkm[endpoint] ?? 0,
       retentionDays: config.resultRetentionDays,
     });
     if (!completed) {
@@ -133,6 +159,6 @@ export class JobRunner {
       await objects.delete(key);
       return;
     }
-    log.info({ jobId: job.id, areaSqkm: output.areaSqkm, features: output.result.features.length }, 'job completed');
+    log.info({ jobId: job.id, areaSqkm: completed.area_sqkm, features: output.result.features.length }, 'job completed');
   }
 }

@@ -57,9 +57,50 @@ describe('preview (spec: Preview)', () => {
     expect(submit.json.error.code).toBe('INSUFFICIENT_CREDITS');
   });
 
-  it('coverage is absent while it cannot be predicted (spec: Coverage rules, "Absent means unknown")', async () => {
+  it('coverage is predicted by the same scene selection as the job: method estimated, ratio, polygon (spec: Preview)', async () => {
     const res = await t.client.preview('ship', shipBody);
-    expect(res).not.toHaveProperty('coverage');
+    const area = geodesicAreaSqkm(parseAoiWkt(SMALL_SQUARE));
+    // The polygon lies inside the fixture GRD footprint (2.0–3.2 E, 51.0–51.8 N).
+    expect(res.coverage).toEqual({ method: 'estimated', requested_area_sqkm: expect.closeTo(area, 5), ratio: 1, polygon: expect.stringMatching(/^POLYGON/) });
+    expect(res.area_sqkm).toBeCloseTo(area, 4);
+    expect(res.warnings).toEqual([]);
+  });
+
+  it('partial coverage: area_sqkm and credits follow the expected analysed area; LOW_AOI_COVERAGE warns', async () => {
+    // Half of this box lies east of the footprint's 3.2° E edge.
+    const half = 'POLYGON ((3.1 51.3, 3.3 51.3, 3.3 51.4, 3.1 51.4, 3.1 51.3))';
+    const res = await t.client.preview('oilslick', { ...shipBody, polygon: half });
+    const inside = geodesicAreaSqkm(parseAoiWkt('POLYGON ((3.1 51.3, 3.2 51.3, 3.2 51.4, 3.1 51.4, 3.1 51.3))'));
+    const requested = geodesicAreaSqkm(parseAoiWkt(half));
+    expect(res.coverage!.ratio).toBe(Math.floor((inside / requested) * 100) / 100);
+    expect(res.coverage!.ratio).toBeGreaterThanOrEqual(0.49);
+    expect(res.coverage!.ratio).toBeLessThanOrEqual(0.5);
+    expect(res.coverage!.requested_area_sqkm).toBeCloseTo(geodesicAreaSqkm(parseAoiWkt(half)), 5);
+    expect(res.area_sqkm).toBeCloseTo(inside, 3);
+    expect(res.credits.estimated).toBeCloseTo(inside * 0.01, 4);
+    expect(parseAoiWkt(res.coverage!.polygon!).type).toBe('Polygon');
+    expect(geodesicAreaSqkm(parseAoiWkt(res.coverage!.polygon!))).toBeCloseTo(inside, 3);
+    expect(res.warnings.map((w) => w.code)).toEqual(['LOW_AOI_COVERAGE']);
+  });
+
+  it('no scene matches (or date_direction excludes it): coverage omitted, credits still returned (spec: Preview)', async () => {
+    for (const body of [
+      { ...shipBody, date: '2020-01-01' },
+      { ...shipBody, date: '2022-06-13', date_direction: 'after' as const },
+    ]) {
+      const res = await t.client.preview('ship', body);
+      expect(res).not.toHaveProperty('coverage');
+      expect(res.area_sqkm).toBeCloseTo(geodesicAreaSqkm(parseAoiWkt(SMALL_SQUARE)), 4);
+      expect(res.credits.estimated).toBeGreaterThan(0);
+      expect(res.warnings).toEqual([]);
+    }
+  });
+
+  it('period endpoints predict over the period: analyze uses RTC scenes, detect GRD', async () => {
+    const res = await t.client.preview('timeseries', periodBody);
+    expect(res.coverage?.ratio).toBe(1);
+    const none = await t.client.preview('newbuilding', { ...periodBody, date_start: '2019-01-01', date_end: '2019-12-31' });
+    expect(none).not.toHaveProperty('coverage');
   });
 
   it('creates no job and charges nothing', async () => {

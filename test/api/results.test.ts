@@ -18,7 +18,7 @@ let t: TestService;
 beforeAll(async () => {
   t = await startTestService(
     {},
-    { credits: 1000, registry: createRegistry([aoiEchoTestDetector('timeseries'), aoiEchoTestDetector('ship', { delayMs: 300 }), crashingTestDetector('oilslick')]) },
+    { credits: 1000, registry: createRegistry([aoiEchoTestDetector('timeseries'), aoiEchoTestDetector('ship', { delayMs: 1500 }), crashingTestDetector('oilslick')]) },
   );
 });
 afterAll(() => t.close());

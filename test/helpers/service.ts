@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { startService, type Service, type StartOptions } from '../../src/runtime.ts';
 import { createAccount, createApiKey } from '../../src/jobs/accounts.ts';
 import { SarwatchClient } from '../../src/client/index.ts';
+import { northSeaFixtureScenes, writeStacArchive, type FixtureScene } from './stacFixtures.ts';
 
 export interface TestService {
   service: Service;
@@ -29,9 +30,15 @@ export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-test-'));
 }
 
-export async function startTestService(env: Record<string, string> = {}, opts: StartOptions & { credits?: number } = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  opts: StartOptions & { credits?: number; scenes?: FixtureScene[] } = {},
+): Promise<TestService> {
   const dataDir = tempDataDir();
-  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...env });
+  // By default the archive holds the STAC fixture scenes only (fast to index); tests of the
+  // real samples pass SARWATCH_SAMPLES_DIR.
+  writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), opts.scenes ?? northSeaFixtureScenes());
+  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SARWATCH_SAMPLES_DIR: '', ...env });
   const service = await startService(config, { queuePollMs: 50, ...opts });
   const url = service.url;
 

@@ -4,14 +4,14 @@
  * tests through the registry and never shipped in the product registry.
  */
 import type { AnalysisModule } from '../../src/analysis/registry.ts';
-import { geodesicAreaSqkm, geodesicAreaSqm, parseAoiWkt } from '../../src/geo/index.ts';
+import { geodesicAreaSqm } from '../../src/geo/index.ts';
 
-/** Returns the submitted polygon's outer ring as the one "detection", with its real area. */
+/** Returns the analysed extent's outer ring (polygon ∩ imagery, or the scene footprint) as the one "detection". */
 export function aoiEchoTestDetector(endpointId: AnalysisModule['endpointId'], opts: { delayMs?: number } = {}): AnalysisModule {
   return {
     endpointId,
     async run(request, ctx) {
-      const aoi = parseAoiWkt(String(request.params.polygon));
+      const aoi = request.input.kind === 'scene' ? request.input.scene.footprint : request.input.extent;
       const ring = aoi.type === 'Polygon' ? aoi.coordinates[0] : aoi.coordinates[0][0];
       const polygon = { type: 'Polygon' as const, coordinates: [ring] };
       ctx.reportProgress(50);
@@ -24,12 +24,6 @@ export function aoiEchoTestDetector(endpointId: AnalysisModule['endpointId'], op
           bbox: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)],
           features: [{ type: 'Feature', id: 1, geometry: polygon, properties: { area_sqm: geodesicAreaSqm(polygon), confidence: null } }],
         },
-        areaSqkm: geodesicAreaSqkm(aoi),
-        lat: (Math.min(...ys) + Math.max(...ys)) / 2,
-        lon: (Math.min(...xs) + Math.max(...xs)) / 2,
-        coverage: null,
-        sceneSelection: null,
-        warnings: [],
       };
     },
   };

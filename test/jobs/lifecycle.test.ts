@@ -11,7 +11,9 @@ import { canTransition } from '../../src/jobs/stateMachine.ts';
 import { createRegistry } from '../../src/analysis/registry.ts';
 import { GENERIC_FAILURE_MESSAGE } from '../../src/contract/errors.ts';
 import { SarwatchClient } from '../../src/client/index.ts';
+import path from 'node:path';
 import { TINY_SQUARE, tempDataDir } from '../helpers/service.ts';
+import { northSeaFixtureScenes, writeStacArchive } from '../helpers/stacFixtures.ts';
 import { aoiEchoTestDetector, hangingTestDetector } from '../helpers/testDetectors.ts';
 
 const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
@@ -21,7 +23,8 @@ afterEach(async () => {
 });
 
 async function boot(dataDir: string, registry: ReturnType<typeof createRegistry>, env: Record<string, string> = {}) {
-  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', ...env });
+  writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
+  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...env });
   const service = await startService(config, { queuePollMs: 30, registry, leaseSeconds: 2 });
   return { service, config };
 }

@@ -10,6 +10,8 @@ import {
   PeriodJobBody,
   PreviewResponse,
   SceneJobBody,
+  SceneListQuery,
+  SceneListResponse,
   type SubmissionBody,
 } from '../../contract/schemas.ts';
 import type { JobService } from '../../jobs/service.ts';
@@ -108,6 +110,25 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
       return jobs.get(principalOf(request), (request.params as { job_id: string }).job_id);
+    },
+  );
+
+  app.get(
+    '/api/v1/scenes',
+    {
+      schema: {
+        tags: ['scenes'],
+        summary: 'Search the scene catalog (find scene ids for scene_id input)',
+        security,
+        querystring: SceneListQuery,
+        response: { 200: SceneListResponse, ...errors(400, 401, 403, 429) },
+      },
+      // The service applies the query rules, so errors carry its messages.
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      reply.headers(PRIVATE_HEADERS);
+      return jobs.scenes(principalOf(request), request.query as Record<string, unknown>);
     },
   );
 
