@@ -20,3 +20,23 @@ export function linkSamples(archiveDir: string, samplesDir: string): boolean {
   fs.symlinkSync(path.resolve(samplesDir), link, 'dir');
   return true;
 }
+
+/**
+ * Adds a folder to the archive as a link named after it (`name`, `name-2`, … when taken);
+ * returns the link path. A folder already linked is not linked twice.
+ */
+export function linkIntoArchive(archiveDir: string, folder: string): string {
+  const target = path.resolve(folder);
+  if (!fs.statSync(target, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${folder} is not a folder`);
+  fs.mkdirSync(archiveDir, { recursive: true });
+  for (const entry of fs.readdirSync(archiveDir)) {
+    const p = path.join(archiveDir, entry);
+    if (fs.lstatSync(p).isSymbolicLink() && path.resolve(archiveDir, fs.readlinkSync(p)) === target) return p;
+  }
+  const base = path.basename(target).replace(/[^A-Za-z0-9._-]/g, '_') || 'folder';
+  let name = base;
+  for (let i = 2; fs.existsSync(path.join(archiveDir, name)); i++) name = `${base}-${i}`;
+  const link = path.join(archiveDir, name);
+  fs.symlinkSync(target, link, 'dir');
+  return link;
+}

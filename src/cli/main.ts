@@ -4,7 +4,11 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
-import { openDb, startService } from '../runtime.ts';
+import { openCatalog, openDb, startService } from '../runtime.ts';
+import { linkIntoArchive, linkSamples } from '../catalog/archive.ts';
+import type { IndexArchiveResult } from '../catalog/index.ts';
+import { searchScenes } from '../jobs/scenes.ts';
+import { ApiError } from '../contract/errors.ts';
 import { AccountError, createAccount, createApiKey, grantCredits, revokeApiKey, showCredits } from '../jobs/accounts.ts';
 import { ensureDemoAccount } from './demo.ts';
 import { VERSION } from '../version.ts';
@@ -18,6 +22,9 @@ Usage:
   sarwatch keys revoke KEY_ID_OR_KEY
   sarwatch credits grant --account ID --credits N [--note TEXT] [--json]
   sarwatch credits show --account ID [--json]
+  sarwatch catalog index [DIR]                     add DIR to the scene archive (a link) and index it
+  sarwatch catalog list [--polygon WKT] [--date-start D] [--date-end D] [--product-type GRD,RTC]
+                        [--orbit-direction ascending|descending] [--limit N] [--json]
 
 Environment: SARWATCH_DATA_DIR (default ./data), HOST, PORT, and the others in README.md.
 Scopes: jobs:read, jobs:write, uploads:write (default: all).`;
@@ -46,6 +53,12 @@ const OPTIONS = {
   label: { type: 'string' },
   account: { type: 'string' },
   note: { type: 'string' },
+  polygon: { type: 'string' },
+  'date-start': { type: 'string' },
+  'date-end': { type: 'string' },
+  'product-type': { type: 'string' },
+  'orbit-direction': { type: 'string' },
+  limit: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -141,6 +154,40 @@ export async function main(argv: string[]): Promise<number> {
         const shown = await showCredits(db, need(values, 'account'));
         const lines = [`account ${shown.account_id} (${shown.name})`, `balance ${shown.balance}`, ...shown.recent.map((r) => `  ${r.at} ${r.kind.padEnd(7)} ${String(r.amount).padStart(14)}  → ${r.balance_after}  ${r.job_id ?? ''} ${r.note ?? ''}`)];
         print(values.json, shown, lines.join('\n'));
+        return 0;
+      });
+    case 'catalog index':
+      return withDb(config, async (db) => {
+        const { reindex } = openCatalog(config, db);
+        if (!reindex) throw new UsageError('catalog index works on the local archive; CATALOG_URL points to a STAC API');
+        if (arg) process.stderr.write(`linked ${linkIntoArchive(config.archiveDir, arg)}\n`);
+        else linkSamples(config.archiveDir, config.samplesDir);
+        const result = (await reindex()) as IndexArchiveResult;
+        print(
+          values.json,
+          result,
+          `${config.archiveDir}: ${result.added} added, ${result.updated} updated, ${result.removed} removed, ${result.skipped} unchanged, ${result.ignored} ignored` +
+            result.errors.map((e) => `\n  error: ${e.path}: ${e.message}`).join(''),
+        );
+        return result.errors.length ? 1 : 0;
+      });
+    case 'catalog list':
+      return withDb(config, async (db) => {
+        const { catalog } = openCatalog(config, db);
+        const query: Record<string, string> = {};
+        for (const [flag, key] of [['polygon', 'polygon'], ['date-start', 'date_start'], ['date-end', 'date_end'], ['product-type', 'product_type'], ['orbit-direction', 'orbit_direction'], ['limit', 'limit']] as const) {
+          const v = values[flag];
+          if (typeof v === 'string') query[key] = v;
+        }
+        let listed;
+        try {
+          listed = await searchScenes(catalog, query);
+        } catch (e) {
+          if (e instanceof ApiError) throw new UsageError(e.message);
+          throw e;
+        }
+        const lines = listed.scenes.map((s) => `${s.start_time.slice(0, 19)}Z  ${s.product_type.padEnd(4)} ${s.platform} rel ${String(s.relative_orbit).padStart(3)} ${s.orbit_direction.padEnd(10)} ${s.polarisations.join('+').padEnd(5)}  ${s.scene_id}`);
+        print(values.json, listed, lines.length ? lines.join('\n') : 'no scenes');
         return 0;
       });
     default:

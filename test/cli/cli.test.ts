@@ -115,6 +115,26 @@ describe('sarwatch CLI shares the data directory with the server', () => {
     expect((await sarwatch(dataDir, 'keys', 'revoke', key.key_id)).code).toBe(2);
   });
 
+  it('catalog index DIR links the folder into the archive and indexes it incrementally; catalog list finds its scenes', async () => {
+    const stac = path.join(ROOT, '../shared/data/stac-examples');
+    const first = await sarwatch(dataDir, 'catalog', 'index', stac, '--json');
+    expect(first.code).toBe(0);
+    const result = JSON.parse(first.stdout);
+    expect(result.added).toBe(4); // two GRD and two RTC example items
+    expect(fs.lstatSync(path.join(dataDir, 'archive', 'stac-examples')).isSymbolicLink()).toBe(true);
+    const again = JSON.parse((await sarwatch(dataDir, 'catalog', 'index', '--json')).stdout);
+    expect(again.added).toBe(0);
+    expect(again.skipped).toBeGreaterThanOrEqual(4);
+    const listed = JSON.parse((await sarwatch(dataDir, 'catalog', 'list', '--product-type', 'GRD', '--date-start', '2021-08-09', '--date-end', '2021-08-09', '--json')).stdout);
+    expect(listed.scenes.map((s: { scene_id: string }) => s.scene_id)).toEqual(['S1A_IW_GRDH_1SDV_20210809T173953_20210809T174018_039156_049F13']);
+    const text = await sarwatch(dataDir, 'catalog', 'list', '--product-type', 'GRD', '--date-start', '2021-08-09', '--date-end', '2021-08-09');
+    expect(text.stdout).toMatch(/2021-08-09T17:39:53Z {2}GRD {2}S1A rel {2}59 ascending/);
+    // The running server sees the same catalog.
+    const res = await fetch(`${baseUrl}/api/v1/scenes?product_type=GRD&date_start=2021-08-09&date_end=2021-08-09`, { headers: { Authorization: `Bearer ${demoKey}` } });
+    expect(((await res.json()) as any).scenes).toHaveLength(1);
+    expect((await sarwatch(dataDir, 'catalog', 'list', '--limit', '0')).code).toBe(2);
+  });
+
   it('bad usage exits 2 with a message; unknown scopes are refused', async () => {
     const missing = await sarwatch(dataDir, 'accounts', 'create', '--credits', '5');
     expect(missing.code).toBe(2);

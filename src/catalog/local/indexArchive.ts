@@ -7,7 +7,7 @@
  * RTC GeoTIFF/COG files (OPERA RTC-S1, pyroSAR-named terrain-normalised products), STAC
  * Item JSON files. Everything else is ignored.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SceneIndexStore } from '../port.ts';
 import { isStacItem, tryStacItemToScene } from '../stac/item.ts';
@@ -65,10 +65,18 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-/** Candidate files under root, absolute paths. Hidden entries and node_modules are skipped. */
+/**
+ * Candidate files under root, absolute paths. Hidden entries and node_modules are skipped.
+ * Folder links are followed (the embedded archive links the real samples in), each real
+ * folder at most once, so a link cycle ends.
+ */
 async function walk(root: string): Promise<Map<string, Candidate>> {
   const out = new Map<string, Candidate>();
+  const seen = new Set<string>();
   const visit = async (dir: string): Promise<void> => {
+    const real = await realpath(dir).catch(() => null);
+    if (!real || seen.has(real)) return;
+    seen.add(real);
     let entries;
     try {
       entries = await readdir(dir, { withFileTypes: true });
@@ -85,7 +93,6 @@ async function walk(root: string): Promise<Map<string, Candidate>> {
         if (!s) continue;
         isDir = s.isDirectory();
         isFile = s.isFile();
-        if (isDir) continue; // do not follow folder links: no cycles, no escaping the archive
       }
       if (isDir) {
         const manifest = path.join(full, 'manifest.safe');
