@@ -1,0 +1,40 @@
+/**
+ * One pool of worker threads for tile-parallel analysis (piscina). Sized to the machine's
+ * cores by default (SARWATCH_ANALYSIS_THREADS overrides); created on first use, shared by all
+ * jobs of the process, so concurrent jobs share the cores instead of oversubscribing them.
+ */
+import os from 'node:os';
+import { Piscina } from 'piscina';
+import type { TileTask } from './worker.ts';
+
+let pool: Piscina | null = null;
+
+export function analysisThreads(): number {
+  const configured = Number(process.env.SARWATCH_ANALYSIS_THREADS);
+  if (Number.isInteger(configured) && configured > 0) return configured;
+  return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+}
+
+function getPool(): Piscina {
+  if (!pool) {
+    pool = new Piscina({
+      filename: new URL('./worker-entry.mjs', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: analysisThreads(),
+      idleTimeout: 30_000,
+    });
+  }
+  return pool;
+}
+
+/** Runs one tile task on a worker thread; `transfer` lists buffers to move, not copy. */
+export function runTileTask<T>(task: TileTask, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<T> {
+  return getPool().run(task, { transferList: transfer, signal }) as Promise<T>;
+}
+
+/** Stops the worker threads (process shutdown, tests). */
+export async function closeAnalysisPool(): Promise<void> {
+  const p = pool;
+  pool = null;
+  if (p) await p.destroy();
+}
