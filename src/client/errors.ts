@@ -19,6 +19,7 @@ export class InsufficientCreditsError extends SarwatchError {}
 export class ForbiddenError extends SarwatchError {}
 export class NotFoundError extends SarwatchError {}
 export class NotReadyError extends SarwatchError {}
+export class IdempotencyKeyReusedError extends SarwatchError {}
 export class GoneError extends SarwatchError {}
 export class PayloadTooLargeError extends SarwatchError {}
 export class UnsupportedMediaTypeError extends SarwatchError {}
@@ -38,6 +39,7 @@ const BY_CODE: Record<string, typeof SarwatchError> = {
   FORBIDDEN: ForbiddenError,
   NOT_FOUND: NotFoundError,
   NOT_READY: NotReadyError,
+  IDEMPOTENCY_KEY_REUSED: IdempotencyKeyReusedError,
   GONE: GoneError,
   PAYLOAD_TOO_LARGE: PayloadTooLargeError,
   UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,

@@ -56,13 +56,20 @@ export class SarwatchClient {
     this.fetchImpl = options.fetch ?? fetch;
   }
 
-  private async request<T>(method: string, path: string, body?: unknown, redirect: 'follow' | 'manual' = 'follow'): Promise<{ value: T; response: Response }> {
+  private async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    redirect: 'follow' | 'manual' = 'follow',
+    extraHeaders: Record<string, string> = {},
+  ): Promise<{ value: T; response: Response }> {
     const response = await this.fetchImpl(`${this.baseUrl}${path}`, {
       method,
       redirect,
       headers: {
         Authorization: `Bearer ${this.options.apiKey}`,
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...extraHeaders,
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -80,8 +87,18 @@ export class SarwatchClient {
     return { value, response };
   }
 
-  async submit<E extends SubmittableEndpoint>(family: Family, endpoint: E, body: BodyFor<E>): Promise<JobSubmissionResponse> {
-    return (await this.request<JobSubmissionResponse>('POST', `/api/v1/${family}/${endpoint}`, body)).value;
+  /**
+   * Submits a job. Pass an `idempotencyKey` (e.g. a UUID you keep) to make retries safe:
+   * resubmitting with the same key and body returns the same job, charged once.
+   */
+  async submit<E extends SubmittableEndpoint>(
+    family: Family,
+    endpoint: E,
+    body: BodyFor<E>,
+    opts: { idempotencyKey?: string } = {},
+  ): Promise<JobSubmissionResponse> {
+    const headers: Record<string, string> = opts.idempotencyKey ? { 'Idempotency-Key': opts.idempotencyKey } : {};
+    return (await this.request<JobSubmissionResponse>('POST', `/api/v1/${family}/${endpoint}`, body, 'follow', headers)).value;
   }
 
   async preview<E extends SubmittableEndpoint>(endpoint: E, body: BodyFor<E>): Promise<PreviewResponse> {

@@ -11,6 +11,7 @@ export const HTTP_ERRORS = {
   FORBIDDEN: { status: 403, message: 'The API key lacks the permission for this operation.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
   NOT_READY: { status: 409, message: 'The resource is not ready.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was already used for a different request.' },
   GONE: { status: 410, message: 'The result is no longer available: the retention period has elapsed.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request bodies must be JSON with Content-Type: application/json.' },

@@ -2,7 +2,7 @@
  * The job operations behind the API: submit, preview, get, list, result access. The API
  * layer only parses HTTP and calls these; every rule lives here or below.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, JobRow } from '../store/index.ts';
 import type { Config } from '../config.ts';
@@ -49,15 +49,71 @@ export class JobService {
     if (!principal.scopes.has('jobs:read')) throw new ApiError('FORBIDDEN', 'this API key lacks the jobs:read scope');
   }
 
-  async submit(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody) {
+  /**
+   * Creates a job and reserves its credits. With an Idempotency-Key, a retry of the same
+   * request returns the job the first attempt created (no second job, no second charge);
+   * the same key with a different request is 409 IDEMPOTENCY_KEY_REUSED.
+   */
+  async submit(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody, idempotencyKey?: string) {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
     const request = validateSubmission(endpoint, family, body, config);
     const reserve = reservationMicros(request, config);
     const jobId = randomUUID();
     const now = isoNow();
+    const requestHash = createHash('sha256').update(JSON.stringify([family, endpoint, body])).digest('hex');
 
-    const row = await db.transaction().execute(async (tx) => {
+    if (idempotencyKey !== undefined) {
+      const previous = await this.byIdempotencyKey(principal, idempotencyKey, requestHash);
+      if (previous) return toSubmissionResponse(previous);
+    }
+
+    let row: JobRow;
+    try {
+      row = await this.insertJob(principal, { jobId, now, endpoint, family, body, request, reserve, idempotencyKey, requestHash });
+    } catch (e) {
+      // Two retries raced past the lookup: the unique index let one through.
+      if (idempotencyKey !== undefined && isUniqueViolation(e)) {
+        const previous = await this.byIdempotencyKey(principal, idempotencyKey, requestHash);
+        if (previous) return toSubmissionResponse(previous);
+      }
+      throw e;
+    }
+    await this.deps.queue.enqueue(row.id);
+    return toSubmissionResponse(row);
+  }
+
+  private async byIdempotencyKey(principal: Principal, key: string, requestHash: string): Promise<JobRow | null> {
+    const row = await this.deps.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('account_id', '=', principal.accountId)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
+    if (!row) return null;
+    if (row.request_hash !== requestHash) {
+      throw new ApiError('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${key}" was used for a different request (job ${row.id})`);
+    }
+    return row;
+  }
+
+  private async insertJob(
+    principal: Principal,
+    j: {
+      jobId: string;
+      now: string;
+      endpoint: SubmittableEndpoint;
+      family: Family;
+      body: SubmissionBody;
+      request: ReturnType<typeof validateSubmission>;
+      reserve: number;
+      idempotencyKey?: string;
+      requestHash: string;
+    },
+  ): Promise<JobRow> {
+    const { db, config } = this.deps;
+    const { jobId, now, endpoint, family, body, request, reserve } = j;
+    return db.transaction().execute(async (tx) => {
       const active = await tx
         .selectFrom('jobs')
         .select(sql<number>`count(*)`.as('n'))
@@ -100,6 +156,8 @@ export class JobService {
           result_deleted_at: null,
           lease_owner: null,
           lease_expires_at: null,
+          idempotency_key: j.idempotencyKey ?? null,
+          request_hash: j.requestHash,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -122,8 +180,6 @@ export class JobService {
       }
       return inserted;
     });
-    await this.deps.queue.enqueue(row.id);
-    return toSubmissionResponse(row);
   }
 
   async preview(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody): Promise<PreviewResponse> {
@@ -232,3 +288,9 @@ export class JobService {
 }
 
 const round = (x: number, decimals: number) => Math.round(x * 10 ** decimals) / 10 ** decimals;
+
+/** SQLite and PostgreSQL unique-constraint violations. */
+function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; message?: string };
+  return err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || err?.code === '23505';
+}

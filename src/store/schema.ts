@@ -72,6 +72,10 @@ export interface JobsTable {
   /** Worker that holds the job while processing, and until when (crash recovery). */
   lease_owner: string | null;
   lease_expires_at: string | null;
+  /** Client-chosen Idempotency-Key of the submission, unique per account. */
+  idempotency_key: string | null;
+  /** SHA-256 of endpoint, family and body, to tell a retry from a different request. */
+  request_hash: string | null;
 }
 
 export interface ScenesTable {

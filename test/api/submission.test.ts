@@ -229,3 +229,43 @@ describe('malformed requests (spec: Errors; DESIGN: error envelope)', () => {
     expect((await t.client.preview('timeseries', period())).credits.balance).toBe(balance);
   });
 });
+
+describe('idempotent submission (Idempotency-Key: never a double job or charge on retry)', () => {
+  const body = { satellite_id: 'sentinel-1' as const, polygon: SMALL_SQUARE, date: '2022-06-12' };
+
+  it('the same key and body return the same job; credits are reserved once', async () => {
+    await settleAll(t.client);
+    const balance = (await t.client.preview('ship', body)).credits.balance;
+    const first = await t.client.submit('detect', 'ship', body, { idempotencyKey: 'retry-1' });
+    const second = await t.client.submit('detect', 'ship', body, { idempotencyKey: 'retry-1' });
+    expect(second.job_id).toBe(first.job_id);
+    expect(second.created_at).toBe(first.created_at);
+    await settleAll(t.client);
+    const jobs = (await t.client.listJobs({ limit: 30 })).jobs.filter((j) => j.job_id === first.job_id);
+    expect(jobs).toHaveLength(1);
+    expect((await t.client.preview('ship', body)).credits.balance).toBe(balance); // failed NOT_IMPLEMENTED: released once
+  });
+
+  it('concurrent retries with one key create one job', async () => {
+    const ids = await Promise.all(Array.from({ length: 5 }, () => t.client.submit('detect', 'ship', body, { idempotencyKey: 'race-1' })));
+    expect(new Set(ids.map((r) => r.job_id)).size).toBe(1);
+  });
+
+  it('the same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; keys are per account', async () => {
+    await t.client.submit('detect', 'ship', body, { idempotencyKey: 'k-2' });
+    const res = await t.http('POST', '/api/v1/detect/oilslick', { body, headers: { 'Idempotency-Key': 'k-2' } });
+    expect(res.status).toBe(409);
+    expect(res.json.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const other = await t.newAccount({ credits: 1000 });
+    const theirs = await other.client.submit('detect', 'ship', body, { idempotencyKey: 'k-2' });
+    expect(theirs.status).toBe('pending');
+  });
+
+  it('an empty or over-long key is 400 VALIDATION_ERROR', async () => {
+    for (const key of ['x'.repeat(256)]) {
+      const res = await t.http('POST', '/api/v1/detect/ship', { body, headers: { 'Idempotency-Key': key } });
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe('VALIDATION_ERROR');
+    }
+  });
+});

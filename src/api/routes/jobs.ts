@@ -17,6 +17,21 @@ import {
 import type { JobService } from '../../jobs/service.ts';
 import { principalOf } from '../auth.ts';
 
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'Makes the submission safe to retry: the same key and body return the same job, charged once',
+    }),
+  ),
+});
+
+function idempotencyKeyOf(headers: Record<string, unknown>): string | undefined {
+  const v = headers['idempotency-key'];
+  return typeof v === 'string' ? v : undefined;
+}
+
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
 const security = [{ bearerAuth: [] }];
 
@@ -40,11 +55,12 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
             summary: `Submit a ${endpoint} job (${family} family)`,
             security,
             body,
-            response: { 200: JobSubmissionResponse, ...errors(400, 401, 402, 403, 413, 415, 429) },
+            headers: IdempotencyHeaders,
+            response: { 200: JobSubmissionResponse, ...errors(400, 401, 402, 403, 409, 413, 415, 429) },
           },
         },
         async (request, reply) => {
-          const job = await jobs.submit(principalOf(request), family, endpoint, request.body as SubmissionBody);
+          const job = await jobs.submit(principalOf(request), family, endpoint, request.body as SubmissionBody, idempotencyKeyOf(request.headers));
           reply.headers(PRIVATE_HEADERS);
           return job;
         },
