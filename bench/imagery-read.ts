@@ -1,0 +1,189 @@
+/**
+ * Imagery read benchmark: a full-size synthetic IW GRDH scene (25,000 × 16,700 px, VV+VH,
+ * ~835 MB per polarisation, 1-row strips like ESA's) is generated once into `workDir`, then
+ * read tile by tile through src/imagery (1024-px tiles, 32-px halo, block cache) as raw DN
+ * and as σ0 with thermal-noise removal. Reports throughput (Mpx/s) and the peak resident
+ * memory of each stage: reading must stay bounded however large the image.
+ *
+ *   node --import tsx bench/imagery-read.ts [workDir]     (default: $SARWATCH_BENCH_DIR or <tmp>/sarwatch-bench)
+ */
+import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { openSafeProduct, planTiles, readTiles, type ReadWindowOptions, type SafeBand } from '../src/imagery/index.ts';
+import { Random, trackAcquisitions, writeSafeGrd, type SafeGrdSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
+
+export interface BenchStage {
+  name: string;
+  seconds: number;
+  mpxPerSecond: number;
+  peakRssMb: number;
+}
+
+export interface BenchImageryReadOptions {
+  workDir: string;
+  /** Default 25,000 × 16,700 (a full IW GRDH scene). */
+  width?: number;
+  height?: number;
+  /** Default 1024. */
+  tileSize?: number;
+}
+
+export interface BenchImageryReadResult {
+  stages: BenchStage[];
+  productPath: string;
+  width: number;
+  height: number;
+}
+
+const BENCH_VERSION = 1;
+
+/** Peak RSS over a stage: sampled every 10 ms and whenever the stage calls `sample()`. */
+function rssProbe(): { sample: () => void; stop: () => number } {
+  let peak = process.memoryUsage.rss();
+  const sample = () => {
+    const rss = process.memoryUsage.rss();
+    if (rss > peak) peak = rss;
+  };
+  const timer = setInterval(sample, 10);
+  return {
+    sample,
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      return peak / (1024 * 1024);
+    },
+  };
+}
+
+async function stage<T>(name: string, megapixels: number, run: (sample: () => void) => Promise<T>): Promise<{ stage: BenchStage; value: T }> {
+  const probe = rssProbe();
+  const t0 = performance.now();
+  const value = await run(probe.sample);
+  const seconds = (performance.now() - t0) / 1000;
+  const peakRssMb = probe.stop();
+  return {
+    stage: { name, seconds: round(seconds, 2), mpxPerSecond: megapixels > 0 ? round(megapixels / seconds, 1) : 0, peakRssMb: Math.round(peakRssMb) },
+    value,
+  };
+}
+
+function round(v: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+}
+
+/** Open sea in the central North Sea (no land in 250 × 170 km), ships, slicks and calm patches. */
+function benchSpec(width: number, height: number): SafeGrdSpec {
+  const rng = new Random(2024, 'bench-scene');
+  const center: [number, number] = [2.6, 55.2];
+  const lonSpan = (width * 10) / (111_000 * Math.cos((center[1] * Math.PI) / 180)) / 2;
+  const latSpan = (height * 10) / 111_000 / 2;
+  const ships: ShipSpec[] = Array.from({ length: 200 }, (_, i) => ({
+    id: `ship-${i + 1}`,
+    lon: center[0] + rng.range(-0.85, 0.85) * lonSpan,
+    lat: center[1] + rng.range(-0.85, 0.85) * latSpan,
+    lengthM: Math.round(15 + 285 * rng.uniform() ** 2),
+    headingDeg: Math.round(rng.range(0, 360)),
+  }));
+  const slicks: SlickSpec[] = Array.from({ length: 4 }, (_, i) => {
+    const lon = center[0] + rng.range(-0.7, 0.7) * lonSpan;
+    const lat = center[1] + rng.range(-0.7, 0.7) * latSpan;
+    return { id: `slick-${i + 1}`, path: [[lon, lat], [lon - 0.04, lat - 0.02], [lon - 0.09, lat - 0.03]], widthM: [150, 800] };
+  });
+  const start = trackAcquisitions('S1A', 132, 'ascending', center[1] - latSpan, new Date('2024-07-01T00:00:00Z'), 1)[0]!.time;
+  return {
+    seed: 2024,
+    start,
+    center,
+    width,
+    height,
+    passDirection: 'ascending',
+    wind: { speed: 7, directionDeg: 240 },
+    lowWind: [
+      { center: [center[0] - 0.3 * lonSpan, center[1] + 0.4 * latSpan], lengthM: 20_000, widthM: 8000, orientationDeg: 30 },
+      { center: [center[0] + 0.5 * lonSpan, center[1] - 0.3 * latSpan], lengthM: 12_000, widthM: 5000, orientationDeg: 100 },
+    ],
+    ships,
+    slicks,
+  };
+}
+
+async function ensureScene(workDir: string, width: number, height: number): Promise<{ productPath: string; reused: boolean }> {
+  const markerPath = path.join(workDir, 'bench-imagery-read.json');
+  try {
+    const marker = JSON.parse(await readFile(markerPath, 'utf8')) as { version: number; width: number; height: number; productPath: string };
+    if (marker.version === BENCH_VERSION && marker.width === width && marker.height === height && (await stat(marker.productPath)).isDirectory()) {
+      return { productPath: marker.productPath, reused: true };
+    }
+  } catch {
+    // no usable scene yet
+  }
+  await mkdir(workDir, { recursive: true });
+  const { productPath } = await writeSafeGrd(workDir, benchSpec(width, height));
+  await writeFile(markerPath, `${JSON.stringify({ version: BENCH_VERSION, width, height, productPath })}\n`);
+  return { productPath, reused: false };
+}
+
+async function readAll(band: SafeBand, tileSize: number, options: ReadWindowOptions, sample: () => void): Promise<number> {
+  const plan = planTiles(band.width, band.height, tileSize, 32);
+  let checksum = 0;
+  for await (const { data } of readTiles(plan, (w) => band.readWindow(w, options))) {
+    // Touch the result so nothing is optimised away: one value per tile.
+    checksum += data.data[data.data.length >> 1]!;
+    sample();
+  }
+  return checksum;
+}
+
+/** Generate (or reuse) the full-size scene and time tiled reads of it. */
+export async function benchImageryRead(opts: BenchImageryReadOptions): Promise<BenchImageryReadResult> {
+  const width = opts.width ?? 25_000;
+  const height = opts.height ?? 16_700;
+  const tileSize = opts.tileSize ?? 1024;
+  const megapixels = (width * height) / 1e6;
+  const stages: BenchStage[] = [];
+
+  const generated = await stage('generate IW GRDH VV+VH', 2 * megapixels, () => ensureScene(opts.workDir, width, height));
+  if (generated.value.reused) {
+    stages.push({ ...generated.stage, name: 'generate IW GRDH VV+VH (reused)', mpxPerSecond: 0 });
+  } else {
+    stages.push(generated.stage);
+  }
+  const { productPath } = generated.value;
+
+  const opened = await stage('open SAFE (manifest, annotation, LUTs)', 0, () => openSafeProduct(productPath));
+  stages.push(opened.stage);
+  const product = opened.value;
+  try {
+    const vv = product.bands.VV!;
+    const vh = product.bands.VH!;
+    const tiles = `${tileSize}-px tiles`;
+    stages.push((await stage(`read DN VV, ${tiles}`, megapixels, (s) => readAll(vv, tileSize, { quantity: 'dn', denoise: false }, s))).stage);
+    stages.push((await stage(`read σ0 VV denoised, ${tiles}`, megapixels, (s) => readAll(vv, tileSize, { quantity: 'sigma0', denoise: true }, s))).stage);
+    stages.push((await stage(`read σ0 VH denoised, ${tiles}`, megapixels, (s) => readAll(vh, tileSize, { quantity: 'sigma0', denoise: true }, s))).stage);
+  } finally {
+    await product.close();
+  }
+  return { stages, productPath, width, height };
+}
+
+function printTable(result: BenchImageryReadResult): void {
+  const rows = result.stages.map((s) => [s.name, s.seconds.toFixed(2), s.mpxPerSecond ? s.mpxPerSecond.toFixed(1) : '—', String(s.peakRssMb)]);
+  const head = ['stage', 's', 'Mpx/s', 'peak RSS MB'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(`imagery read: ${result.width} × ${result.height} px IW GRDH (${path.basename(result.productPath)})`);
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const workDir = process.argv[2] ?? process.env.SARWATCH_BENCH_DIR ?? path.join(os.tmpdir(), 'sarwatch-bench');
+  benchImageryRead({ workDir }).then(printTable, (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

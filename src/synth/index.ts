@@ -1,0 +1,65 @@
+/**
+ * Synthetic Sentinel-1 products with ground truth, in the formats of real ones: SAFE GRD
+ * (DN, calibration and noise LUTs, geolocation grid), annotation-only SAFE SLC, and
+ * OPERA-style RTC GeoTIFF stacks; plus the demo archive. See docs/synth.md.
+ */
+export { Random, SpeckleSampler, hashSeed, hashString, latticeUniform, logGamma, mix32 } from './random.ts';
+export { TiffWriter, writeTiff, gdalMetadataXml } from './tiff.ts';
+export type {
+  GdalMetadata,
+  TiffEpsgGeoreference,
+  TiffGcp,
+  TiffGcpGeoreference,
+  TiffGeoreference,
+  TiffPixelOffsetGeoreference,
+  TiffSampleType,
+  TiffWriteResult,
+  TiffWriterOptions,
+} from './tiff.ts';
+export {
+  GrdScene,
+  IW_GRDH_ENL,
+  IW_GRDH_RESOLUTION,
+  SURFACE_MODELS,
+  ScanlineRaster,
+  cmod5n,
+  dbToLinear,
+  linearToDb,
+  lowWindFactor,
+  neszDb,
+  seaSigma0,
+  seaVh,
+  subSwathAt,
+  subSwathBounds,
+} from './scene.ts';
+export type {
+  GrdSceneSpec,
+  LowWindPatchSpec,
+  Polarisation,
+  ShipSpec,
+  SlickSpec,
+  SubSwath,
+  SurfaceKind,
+  SurfaceSpec,
+  WindSpec,
+} from './scene.ts';
+export { GrdGeometry } from './geometry.ts';
+export type { GrdGeometrySpec, GroundPoint } from './geometry.ts';
+export {
+  absoluteOrbitAt,
+  anxTime,
+  burstIdNumber,
+  platformHeading,
+  relativeOrbit,
+  secondsAfterAnx,
+  trackAcquisitions,
+} from './orbit.ts';
+export type { PassDirection, SynthMission, TrackAcquisition } from './orbit.ts';
+export { writeSafeGrd, writeSafeSlcMetadata, productName, BETA_NOUGHT_LUT, GRDH_AZIMUTH_TIME_INTERVAL } from './safe.ts';
+export type { SafeGrdSpec, SafeSlcSpec, WriteSafeResult } from './safe.ts';
+export { writeRtcStack } from './rtc.ts';
+export type { BuildingSpec, ChangeSpec, ChangeType, CropType, FieldSpec, RtcSceneKind, RtcStackSpec, WriteRtcResult } from './rtc.ts';
+export { naturalEarthLand } from './land.ts';
+export { generateDemoArchive, demoPortSpecs, DEMO_ARCHIVE_VERSION, DEMO_MARKER } from './demo.ts';
+export type { DemoArchiveOptions, DemoArchiveResult } from './demo.ts';
+export type { TruthCollection, TruthFeature, TruthGeometry, TruthKind } from './truth.ts';
