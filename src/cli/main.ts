@@ -12,6 +12,13 @@ import { ApiError } from '../contract/errors.ts';
 import { AccountError, createAccount, createApiKey, grantCredits, revokeApiKey, showCredits } from '../jobs/accounts.ts';
 import { ensureDemoAccount } from './demo.ts';
 import { VERSION } from '../version.ts';
+import { generateDemoArchive } from '../synth/index.ts';
+import path from 'node:path';
+
+/** Seed of the demo archive: the same products on every machine. */
+const DEMO_SEED = 20240613;
+/** The demo port (ships, an oil slick) of 2024-06-13 and 06-25, used in the printed example. */
+const DEMO_PORT_POLYGON = 'POLYGON ((4.2 52.38, 4.5 52.38, 4.5 52.58, 4.2 52.58, 4.2 52.38))';
 
 const USAGE = `sarwatch ${VERSION} — Sentinel-1 analysis service
 
@@ -77,7 +84,18 @@ function print(json: boolean | undefined, value: object, text: string): void {
 }
 
 async function serve(config: Config): Promise<void> {
-  const service = await startService(config, { logger: { level: process.env.LOG_LEVEL || 'info' } });
+  const service = await startService(config, {
+    logger: { level: process.env.LOG_LEVEL || 'info' },
+    // First start: write the synthetic demo products (ships and a slick in a port, a growing
+    // city, farmland, an SLC) into the archive; later starts find them and skip this.
+    beforeIndex: config.demoArchive
+      ? async (archiveDir) => {
+          const t0 = Date.now();
+          const demo = await generateDemoArchive(path.join(archiveDir, 'demo'), { seed: DEMO_SEED });
+          if (demo.generated) process.stdout.write(`Generated ${demo.products.length} demo products in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+        }
+      : undefined,
+  });
   const demo = await ensureDemoAccount(service.db, config.dataDir, config.demoCredits);
   const base = config.publicUrl || service.url;
   process.stdout.write(
@@ -89,7 +107,7 @@ async function serve(config: Config): Promise<void> {
       '',
       'Try it:',
       `  curl -s -H "Authorization: Bearer ${demo.apiKey}" -H "Content-Type: application/json" \\`,
-      `    -d '{"satellite_id":"sentinel-1","polygon":"POLYGON ((2.5 51.3, 2.7 51.3, 2.7 51.45, 2.5 51.45, 2.5 51.3))","date":"2022-06-12"}' \\`,
+      `    -d '{"satellite_id":"sentinel-1","polygon":"${DEMO_PORT_POLYGON}","date":"2024-06-13"}' \\`,
       `    ${base}/api/v1/analyze/ship/preview`,
       '',
     ].join('\n'),

@@ -40,14 +40,15 @@ beforeAll(async () => {
   });
   server.stdout!.on('data', (d) => (output += String(d)));
   server.stderr!.on('data', (d) => (output += String(d)));
-  const deadline = Date.now() + 60_000;
+  // First start generates the demo archive (about 20 s on two cores).
+  const deadline = Date.now() + 150_000;
   while (!/Demo API key: (\S+)/.test(output)) {
     if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   baseUrl = /running at (http:\/\/\S+)/.exec(output)![1];
   demoKey = /Demo API key: (\S+)/.exec(output)![1];
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   if (server?.pid) {
@@ -75,6 +76,28 @@ describe('npm start (embedded default)', () => {
     const body: any = await preview.json();
     expect(body.credits.balance).toBe(10_000);
     expect(body.credits.sufficient).toBe(true);
+  });
+
+  it('the printed curl example works as printed: a preview over the demo port with predicted coverage', async () => {
+    const block = /Try it:\n((?: {2}.*\n)+)/.exec(output)![1];
+    const { stdout } = await promisify(execFile)('bash', ['-c', block.replace(/\\\n/g, ' ')]);
+    const preview = JSON.parse(stdout);
+    expect(preview.endpoint_id).toBe('ship');
+    expect(preview.coverage).toMatchObject({ method: 'estimated', ratio: 1 });
+    expect(preview.credits.sufficient).toBe(true);
+  });
+
+  it('the default archive holds the demo products (GRD port, RTC city and farmland, an SLC) and the real samples', async () => {
+    const scenes = async (qs: string) =>
+      ((await (await fetch(`${baseUrl}/api/v1/scenes?${qs}`, { headers: { Authorization: `Bearer ${demoKey}` } })).json()) as any).scenes as Array<{ scene_id: string; product_type: string; start_time: string }>;
+    const port = await scenes('product_type=GRD&date_start=2024-06-01&date_end=2024-06-30');
+    expect(port.map((s) => s.start_time.slice(0, 10))).toEqual(['2024-06-13', '2024-06-25']);
+    expect((await scenes('product_type=SLC')).length).toBeGreaterThanOrEqual(1);
+    expect((await scenes('product_type=RTC&date_start=2023-01-01&date_end=2024-12-31&limit=500')).length).toBeGreaterThanOrEqual(61);
+    expect((await scenes('product_type=GRD&date_start=2022-06-12&date_end=2022-06-12')).map((s) => s.scene_id)).toContain(
+      'S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25',
+    );
+    expect(output).toMatch(/Generated \d+ demo products in [\d.]+ s/);
   });
 
   it('keeps its state in SARWATCH_DATA_DIR: the demo key is the same on the next start', () => {
