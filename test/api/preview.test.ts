@@ -2,7 +2,7 @@
  * Spec: Endpoints → Preview; Resources → Preview response.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GRD_SCENE, SLC_SCENE, SMALL_SQUARE, TINY_SQUARE, startTestService, type TestService } from '../helpers/service.ts';
+import { GRD_SCENE, SLC_SCENE, SMALL_SQUARE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { geodesicAreaSqkm, parseAoiWkt } from '../../src/geo/index.ts';
 
 let t: TestService;
@@ -93,6 +93,22 @@ describe('preview (spec: Preview)', () => {
       expect(res.area_sqkm).toBeCloseTo(geodesicAreaSqkm(parseAoiWkt(SMALL_SQUARE)), 4);
       expect(res.credits.estimated).toBeGreaterThan(0);
       expect(res.warnings).toEqual([]);
+    }
+  });
+
+  it('scene search fails (STAC catalog unreachable): coverage omitted, credits still returned; the job fails CATALOG_UNAVAILABLE uncharged', async () => {
+    // A STAC URL on a closed local port: the search fails at once.
+    const s = await startTestService({ CATALOG_URL: 'http://127.0.0.1:9/stac' });
+    try {
+      const res = await s.client.preview('ship', shipBody);
+      expect(res).not.toHaveProperty('coverage');
+      expect(res.credits.estimated).toBeCloseTo(geodesicAreaSqkm(parseAoiWkt(SMALL_SQUARE)) * 0.01, 5);
+      const { job_id } = await s.client.submit('analyze', 'ship', shipBody);
+      const job = await waitForTerminal(s.client, job_id);
+      expect(job.error_code).toBe('CATALOG_UNAVAILABLE');
+      expect((await s.client.listJobs({ limit: 1 })).jobs[0].credits_used).toBe(0);
+    } finally {
+      await s.close();
     }
   });
 

@@ -1,0 +1,61 @@
+/**
+ * `npm run bench [-- --json] [-- --only NAME] [-- --size WxH]`: the speed figures of the
+ * README. Each suite measures wall time and peak RSS per stage on generated full-size
+ * data (made once into the bench folder, then reused).
+ *
+ *   SARWATCH_BENCH_DIR  where generated scenes are kept (default <tmp>/sarwatch-bench)
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchImageryRead, type BenchStage } from './imagery-read.ts';
+
+interface SuiteResult {
+  name: string;
+  description: string;
+  stages: BenchStage[];
+}
+
+type Suite = (ctx: { workDir: string; width: number; height: number }) => Promise<SuiteResult>;
+
+const SUITES: Record<string, Suite> = {
+  imagery: async ({ workDir, width, height }) => {
+    const r = await benchImageryRead({ workDir, width, height });
+    return { name: 'imagery', description: `read + calibrate a ${r.width} × ${r.height} px IW GRDH scene (VV+VH), 1024-px tiles`, stages: r.stages };
+  },
+};
+
+function table(result: SuiteResult): string {
+  const rows = result.stages.map((s) => [s.name, s.seconds.toFixed(1), s.mpxPerSecond ? s.mpxPerSecond.toFixed(1) : '—', s.peakRssMb.toFixed(0)]);
+  const head = ['stage', 'seconds', 'Mpx/s', 'peak RSS MB'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [`${result.name}: ${result.description}`, line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ''].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { json: { type: 'boolean' }, only: { type: 'string' }, size: { type: 'string' } },
+    allowPositionals: false,
+  });
+  const [width, height] = (values.size ?? '25000x16700').split('x').map(Number);
+  if (!(width! > 0 && height! > 0)) throw new Error(`--size must be WIDTHxHEIGHT, got ${values.size}`);
+  const workDir = process.env.SARWATCH_BENCH_DIR ?? path.join(os.tmpdir(), 'sarwatch-bench');
+  const names = values.only ? values.only.split(',') : Object.keys(SUITES);
+  const results: SuiteResult[] = [];
+  for (const name of names) {
+    const suite = SUITES[name];
+    if (!suite) throw new Error(`unknown suite ${name}; known: ${Object.keys(SUITES).join(', ')}`);
+    const result = await suite({ workDir, width: width!, height: height! });
+    results.push(result);
+    if (!values.json) process.stdout.write(`${table(result)}\n`);
+  }
+  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version };
+  if (values.json) process.stdout.write(`${JSON.stringify({ machine, suites: results })}\n`);
+  else process.stdout.write(`machine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGb} GiB, Node ${machine.node}\n`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});
