@@ -1,0 +1,298 @@
+// Ship detection over a whole SAFE GRD product: tiles streamed from src/imagery, land mask,
+// detectShipsInTile (tile.ts) in this thread or on the analysis worker pool, azimuth-ambiguity
+// suppression, vectorisation, the result FeatureCollection. Algorithm and measurements:
+// docs/ship.md.
+
+import { geodesicAreaSqm } from '../../geo/area.ts';
+import { intersectAoi } from '../../geo/clip.ts';
+import { rasterizeLandMask } from '../../geo/landMask.ts';
+import type { AoiGeometry, Polygon } from '../../geo/types.ts';
+import { maskToPolygons } from '../../geo/vectorize.ts';
+import { openSafeProduct, planTiles, readTiles, type PixelWindow, type SafeBand, type SafeProduct } from '../../imagery/index.ts';
+import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
+import { runTileTask } from '../engine/pool.ts';
+import { BrightSourceMap, findAzimuthAmbiguities, readAmbiguityGeometry } from './ambiguity.ts';
+import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
+import { detectShipsInTile, requiredHalo, type Channel, type ShipDetection, type ShipTileInput } from './tile.ts';
+
+export { detectShipsInTile, requiredHalo };
+export type { Channel, ShipDetection, ShipTileInput };
+
+export interface DetectShipsOptions {
+  /** Area of interest (lon/lat); detections are clipped to it. Default: the whole product. */
+  polygon?: AoiGeometry;
+  params?: ShipParamsInput;
+  /** 0–100 as tiles complete. */
+  onProgress?: (percent: number) => void;
+  signal?: AbortSignal;
+  /** Add length_m, width_m and peak contrast to each feature's properties. Default false (the spec's members only). */
+  includeMeasurements?: boolean;
+  /**
+   * Run detectShipsInTile on this many worker threads of the shared analysis pool
+   * (src/analysis/engine), tiles moved there as transferables. 0 (default): in this thread.
+   */
+  threads?: number;
+}
+
+export interface ShipSceneReport {
+  result: FinalizedCollection;
+  detections: ShipDetection[];
+  tiles: number;
+  channels: Channel[];
+  /** Detections dropped as azimuth ghosts. */
+  ambiguities: number;
+  /** Full-image window that was analysed. */
+  region: PixelWindow | null;
+  /** Wall-clock milliseconds per stage (read includes waiting for the reader; detect is detectShipsInTile). */
+  timings: { read: number; landMask: number; detect: number; ambiguity: number; vectorize: number; total: number };
+}
+
+/** Detect ships in a GRD SAFE product (folder, manifest.safe or zip). */
+export async function detectShipsInSafe(productPath: string, options: DetectShipsOptions = {}): Promise<FinalizedCollection> {
+  const product = await openSafeProduct(productPath);
+  try {
+    return (await detectShipsInProduct(product, options)).result;
+  } finally {
+    await product.close();
+  }
+}
+
+function pickBands(product: SafeProduct, params: ShipParams): { vh?: SafeBand; vv?: SafeBand } {
+  const usable = (p: string): SafeBand | undefined => (product.bands[p]?.hasMeasurement ? product.bands[p] : undefined);
+  const cross = usable('VH') ?? usable('HV');
+  const co = usable('VV') ?? usable('HH');
+  switch (params.polarisation) {
+    case 'VH':
+      if (!cross) throw new RangeError(`${product.productId} has no readable cross-pol (VH/HV) band`);
+      return { vh: cross };
+    case 'VV':
+      if (!co) throw new RangeError(`${product.productId} has no readable co-pol (VV/HH) band`);
+      return { vv: co };
+    case 'both':
+      if (!cross && !co) break;
+      return { ...(cross ? { vh: cross } : {}), ...(co ? { vv: co } : {}) };
+    default:
+      if (cross) return { vh: cross };
+      if (co) return { vv: co };
+  }
+  throw new RangeError(`${product.productId} has no readable measurement band`);
+}
+
+/** Pixel window of an AOI: its vertices' bounding box in the image, grown by `margin` pixels. */
+function aoiWindow(product: SafeProduct, aoi: AoiGeometry, margin: number): PixelWindow | null {
+  let r0 = Infinity;
+  let r1 = -Infinity;
+  let c0 = Infinity;
+  let c1 = -Infinity;
+  const rings = aoi.type === 'Polygon' ? aoi.coordinates : aoi.coordinates.flat();
+  for (const ring of rings) {
+    for (const [lon, lat] of ring) {
+      const p = product.geolocation.lonLatToPixel(lon, lat);
+      if (!Number.isFinite(p.line) || !Number.isFinite(p.pixel)) continue;
+      r0 = Math.min(r0, p.line);
+      r1 = Math.max(r1, p.line);
+      c0 = Math.min(c0, p.pixel);
+      c1 = Math.max(c1, p.pixel);
+    }
+  }
+  if (!(r0 <= r1)) return null;
+  const y0 = Math.max(0, Math.floor(r0) - margin);
+  const x0 = Math.max(0, Math.floor(c0) - margin);
+  const y1 = Math.min(product.height - 1, Math.ceil(r1) + margin);
+  const x1 = Math.min(product.width - 1, Math.ceil(c1) + margin);
+  if (y1 < y0 || x1 < x0) return null;
+  return { x0, y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
+}
+
+function intersect(a: PixelWindow, b: PixelWindow): PixelWindow | null {
+  const x0 = Math.max(a.x0, b.x0);
+  const y0 = Math.max(a.y0, b.y0);
+  const x1 = Math.min(a.x0 + a.width, b.x0 + b.width);
+  const y1 = Math.min(a.y0 + a.height, b.y0 + b.height);
+  return x1 > x0 && y1 > y0 ? { x0, y0, width: x1 - x0, height: y1 - y0 } : null;
+}
+
+/** The detection's pixel outline as a lon/lat Polygon (one per vessel: clusters are 8-connected). */
+export function detectionPolygon(detection: ShipDetection, pixelToLonLat: (line: number, pixel: number) => [number, number]): Polygon | null {
+  const { rows, cols } = detection.pixels;
+  let r0 = Infinity;
+  let r1 = -Infinity;
+  let c0 = Infinity;
+  let c1 = -Infinity;
+  for (let k = 0; k < rows.length; k++) {
+    r0 = Math.min(r0, rows[k]!);
+    r1 = Math.max(r1, rows[k]!);
+    c0 = Math.min(c0, cols[k]!);
+    c1 = Math.max(c1, cols[k]!);
+  }
+  const w = c1 - c0 + 1;
+  const h = r1 - r0 + 1;
+  const mask = new Uint8Array(w * h);
+  for (let k = 0; k < rows.length; k++) mask[(rows[k]! - r0) * w + (cols[k]! - c0)] = 1;
+  const polygons = maskToPolygons(mask, w, h, (row, col) => pixelToLonLat(r0 + row, c0 + col), { connectivity: 8 });
+  if (polygons.length === 0) return null;
+  // One 8-connected cluster gives one polygon; keep the largest should that ever not hold.
+  polygons.sort((a, b) => b.pixelCount - a.pixelCount);
+  return polygons[0]!.geometry;
+}
+
+/** The engine on an opened product (the caller closes it). */
+export async function detectShipsInProduct(product: SafeProduct, options: DetectShipsOptions = {}): Promise<ShipSceneReport> {
+  const params = resolveShipParams(options.params);
+  const bands = pickBands(product, params);
+  const primaryBand = (bands.vh ?? bands.vv)!;
+  const channels: Channel[] = [...(bands.vh ? (['VH'] as const) : []), ...(bands.vv ? (['VV'] as const) : [])];
+  const spacing = { range: primaryBand.annotation.rangePixelSpacing, azimuth: primaryBand.annotation.azimuthPixelSpacing };
+  const halo = requiredHalo(params, spacing);
+  const started = performance.now();
+  const timings = { read: 0, landMask: 0, detect: 0, ambiguity: 0, vectorize: 0, total: 0 };
+  const empty = (): ShipSceneReport => ({ result: finalizeFeatureCollection([]), detections: [], tiles: 0, channels, ambiguities: 0, region: null, timings });
+
+  let region = product.validWindow;
+  if (!region) return empty();
+  if (options.polygon) {
+    // Only the part of the AOI over the scene is mapped to pixels: its vertices then lie where
+    // the geolocation grid is defined (points far off the scene need not invert).
+    const footprint = product.validFootprint;
+    const over = footprint ? intersectAoi(options.polygon, footprint) : options.polygon;
+    const w = over ? aoiWindow(product, over, 2) : null;
+    region = w ? intersect(region, w) : null;
+    if (!region) return empty();
+  }
+
+  const plan = planTiles(product.width, product.height, params.tileSize, halo, region);
+  const geolocation = product.geolocation;
+  const sources = params.ambiguity.enabled ? new BrightSourceMap(product.width, product.height, 8) : null;
+  const readOptions = { quantity: 'sigma0' as const, denoise: params.denoise };
+
+  const detections: ShipDetection[] = [];
+  let done = 0;
+  const threads = Math.max(0, Math.floor(options.threads ?? 0));
+  const inFlight = new Set<Promise<void>>();
+  const tiles = readTiles(plan, async (window) => {
+    const [vh, vv] = await Promise.all([bands.vh?.readWindow(window, readOptions), bands.vv?.readWindow(window, readOptions)]);
+    return { vh, vv };
+  });
+  let mark = performance.now();
+  for await (const { tile, data } of tiles) {
+    timings.read += performance.now() - mark;
+    options.signal?.throwIfAborted();
+    const win = tile.halo;
+    const n = win.width * win.height;
+    let valid = (data.vh ?? data.vv)!.valid;
+    if (data.vh && data.vv) {
+      valid = valid.slice();
+      const other = data.vv.valid;
+      for (let i = 0; i < n; i++) valid[i] = valid[i]! & other[i]!;
+    }
+    let land: Uint8Array | undefined;
+    mark = performance.now();
+    if (params.landMask) {
+      land = rasterizeLandMask({
+        width: win.width,
+        height: win.height,
+        pixelToLonLat: (r, c) => geolocation.pixelToLonLat(win.y0 + r, win.x0 + c),
+        lonLatToPixel: (lon, lat) => {
+          const p = geolocation.lonLatToPixel(lon, lat);
+          return [p.line - win.y0, p.pixel - win.x0];
+        },
+        bufferMeters: params.landBufferM,
+        pixelSpacing: spacing,
+      });
+    }
+    timings.landMask += performance.now() - mark;
+    mark = performance.now();
+    const origin = { row: win.y0, col: win.x0 };
+    const primaryValues = (data.vh ?? data.vv)!.data;
+    sources?.add(primaryValues, valid, win.width, tile.coreInHalo, origin);
+    const input: ShipTileInput = {
+      sigma0: { ...(data.vh ? { vh: data.vh.data } : {}), ...(data.vv ? { vv: data.vv.data } : {}) },
+      valid,
+      ...(land ? { land } : {}),
+      width: win.width,
+      height: win.height,
+      pixelSpacing: spacing,
+      core: tile.coreInHalo,
+      origin,
+    };
+    const finished = (found: ShipDetection[]): void => {
+      detections.push(...found);
+      done++;
+      options.onProgress?.(Math.floor((100 * done) / plan.tiles.length));
+    };
+    if (threads > 0) {
+      // The tile's arrays move to the worker (not copied); at most `threads` tiles are out.
+      const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
+      const task = runTileTask<ShipDetection[]>({ module: 'ship/tile.ts', fn: 'detectShipsInTile', input, params }, transfer, options.signal).then(finished);
+      task.catch(() => {}); // surfaced by the await below
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+      if (inFlight.size >= threads) await Promise.race(inFlight);
+    } else {
+      finished(detectShipsInTile(input, params));
+    }
+    timings.detect += performance.now() - mark;
+    mark = performance.now();
+  }
+  await Promise.all(inFlight);
+  timings.detect += performance.now() - mark;
+
+  // Safety net: tiles decide a vessel identically, so none should ever be reported twice;
+  // should rounding ever make two tiles disagree at a core edge, overlapping pixels reveal it.
+  const owner = new Map<number, number>();
+  const unique: ShipDetection[] = [];
+  for (const d of detections) {
+    let duplicate = false;
+    for (let k = 0; k < d.pixels.rows.length && !duplicate; k++) duplicate = owner.has(d.pixels.rows[k]! * product.width + d.pixels.cols[k]!);
+    if (duplicate) continue;
+    for (let k = 0; k < d.pixels.rows.length; k++) owner.set(d.pixels.rows[k]! * product.width + d.pixels.cols[k]!, unique.length);
+    unique.push(d);
+  }
+
+  mark = performance.now();
+  let kept = unique;
+  let ambiguities = 0;
+  if (sources && unique.length > 0) {
+    const geometry = await readAmbiguityGeometry(product, primaryBand);
+    const ghosts = findAzimuthAmbiguities(unique, sources, geometry, {
+      minSourceContrastDb: params.ambiguity.minSourceContrastDb,
+      toleranceFraction: params.ambiguity.toleranceFraction,
+      toleranceRangeM: params.ambiguity.toleranceRangeM,
+      rangeSpacing: spacing.range,
+    });
+    ambiguities = ghosts.size;
+    kept = unique.filter((_, i) => !ghosts.has(i));
+  }
+
+  timings.ambiguity = performance.now() - mark;
+  mark = performance.now();
+  const polygons: Array<{ geometry: Polygon; properties: Record<string, unknown> }> = [];
+  const keptDetections: ShipDetection[] = [];
+  for (const d of kept) {
+    let geometry = detectionPolygon(d, (line, pixel) => geolocation.pixelToLonLat(line, pixel));
+    if (!geometry) continue;
+    if (options.polygon) {
+      const clipped = intersectAoi(geometry, options.polygon);
+      if (!clipped) continue;
+      if (clipped.type === 'MultiPolygon') {
+        // The AOI cuts the vessel in parts: keep the largest.
+        const parts = clipped.coordinates.map((rings): Polygon => ({ type: 'Polygon', coordinates: rings }));
+        parts.sort((a, b) => geodesicAreaSqm(b) - geodesicAreaSqm(a));
+        geometry = parts[0]!;
+      } else {
+        geometry = clipped;
+      }
+    }
+    keptDetections.push(d);
+    polygons.push({
+      geometry,
+      properties: options.includeMeasurements
+        ? { length_m: Math.round(d.lengthM), width_m: Math.round(d.widthM), contrast_db: Math.round(d.contrastDb * 10) / 10 }
+        : {},
+    });
+  }
+  const result = finalizeFeatureCollection(polygons);
+  timings.vectorize = performance.now() - mark;
+  timings.total = performance.now() - started;
+  return { result, detections: keptDetections, tiles: plan.tiles.length, channels, ambiguities, region, timings };
+}

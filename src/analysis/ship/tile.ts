@@ -1,0 +1,224 @@
+// Ship detection in one tile: pure, on typed arrays and plain objects, so it runs unchanged on
+// a worker thread (src/analysis/engine runs `ship/tile.ts#detectShipsInTile`). This module must
+// not import src/imagery (geotiff cannot load inside a worker thread). Algorithm: docs/ship.md.
+
+import type { PixelWindow } from '../../imagery/window.ts';
+import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
+import { clusterDetections, measureCluster, mergeNearbyClusters } from './cluster.ts';
+import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
+import { findSidelobeArms } from './sidelobes.ts';
+
+export type Channel = 'VH' | 'VV';
+
+// One set of CFAR buffers per channel and thread, reused tile after tile.
+const scratch: Record<Channel, CfarScratch> = { VH: new CfarScratch(), VV: new CfarScratch() };
+let targetScratch = new Uint8Array(0);
+let maskScratch = new Uint8Array(0);
+
+export interface ShipTileInput {
+  /** Calibrated σ0 (linear), row-major width × height. `vh` holds the cross-pol channel (VH or HV), `vv` the co-pol (VV or HH). */
+  sigma0: { vh?: Float32Array; vv?: Float32Array };
+  /** 1 where the pixel has data (in every channel given). */
+  valid: Uint8Array;
+  /** 1 on land (incl. the shore buffer): neither target nor background. */
+  land?: Uint8Array;
+  width: number;
+  height: number;
+  /** Metres between columns (range) and between rows (azimuth). */
+  pixelSpacing: { range: number; azimuth: number };
+  /** The part of the tile this tile owns (tile-local): only detections whose centroid lies in it are returned. */
+  core: PixelWindow;
+  /** Full-image (row, col) of the tile's pixel (0, 0); detections are reported in full-image coordinates. Default (0, 0). */
+  origin?: { row: number; col: number };
+}
+
+export interface ShipDetection {
+  /** The vessel's pixels (full-image row/col): detected pixels and the extent pixels connected to them. */
+  pixels: { rows: Int32Array; cols: Int32Array };
+  centroidRow: number;
+  centroidCol: number;
+  peakRow: number;
+  peakCol: number;
+  /** Peak σ0 (linear) in the detection channel. */
+  peak: number;
+  /** Mean σ0 of the censored background ring around the peak. */
+  background: number;
+  /** 10·log10(peak / background). */
+  contrastDb: number;
+  lengthM: number;
+  widthM: number;
+  diagonalM: number;
+  /** Principal axis, degrees from the azimuth (row) axis towards range, [0, 180). */
+  orientationDeg: number;
+  /** Channels in which the vessel has detected pixels. */
+  channels: Channel[];
+}
+
+/** Halo (pixels) a tile needs so that every detection it owns is decided exactly as on the whole image. */
+export function requiredHalo(params: ShipParams, spacing: { range: number; azimuth: number }): number {
+  const w = cfarWindows(params, spacing);
+  const minSpacing = Math.min(spacing.range, spacing.azimuth);
+  const maxExtent = Math.ceil((Math.max(params.maxDiagonalM, params.maxLengthM) + params.mergeGapM) / minSpacing);
+  const arm = params.sidelobes.enabled ? Math.ceil(params.sidelobes.armLengthM / minSpacing) : 0;
+  const background = Math.max(w.background.rows, w.background.cols);
+  // A pixel's decision depends on its ring (background) and on the first-pass detections in it,
+  // which depend on their rings in turn: two background half-widths, plus the censor growth.
+  // +4: rings are snapped to 2-pixel blocks (up to a pixel wider) and clusters are 8-connected.
+  return maxExtent + arm + 2 * background + params.censorDilationPx + 4;
+}
+
+function channelsFor(input: ShipTileInput, params: ShipParams): Channel[] {
+  const has = { VH: !!input.sigma0.vh, VV: !!input.sigma0.vv };
+  if (!has.VH && !has.VV) throw new RangeError('detectShipsInTile: no σ0 channel given');
+  switch (params.polarisation) {
+    case 'VH':
+      if (!has.VH) throw new RangeError('detectShipsInTile: polarisation VH requested but not given');
+      return ['VH'];
+    case 'VV':
+      if (!has.VV) throw new RangeError('detectShipsInTile: polarisation VV requested but not given');
+      return ['VV'];
+    case 'both':
+      return has.VH && has.VV ? ['VH', 'VV'] : has.VH ? ['VH'] : ['VV'];
+    default:
+      return has.VH ? ['VH'] : ['VV'];
+  }
+}
+
+/**
+ * Detect vessels in one tile. Pure: typed arrays and plain objects in and out (transferable to
+ * and from a worker thread). Returns only the detections this tile owns (centroid in `core`).
+ */
+export function detectShipsInTile(input: ShipTileInput, paramsInput: ShipParamsInput | ShipParams = {}): ShipDetection[] {
+  const params = resolveShipParams(paramsInput);
+  const { width: w, height: h, valid, land, pixelSpacing: spacing, core } = input;
+  const n = w * h;
+  if (valid.length !== n || (land && land.length !== n)) throw new RangeError('detectShipsInTile: mask sizes do not match width × height');
+  const origin = input.origin ?? { row: 0, col: 0 };
+  const channels = channelsFor(input, params);
+
+  let target = valid;
+  let targets = 0;
+  if (land) {
+    if (targetScratch.length < n) targetScratch = new Uint8Array(n);
+    target = targetScratch.subarray(0, n);
+    for (let i = 0; i < n; i++) targets += target[i] = valid[i]! & (land[i]! ^ 1);
+  } else {
+    for (let i = 0; i < n; i++) targets += valid[i]!;
+  }
+  // All land or no data (inland tiles, the no-data border of a scene): nothing to look at.
+  if (targets === 0) return [];
+
+  const windows = cfarWindows(params, spacing);
+  // With two channels each runs at half the PFA, so the union keeps the per-pixel rate.
+  const split = channels.length;
+  const results: Array<{ channel: Channel; values: Float32Array; cfar: CfarResult }> = channels.map((channel) => {
+    const values = (channel === 'VH' ? input.sigma0.vh : input.sigma0.vv)!;
+    if (values.length !== n) throw new RangeError(`detectShipsInTile: ${channel} has ${values.length} values, expected ${n}`);
+    const cfar = cfarDetect(
+      { values, target, width: w, height: h, origin },
+      {
+        model: params.model,
+        pfa: params.pfa / split,
+        extentPfa: params.extentPfa / split,
+        looks: params.looks,
+        windows,
+        minBackgroundFraction: params.minBackgroundFraction,
+        censorDilationPx: params.censorDilationPx,
+      },
+      scratch[channel],
+    );
+    return { channel, values, cfar };
+  });
+  const primary = results[0]!;
+  // The union of the channels' decisions (one channel: its own mask, which lives in that
+  // channel's scratch). Merge bridges are written into it.
+  let mask = primary.cfar.mask;
+  let seeds: ArrayLike<number> = primary.cfar.detected;
+  if (results.length > 1) {
+    if (maskScratch.length < n) maskScratch = new Uint8Array(n);
+    mask = maskScratch.subarray(0, n);
+    mask.set(primary.cfar.mask);
+    for (const r of results.slice(1)) {
+      const m = r.cfar.mask;
+      for (let i = 0; i < n; i++) if (m[i]! > mask[i]!) mask[i] = m[i]!;
+    }
+    seeds = Int32Array.from(results.flatMap((r) => Array.from(r.cfar.detected)));
+  }
+  const clusters = mergeNearbyClusters(clusterDetections(mask, primary.values, w, h, seeds), mask, primary.values, w, h, spacing, params.mergeGapM);
+  const minSpacing = Math.min(spacing.range, spacing.azimuth);
+  // Image edges: a tile side where the core reaches the array's edge (the halo was clipped there).
+  const edges = {
+    top: core.y0 === 0,
+    left: core.x0 === 0,
+    bottom: core.y0 + core.height === h,
+    right: core.x0 + core.width === w,
+  };
+
+  type Candidate = { cluster: (typeof clusters)[number]; shape: ReturnType<typeof measureCluster>; background: number; contrastDb: number };
+  const candidates: Candidate[] = [];
+  for (const cluster of clusters) {
+    const cutOff =
+      (cluster.rowMin === 0 && !edges.top) ||
+      (cluster.colMin === 0 && !edges.left) ||
+      (cluster.rowMax === h - 1 && !edges.bottom) ||
+      (cluster.colMax === w - 1 && !edges.right);
+    if (cutOff) continue; // extends past the halo: larger than any vessel (see requiredHalo)
+    const shape = measureCluster(cluster, w, spacing);
+    if (shape.diagonalM < params.minDiagonalM || shape.diagonalM > params.maxDiagonalM) continue;
+    if (shape.lengthM < params.minLengthM || shape.lengthM > params.maxLengthM) continue;
+    if (shape.lengthM / Math.max(shape.widthM, minSpacing) > params.maxAspectRatio) continue;
+    const pr = (cluster.peakIndex / w) | 0;
+    const pc = cluster.peakIndex - pr * w;
+    const background = primary.cfar.backgroundMean(pr, pc);
+    const contrastDb = background > 0 ? 10 * Math.log10(cluster.peak / background) : Number.NaN;
+    candidates.push({ cluster, shape, background, contrastDb });
+  }
+
+  const arms = params.sidelobes.enabled
+    ? findSidelobeArms(
+        candidates.map((c) => ({ cluster: c.cluster, contrastDb: c.contrastDb })),
+        w,
+        {
+          minPeakContrastDb: params.sidelobes.minPeakContrastDb,
+          maxArmLevelDb: params.sidelobes.maxArmLevelDb,
+          armLengthRows: Math.ceil(params.sidelobes.armLengthM / spacing.azimuth),
+          armLengthCols: Math.ceil(params.sidelobes.armLengthM / spacing.range),
+        },
+      )
+    : new Set<number>();
+
+  const out: ShipDetection[] = [];
+  candidates.forEach((c, k) => {
+    if (arms.has(k)) return;
+    const { cluster, shape } = c;
+    const cr = Math.round(cluster.centroidRow);
+    const cc = Math.round(cluster.centroidCol);
+    if (cr < core.y0 || cr >= core.y0 + core.height || cc < core.x0 || cc >= core.x0 + core.width) return;
+    const rows = new Int32Array(cluster.pixels.length);
+    const cols = new Int32Array(cluster.pixels.length);
+    const used = new Set<Channel>();
+    cluster.pixels.forEach((p, j) => {
+      const row = (p / w) | 0;
+      rows[j] = row + origin.row;
+      cols[j] = p - row * w + origin.col;
+      for (const r of results) if (r.cfar.mask[p] === 2) used.add(r.channel);
+    });
+    const pr = (cluster.peakIndex / w) | 0;
+    out.push({
+      pixels: { rows, cols },
+      centroidRow: cluster.centroidRow + origin.row,
+      centroidCol: cluster.centroidCol + origin.col,
+      peakRow: pr + origin.row,
+      peakCol: cluster.peakIndex - pr * w + origin.col,
+      peak: cluster.peak,
+      background: c.background,
+      contrastDb: c.contrastDb,
+      lengthM: shape.lengthM,
+      widthM: shape.widthM,
+      diagonalM: shape.diagonalM,
+      orientationDeg: shape.orientationDeg,
+      channels: channels.filter((ch) => used.has(ch)),
+    });
+  });
+  return out;
+}

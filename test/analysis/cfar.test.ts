@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { cfarDetect, cfarWindows, type CfarOptions } from '../../src/analysis/ship/cfar.ts';
+import { gammaMultiplier, gammaQ, kMultiplier, kMultiplierTable, kTail, normalQuantileUpper } from '../../src/analysis/ship/distributions.ts';
+import { clusterDetections } from '../../src/analysis/ship/cluster.ts';
+import { gammaClutter } from './synthSea.ts';
+
+const N = 1024;
+const SEA = 0.005; // −23 dB, the North-Sea crop's VH level
+const windows = cfarWindows({ targetWindowM: 0, guardWindowM: 500, backgroundWindowM: 800 }, { range: 10, azimuth: 10 });
+const base: CfarOptions = { model: 'k', pfa: 1e-3, extentPfa: 1e-2, looks: 4.4, windows, minBackgroundFraction: 0.25, censorDilationPx: 2 };
+const all = new Uint8Array(N * N).fill(1);
+
+function rates(values: Float32Array, options: CfarOptions): { detected: number; extent: number; decided: number } {
+  const r = cfarDetect({ values, target: all, width: N, height: N }, { ...options, censorDilationPx: 0 });
+  let detected = 0;
+  let extent = 0;
+  for (const m of r.mask) {
+    if (m === 2) detected++;
+    if (m >= 1) extent++;
+  }
+  return { detected: detected / r.decided, extent: extent / r.decided, decided: r.decided };
+}
+
+describe('clutter distributions', () => {
+  it('SNAP\'s design parameter: the normal quantile of PFA 10^-6.5 is 4.98', () => {
+    expect(normalQuantileUpper(10 ** -6.5)).toBeCloseTo(4.981, 3);
+    expect(normalQuantileUpper(0.025)).toBeCloseTo(1.96, 3);
+  });
+
+  it('gamma: one look is exponential (T = −ln PFA); Q matches closed forms', () => {
+    expect(gammaMultiplier(1, 1e-3)).toBeCloseTo(-Math.log(1e-3), 6);
+    expect(gammaQ(1, 2)).toBeCloseTo(Math.exp(-2), 12);
+    expect(gammaQ(2, 3)).toBeCloseTo(Math.exp(-3) * (1 + 3), 12);
+  });
+
+  it('K: tends to the gamma multiplier as the texture gets uniform, and is heavier for patchy sea', () => {
+    const gamma = gammaMultiplier(4.4, 1e-6);
+    expect(kMultiplier(4.4, 5000, 1e-6)).toBeCloseTo(gamma, 1);
+    expect(kMultiplier(4.4, 3, 1e-6)).toBeGreaterThan(2 * gamma);
+    expect(kTail(4.4, 3, kMultiplier(4.4, 3, 1e-6))).toBeCloseTo(1e-6, 9);
+    const table = kMultiplierTable(4.4, 1e-6);
+    expect(table.multiplier(Infinity)).toBeCloseTo(gamma, 9);
+    expect(table.multiplier(3) / kMultiplier(4.4, 3, 1e-6)).toBeCloseTo(1, 2);
+  });
+});
+
+describe('CFAR on generated speckle', () => {
+  it('K model: false-alarm rate at the PFA on homogeneous 4.4-look gamma speckle', () => {
+    const values = gammaClutter(N, N, { looks: 4.4, seed: 5, mean: SEA });
+    const r = rates(values, base);
+    expect(r.decided).toBe(N * N);
+    // 1049 false alarms expected; measured 0.97 × PFA.
+    expect(r.detected / 1e-3).toBeGreaterThan(0.85);
+    expect(r.detected / 1e-3).toBeLessThan(1.15);
+    // The extent threshold (hysteresis) at its own PFA too.
+    expect(r.extent / 1e-2).toBeGreaterThan(0.9);
+    expect(r.extent / 1e-2).toBeLessThan(1.1);
+  });
+
+  it('K model: still at the PFA on K-distributed (textured, ν = 3) clutter', () => {
+    const values = gammaClutter(N, N, { looks: 4.4, seed: 6, mean: SEA, textureShape: 3 });
+    const r = rates(values, { ...base, pfa: 1e-4 });
+    // Measured 1.11 × PFA (105 expected).
+    expect(r.detected / 1e-4).toBeGreaterThan(0.7);
+    expect(r.detected / 1e-4).toBeLessThan(1.5);
+  });
+
+  it('SNAP\'s Gaussian threshold on single pixels overshoots the PFA many times; log-normal undershoots', () => {
+    const values = gammaClutter(N, N, { looks: 4.4, seed: 7, mean: SEA });
+    const gaussian = rates(values, { ...base, model: 'gaussian', pfa: 1e-4 });
+    const lognormal = rates(values, { ...base, model: 'lognormal', pfa: 1e-4 });
+    expect(gaussian.detected / 1e-4).toBeGreaterThan(10); // measured 40×
+    expect(lognormal.detected / 1e-4).toBeLessThan(0.2); // measured 0.00×
+  });
+
+  it('detects inserted targets and outlines them whole (hysteresis), even next to a much brighter one (censoring)', () => {
+    const values = gammaClutter(N, N, { looks: 4.4, seed: 8, mean: SEA });
+    // 3 × 2-pixel vessels 15 dB over the sea on a grid, one 40 dB vessel 32 px (inside the ring) from a 15 dB one.
+    const targets: Array<[number, number, number]> = [];
+    for (let r = 100; r < N - 100; r += 160) for (let c = 100; c < N - 100; c += 160) targets.push([r, c, 15]);
+    targets.push([500, 500, 15], [500, 532, 40]);
+    for (const [r, c, db] of targets) {
+      for (let dr = 0; dr < 3; dr++) for (let dc = 0; dc < 2; dc++) values[(r + dr) * N + c + dc] = SEA * 10 ** (db / 10);
+    }
+    const result = cfarDetect({ values, target: all, width: N, height: N }, { ...base, pfa: 1e-8, extentPfa: 1e-3 });
+    const clusters = clusterDetections(result.mask, values, N, N);
+    for (const [r, c] of targets) {
+      const hit = clusters.find((k) => k.rowMin <= r && k.rowMax >= r + 2 && k.colMin <= c && k.colMax >= c + 1);
+      expect(hit, `target at ${r},${c}`).toBeDefined();
+    }
+    // At PFA 1e-8 on a million pixels, sea false alarms are unlikely.
+    expect(clusters.length).toBeLessThanOrEqual(targets.length + 1);
+    // The ring of the 15 dB vessel at (500, 500) holds the 40 dB one: without the censored second
+    // pass that one pixel-pair of 10⁴ × the sea inflates the ring's variance and hides it.
+    expect(result.mask[500 * N + 500]).toBe(2);
+    const uncensored = cfarDetect({ values, target: all, width: N, height: N }, { ...base, pfa: 1e-8, extentPfa: 1e-3, censor: false });
+    expect(uncensored.mask[500 * N + 500]).toBe(0);
+  });
+
+  it('rings are evaluated on 2 × 2 blocks aligned to full-image coordinates: the same decisions from any tile origin', () => {
+    const values = gammaClutter(600, 600, { looks: 4.4, seed: 9, mean: SEA });
+    const target = new Uint8Array(600 * 600).fill(1);
+    const whole = cfarDetect({ values, target, width: 600, height: 600 }, base);
+    const wholeMask = whole.mask.slice();
+    // A sub-window starting at an odd offset; pixels far enough from its edges must agree.
+    const y0 = 101;
+    const x0 = 57;
+    const w = 400;
+    const h = 400;
+    const sub = new Float32Array(w * h);
+    for (let r = 0; r < h; r++) sub.set(values.subarray((r + y0) * 600 + x0, (r + y0) * 600 + x0 + w), r * w);
+    const part = cfarDetect({ values: sub, target: new Uint8Array(w * h).fill(1), width: w, height: h, origin: { row: y0, col: x0 } }, base);
+    const margin = 2 * windows.background.rows + 6;
+    let compared = 0;
+    for (let r = margin; r < h - margin; r++) {
+      for (let c = margin; c < w - margin; c++) {
+        expect(part.mask[r * w + c]).toBe(wholeMask[(r + y0) * 600 + c + x0]);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(10_000);
+  });
+});

@@ -1,0 +1,110 @@
+// Reproduces the measurement tables of docs/ship.md (not a test; tests never time or sweep):
+//   npx tsx test/analysis/shipMeasurements.ts [real|synthetic|falsealarms]…
+// The synthetic table generates 12 scenes of 1024 × 1024 px (a few minutes on 2 cores).
+
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { cfarDetect, cfarWindows } from '../../src/analysis/ship/cfar.ts';
+import { detectShipsInProduct, detectShipsInTile, type ShipParamsInput } from '../../src/analysis/ship/index.ts';
+import { openSafeProduct } from '../../src/imagery/index.ts';
+import { NORTH_SEA_SAFE, NORTH_SEA_TRUTH } from '../imagery/fixtures.ts';
+import { scoreDetections, type TruthPoint } from './shipEval.ts';
+import { gammaClutter, generateSea, type SynthScene } from './synthSea.ts';
+
+const CONFIGS: Record<string, ShipParamsInput> = {
+  'default (K, PFA 1e-8)': {},
+  'K, PFA 1e-9': { pfa: 1e-9 },
+  'K, PFA 1e-7': { pfa: 1e-7 },
+  'K, PFA 10^-6.5': { pfa: 10 ** -6.5 },
+  'K, no cluster merging': { mergeGapM: 0 },
+  'K, denoised σ0': { denoise: true },
+  'K, both channels': { polarisation: 'both' },
+  'K, VV only': { polarisation: 'VV' },
+  'log-normal, PFA 1e-8': { model: 'lognormal' },
+  SNAP: { model: 'gaussian', targetWindowM: 50, minDiagonalM: 50, mergeGapM: 0, pfa: 10 ** -6.5 },
+  'Gaussian on single pixels, PFA 1e-8': { model: 'gaussian' },
+};
+
+async function real(): Promise<void> {
+  const truth: TruthPoint[] = (
+    JSON.parse(readFileSync(NORTH_SEA_TRUTH, 'utf8')) as { features: Array<{ geometry: { coordinates: [number, number] }; properties: { certain: boolean; id: number } }> }
+  ).features.map((f) => ({ lon: f.geometry.coordinates[0], lat: f.geometry.coordinates[1], certain: f.properties.certain, id: f.properties.id }));
+  const product = await openSafeProduct(NORTH_SEA_SAFE);
+  console.log('| configuration | detections | TP | FP | FN | precision | recall | F1 |');
+  for (const [name, params] of Object.entries(CONFIGS)) {
+    if (name.includes('channels') || name.includes('VV')) continue; // VV and VH hold the same bytes here
+    const r = await detectShipsInProduct(product, { params });
+    const s = scoreDetections(r.detections.map((d) => product.geolocation.pixelToLonLat(d.centroidRow, d.centroidCol)), truth, 100);
+    console.log(`| ${name} | ${r.detections.length} | ${s.truePositives} | ${s.falsePositives} | ${s.falseNegatives} | ${s.precision.toFixed(2)} | ${s.recall.toFixed(2)} | ${s.f1.toFixed(2)} |`);
+  }
+  await product.close();
+}
+
+function synthetic(): void {
+  const winds = [3, 5, 7, 10];
+  const scenes: Array<{ wind: number; scene: SynthScene }> = [];
+  for (const wind of winds) for (let seed = 0; seed < 3; seed++) scenes.push({ wind, scene: generateSea({ width: 1024, height: 1024, windSpeed: wind, seed: 1000 * wind + seed, vessels: 30 }) });
+  console.log('| configuration | 3 m/s | 5 m/s | 7 m/s | 10 m/s | all F1 | FP | FN |');
+  for (const [name, params] of Object.entries(CONFIGS)) {
+    if (name.includes('denoised')) continue;
+    const cells: string[] = [];
+    let [tpAll, fpAll, fnAll] = [0, 0, 0];
+    for (const wind of winds) {
+      let [tp, fp, fn] = [0, 0, 0];
+      for (const { scene } of scenes.filter((s) => s.wind === wind)) {
+        const found = detectShipsInTile(
+          { sigma0: { vh: scene.vh, vv: scene.vv }, valid: scene.valid, width: scene.width, height: scene.height, pixelSpacing: scene.spacing, core: { x0: 0, y0: 0, width: scene.width, height: scene.height } },
+          params,
+        );
+        const pairs: Array<{ d: number; i: number; j: number }> = [];
+        found.forEach((det, i) => scene.vessels.forEach((v, j) => {
+          const d = Math.hypot(det.centroidRow - v.row, det.centroidCol - v.col) * 10;
+          if (d <= 100) pairs.push({ d, i, j });
+        }));
+        pairs.sort((a, b) => a.d - b.d);
+        const di = new Set<number>();
+        const vj = new Set<number>();
+        for (const p of pairs) if (!di.has(p.i) && !vj.has(p.j)) (di.add(p.i), vj.add(p.j));
+        tp += vj.size;
+        fp += found.length - di.size;
+        fn += scene.vessels.length - vj.size;
+      }
+      const p = tp / Math.max(1, tp + fp);
+      const r = tp / Math.max(1, tp + fn);
+      cells.push(((2 * p * r) / Math.max(1e-9, p + r)).toFixed(3));
+      tpAll += tp;
+      fpAll += fp;
+      fnAll += fn;
+    }
+    const p = tpAll / (tpAll + fpAll);
+    const r = tpAll / (tpAll + fnAll);
+    console.log(`| ${name} | ${cells.join(' | ')} | ${((2 * p * r) / (p + r)).toFixed(3)} | ${fpAll} | ${fnAll} |`);
+  }
+}
+
+function falseAlarms(): void {
+  const N = 1024;
+  const windows = cfarWindows({ targetWindowM: 0, guardWindowM: 500, backgroundWindowM: 800 }, { range: 10, azimuth: 10 });
+  const target = new Uint8Array(N * N).fill(1);
+  console.log('| clutter | model | PFA 1e-3 | PFA 1e-4 |');
+  for (const texture of [0, 3]) {
+    for (const model of ['k', 'gaussian', 'lognormal'] as const) {
+      const cells = [1e-3, 1e-4].map((pfa) => {
+        const values = gammaClutter(N, N, { looks: 4.4, seed: 5, mean: 0.005, ...(texture ? { textureShape: texture } : {}) });
+        const r = cfarDetect({ values, target, width: N, height: N }, { model, pfa, extentPfa: 1e-2, looks: 4.4, windows, minBackgroundFraction: 0.25, censorDilationPx: 0 });
+        let d = 0;
+        for (const m of r.mask) if (m === 2) d++;
+        return (d / r.decided / pfa).toFixed(2);
+      });
+      console.log(`| ${texture ? `K (ν = ${texture})` : '4.4-look gamma'} | ${model} | ${cells.join(' | ')} |`);
+    }
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const which = process.argv.slice(2);
+  const all = which.length === 0;
+  if (all || which.includes('real')) await real();
+  if (all || which.includes('falsealarms')) falseAlarms();
+  if (all || which.includes('synthetic')) synthetic();
+}
