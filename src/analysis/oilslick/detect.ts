@@ -1,0 +1,647 @@
+/**
+ * The oil-slick engine: dark spots per tile, regions merged across tiles, look-alikes
+ * rejected, slicks vectorised to lon/lat polygons with holes. See docs/oilslick.md.
+ *
+ * Tiles and halos. Every operator is local (darkSpotSupportPx + measureSupportPx working
+ * pixels at most), and each tile's halo is at least that wide, so the dark mask inside a
+ * tile's core is exactly the mask a single pass over the whole image would give. A tile
+ * reports, for each region it sees, only the part inside its core (additive measurements,
+ * row runs) plus the region labels along its core's four edges. `mergeTileRegions` joins
+ * parts whose pixels touch across core edges (8-connectivity) with a union-find, so a slick
+ * that crosses any number of tiles comes out once, whole, however long it is; the halo only
+ * has to cover the filters, not the slick. Memory: one tile's rasters at a time, plus the
+ * run-length parts of the regions that survive the size pre-filter.
+ */
+import { availableParallelism } from 'node:os';
+import { intersectAoi, bboxOf } from '../../geo/clip.ts';
+import { rasterizeLandMask, type LandPolygons } from '../../geo/landMask.ts';
+import type { AoiGeometry, Polygon } from '../../geo/types.ts';
+import { maskToPolygons } from '../../geo/vectorize.ts';
+import { ImageryError, openSafeProduct, planTiles, readTiles, type PixelWindow, type SafeProduct, type Tile } from '../../imagery/index.ts';
+import { finalizeFeatureCollection, type FinalizedCollection, type PolygonInput } from '../common/result.ts';
+import { darkSpotSupportPx, detectDarkSpots, labelRegions, type PixelSpacing } from './darkSpots.ts';
+import {
+  addStats,
+  emptyStats,
+  lookAlikeReasons,
+  measureRegionParts,
+  measureSupportPx,
+  regionFeatures,
+  type LookAlikeReason,
+  type RegionPart,
+  type RegionStats,
+  type SlickFeatures,
+} from './discriminate.ts';
+import { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams, type OilSlickParams } from './params.ts';
+import { TileWorkerPool } from './workers.ts';
+
+// ------------------------------------------------------------------------ one tile
+
+export interface SlickTileInput {
+  /** Linear σ0 VV of the tile's halo window, row-major width × height. */
+  sigma0VV: Float32Array;
+  valid: Uint8Array;
+  /** 1 on land (shore buffer included). */
+  land?: Uint8Array;
+  width: number;
+  height: number;
+  /** Metres between full-resolution columns (range) and rows (azimuth). */
+  pixelSpacing: PixelSpacing;
+  /**
+   * The tile's core in this array's pixel coordinates. With multilook m, the array's origin
+   * must lie on the global m-grid and core.x0/core.y0 must be multiples of m (a core may end
+   * off the grid only at the image edge).
+   */
+  core: PixelWindow;
+}
+
+export interface TileRegions {
+  multilook: number;
+  /** Working-grid size of the tile and working-pixel spacing (m). */
+  width: number;
+  height: number;
+  spacing: PixelSpacing;
+  /** The core in working pixels of this tile. */
+  core: PixelWindow;
+  /** Each region's part inside the core (tile-local working coordinates). */
+  parts: RegionPart[];
+  /** Region labels (0 none) along the core's first/last row and first/last column. */
+  edges: { top: Int32Array; bottom: Int32Array; left: Int32Array; right: Int32Array };
+}
+
+/**
+ * The halo (full-resolution pixels) a tile needs for its core to match a whole-image pass:
+ * the dark-spot filters plus what measurements look at, rounded up to the multilook grid.
+ */
+export function requiredHaloPx(params: OilSlickParams, pixelSpacing: PixelSpacing): number {
+  const m = params.multilook;
+  const spacing = { range: pixelSpacing.range * m, azimuth: pixelSpacing.azimuth * m };
+  return m * (darkSpotSupportPx(params, spacing) + measureSupportPx(params, spacing) + 1);
+}
+
+function minPixels(params: OilSlickParams, spacing: PixelSpacing): number {
+  return Math.ceil((params.minAreaSqkm * 1e6) / (spacing.range * spacing.azimuth));
+}
+
+/**
+ * Dark regions of one tile: pure typed arrays in and out, so it can run in a worker thread.
+ * Returns the parts of the regions inside the core; merge tiles with `mergeTileRegions`.
+ */
+export function detectSlicksInTile(input: SlickTileInput, params: OilSlickParams = { ...DEFAULT_OIL_SLICK_PARAMS }): TileRegions {
+  const m = params.multilook;
+  const { core } = input;
+  if (core.x0 % m !== 0 || core.y0 % m !== 0) throw new RangeError(`detectSlicksInTile: core origin must be a multiple of multilook ${m}`);
+  if (core.x0 < 0 || core.y0 < 0 || core.x0 + core.width > input.width || core.y0 + core.height > input.height) {
+    throw new RangeError('detectSlicksInTile: core must lie inside the tile');
+  }
+  const map = detectDarkSpots(
+    { sigma0: input.sigma0VV, valid: input.valid, land: input.land, width: input.width, height: input.height, pixelSpacing: input.pixelSpacing },
+    params,
+  );
+  const lab = labelRegions(map.dark, map.width, map.height);
+  const wx0 = core.x0 / m;
+  const wy0 = core.y0 / m;
+  const wcore = {
+    x0: wx0,
+    y0: wy0,
+    width: Math.ceil((core.x0 + core.width) / m) - wx0,
+    height: Math.ceil((core.y0 + core.height) / m) - wy0,
+  };
+  const { parts, kept } = measureRegionParts(map, lab, wcore, params, minPixels(params, map.spacing));
+  const w = map.width;
+  const strip = (x0: number, y0: number, dx: number, dy: number, n: number): Int32Array => {
+    const out = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      const l = lab.labels[(y0 + k * dy) * w + x0 + k * dx]!;
+      out[k] = kept[l] ? l : 0;
+    }
+    return out;
+  };
+  return {
+    multilook: m,
+    width: map.width,
+    height: map.height,
+    spacing: map.spacing,
+    core: wcore,
+    parts,
+    edges: {
+      top: strip(wcore.x0, wcore.y0, 1, 0, wcore.width),
+      bottom: strip(wcore.x0, wcore.y0 + wcore.height - 1, 1, 0, wcore.width),
+      left: strip(wcore.x0, wcore.y0, 0, 1, wcore.height),
+      right: strip(wcore.x0 + wcore.width - 1, wcore.y0, 0, 1, wcore.height),
+    },
+  };
+}
+
+// ------------------------------------------------------------------------ merging
+
+export interface PlacedTileRegions {
+  /** Global working-grid position of the tile array's (0, 0): the halo window's origin / multilook. */
+  originX: number;
+  originY: number;
+  regions: TileRegions;
+}
+
+/** A dark region of the whole image (global working-grid coordinates). */
+export interface SlickRegion {
+  stats: RegionStats;
+  /** (y, x start, x end exclusive) row runs. */
+  runs: Int32Array;
+  box: { x0: number; y0: number; x1: number; y1: number };
+}
+
+/** Regions of the whole image from its tiles' parts, joined across core edges (8-connectivity). */
+export function mergeTileRegions(tiles: readonly PlacedTileRegions[]): SlickRegion[] {
+  const parts: { tile: PlacedTileRegions; part: RegionPart }[] = [];
+  const labelIndex: Map<number, number>[] = [];
+  for (const tile of tiles) {
+    const map = new Map<number, number>();
+    for (const part of tile.regions.parts) {
+      map.set(part.label, parts.length);
+      parts.push({ tile, part });
+    }
+    labelIndex.push(map);
+  }
+  const parent = Int32Array.from(parts, (_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) {
+      parent[i] = parent[parent[i]!]!;
+      i = parent[i]!;
+    }
+    return i;
+  };
+  const union = (a: number, b: number): void => {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  };
+
+  // Every labelled core-edge pixel, by global position; then join 8-neighbours.
+  const KEY = 4_194_304; // 2^22 > any working-grid column
+  const edgePixels = new Map<number, number>();
+  tiles.forEach((tile, t) => {
+    const { core, edges } = tile.regions;
+    const gx0 = tile.originX + core.x0;
+    const gy0 = tile.originY + core.y0;
+    const put = (gx: number, gy: number, label: number): void => {
+      if (label === 0) return;
+      const index = labelIndex[t]!.get(label);
+      if (index !== undefined) edgePixels.set(gy * KEY + gx, index);
+    };
+    for (let k = 0; k < core.width; k++) {
+      put(gx0 + k, gy0, edges.top[k]!);
+      put(gx0 + k, gy0 + core.height - 1, edges.bottom[k]!);
+    }
+    for (let k = 0; k < core.height; k++) {
+      put(gx0, gy0 + k, edges.left[k]!);
+      put(gx0 + core.width - 1, gy0 + k, edges.right[k]!);
+    }
+  });
+  for (const [key, index] of edgePixels) {
+    const gy = Math.floor(key / KEY);
+    const gx = key - gy * KEY;
+    for (let dy = -1; dy <= 1; dy++) {
+      for (let dx = -1; dx <= 1; dx++) {
+        if (dx === 0 && dy === 0) continue;
+        const other = edgePixels.get((gy + dy) * KEY + gx + dx);
+        if (other !== undefined && other !== index) union(index, other);
+      }
+    }
+  }
+
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < parts.length; i++) {
+    const root = find(i);
+    const list = groups.get(root);
+    if (list) list.push(i);
+    else groups.set(root, [i]);
+  }
+  const out: SlickRegion[] = [];
+  for (const members of groups.values()) {
+    const stats = emptyStats();
+    const box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+    let runCount = 0;
+    for (const i of members) runCount += parts[i]!.part.runs.length;
+    const runs = new Int32Array(runCount);
+    let r = 0;
+    for (const i of members) {
+      const { tile, part } = parts[i]!;
+      const dx = tile.originX;
+      const dy = tile.originY;
+      addStats(stats, part.stats, dx, dy);
+      for (let k = 0; k < part.runs.length; k += 3) {
+        runs[r++] = part.runs[k]! + dy;
+        runs[r++] = part.runs[k + 1]! + dx;
+        runs[r++] = part.runs[k + 2]! + dx;
+      }
+      box.x0 = Math.min(box.x0, part.box.x0 + dx);
+      box.y0 = Math.min(box.y0, part.box.y0 + dy);
+      box.x1 = Math.max(box.x1, part.box.x1 + dx);
+      box.y1 = Math.max(box.y1, part.box.y1 + dy);
+    }
+    out.push({ stats, runs, box });
+  }
+  // Deterministic order whatever the tile order: by top row, then left column.
+  out.sort((a, b) => a.box.y0 - b.box.y0 || a.box.x0 - b.box.x0 || a.stats.pixelCount - b.stats.pixelCount);
+  return out;
+}
+
+// ------------------------------------------------------------------ classification
+
+export interface SlickCandidate {
+  region: SlickRegion;
+  features: SlickFeatures;
+  /** Why it is a look-alike; empty for a slick. */
+  reasons: LookAlikeReason[];
+  isSlick: boolean;
+}
+
+/**
+ * Features and verdict of each region. `incidenceAt(line, pixel)` gives the incidence angle
+ * (degrees) at a full-resolution image position (the region's centroid is passed).
+ */
+export function classifyRegions(
+  regions: readonly SlickRegion[],
+  spacing: PixelSpacing,
+  multilook: number,
+  incidenceAt: (line: number, pixel: number) => number,
+  params: OilSlickParams,
+): SlickCandidate[] {
+  return regions.map((region) => {
+    const s = region.stats;
+    const n = Math.max(1, s.pixelCount);
+    const line = (s.sumY / n) * multilook + (multilook - 1) / 2;
+    const pixel = (s.sumX / n) * multilook + (multilook - 1) / 2;
+    const features = regionFeatures(s, spacing, incidenceAt(line, pixel), params);
+    const reasons = lookAlikeReasons(features, params);
+    return { region, features, reasons, isSlick: reasons.length === 0 };
+  });
+}
+
+// ------------------------------------------------------------- in-memory rasters
+
+export interface SlickRasterInput {
+  sigma0VV: Float32Array;
+  valid: Uint8Array;
+  land?: Uint8Array;
+  width: number;
+  height: number;
+  pixelSpacing: PixelSpacing;
+}
+
+export interface RasterRunOptions {
+  /** Tile core size (full-resolution pixels); default: params.tileSize. */
+  tileSize?: number;
+  /** Halo; default and minimum: requiredHaloPx. */
+  haloPx?: number;
+  /** Incidence angle (degrees): one value, or a function of (line, pixel). Default 35°. */
+  incidenceDeg?: number | ((line: number, pixel: number) => number);
+}
+
+/**
+ * The whole engine on an image held in memory, tile by tile exactly as on a product (used by
+ * tests and evaluations; products go through detectSlicksInSafe). Returns every candidate,
+ * slicks and look-alikes.
+ */
+export function detectSlicksInRaster(input: SlickRasterInput, params: OilSlickParams = { ...DEFAULT_OIL_SLICK_PARAMS }, options: RasterRunOptions = {}): SlickCandidate[] {
+  const m = params.multilook;
+  const tileSize = roundUp(options.tileSize ?? params.tileSize, m);
+  const halo = roundUp(Math.max(options.haloPx ?? 0, requiredHaloPx(params, input.pixelSpacing)), m);
+  const plan = planTiles(input.width, input.height, tileSize, halo);
+  const placed: PlacedTileRegions[] = [];
+  let spacing: PixelSpacing = { range: input.pixelSpacing.range * m, azimuth: input.pixelSpacing.azimuth * m };
+  for (const tile of plan.tiles) {
+    const { halo: hw, coreInHalo } = tile;
+    const cut = <A extends Float32Array | Uint8Array>(src: A, make: (n: number) => A): A => {
+      const out = make(hw.width * hw.height);
+      for (let y = 0; y < hw.height; y++) {
+        const from = (hw.y0 + y) * input.width + hw.x0;
+        out.set(src.subarray(from, from + hw.width) as never, y * hw.width);
+      }
+      return out;
+    };
+    const regions = detectSlicksInTile(
+      {
+        sigma0VV: cut(input.sigma0VV, (n) => new Float32Array(n)),
+        valid: cut(input.valid, (n) => new Uint8Array(n)),
+        land: input.land ? cut(input.land, (n) => new Uint8Array(n)) : undefined,
+        width: hw.width,
+        height: hw.height,
+        pixelSpacing: input.pixelSpacing,
+        core: coreInHalo,
+      },
+      params,
+    );
+    spacing = regions.spacing;
+    placed.push({ originX: hw.x0 / m, originY: hw.y0 / m, regions });
+  }
+  const incidence = options.incidenceDeg ?? 35;
+  const incidenceAt = typeof incidence === 'number' ? () => incidence : incidence;
+  return classifyRegions(mergeTileRegions(placed), spacing, m, incidenceAt, params);
+}
+
+/** A region as a full-resolution mask (1 inside) of a width × height image. */
+export function regionMask(region: SlickRegion, multilook: number, width: number, height: number, out = new Uint8Array(width * height)): Uint8Array {
+  const { runs } = region;
+  for (let k = 0; k < runs.length; k += 3) {
+    const y0 = runs[k]! * multilook;
+    const xa = runs[k + 1]! * multilook;
+    const xb = Math.min(width, runs[k + 2]! * multilook);
+    for (let y = y0; y < Math.min(height, y0 + multilook); y++) out.fill(1, y * width + xa, y * width + xb);
+  }
+  return out;
+}
+
+/**
+ * Outline(s) of a region in lon/lat, holes included: the region's pixels are traced along
+ * pixel edges and each corner is mapped by `toLonLat(line, pixel)` (full-resolution image
+ * coordinates; integers are pixel centres).
+ */
+export function regionPolygons(
+  region: SlickRegion,
+  multilook: number,
+  toLonLat: (line: number, pixel: number) => [number, number],
+  simplifyTolerancePx = 0,
+): Polygon[] {
+  const { box, runs } = region;
+  const bw = box.x1 - box.x0 + 1;
+  const bh = box.y1 - box.y0 + 1;
+  const mask = new Uint8Array(bw * bh);
+  for (let k = 0; k < runs.length; k += 3) {
+    const row = (runs[k]! - box.y0) * bw;
+    mask.fill(1, row + runs[k + 1]! - box.x0, row + runs[k + 2]! - box.x0);
+  }
+  const m = multilook;
+  const c = (m - 1) / 2;
+  return maskToPolygons(mask, bw, bh, (row, col) => toLonLat((box.y0 + row) * m + c, (box.x0 + col) * m + c), {
+    connectivity: 8,
+    simplifyTolerance: simplifyTolerancePx,
+  }).map((p) => p.geometry);
+}
+
+function roundUp(v: number, m: number): number {
+  return Math.ceil(v / m) * m;
+}
+
+// ---------------------------------------------------------------- SAFE products
+
+export interface SafeSlickOptions {
+  /** Area of interest (lon/lat); slicks are clipped to it and only its neighbourhood is read. */
+  polygon?: AoiGeometry;
+  params?: Partial<OilSlickParams>;
+  /** Called with the fraction done (0 … 1). */
+  onProgress?: (fraction: number) => void;
+  signal?: AbortSignal;
+  /** Land polygons (default: Natural Earth 10 m); `false` disables the land mask. */
+  land?: LandPolygons | false;
+  /**
+   * Worker threads that run detectSlicksInTile while this thread reads the next tile.
+   * Default: one fewer than the cores, at most 2 (1 on a 2-core machine); 0 runs every tile
+   * in this thread. Products of fewer than 3 tiles always run in this thread.
+   */
+  workers?: number;
+}
+
+export interface SafeSlickDetails {
+  collection: FinalizedCollection;
+  /** Every region found, slicks and look-alikes, before clipping. */
+  candidates: SlickCandidate[];
+  tiles: number;
+  /** Tiles that were land throughout, and so not read. */
+  landTiles: number;
+  /** Worker threads that ran tiles (0: all ran in the calling thread). */
+  workers: number;
+  /** Full-image window that was analysed. */
+  window: PixelWindow | null;
+}
+
+/** BlockReader's default cache (96 MiB). */
+const DEFAULT_BLOCK_CACHE_BYTES = 96 * 1024 * 1024;
+
+/** Context (m) read around an AOI, so slicks crossing its edge are measured whole. */
+const AOI_CONTEXT_M = 3000;
+
+/** Oil slicks of a Sentinel-1 GRD product (VV) as the result FeatureCollection. */
+export async function detectSlicksInSafe(productPath: string, options: SafeSlickOptions = {}): Promise<FinalizedCollection> {
+  return (await detectSlicksInSafeDetailed(productPath, options)).collection;
+}
+
+/** detectSlicksInSafe with the look-alikes and run figures (evaluation, diagnostics). */
+export async function detectSlicksInSafeDetailed(productPath: string, options: SafeSlickOptions = {}): Promise<SafeSlickDetails> {
+  const params = resolveOilSlickParams(options.params);
+  let product = await openSafeProduct(productPath);
+  // GRD measurements are full-width strips: the block cache must hold one row of tiles (with
+  // halos) so each strip is decoded once per tile row, not once per tile. 26,000 px × 2 B ×
+  // 2,560 rows is ~130 MB, over the reader's 96 MiB default; reopen with the size needed.
+  const ann = (product.bands['VV'] ?? Object.values(product.bands)[0]!).annotation;
+  const spacing = { range: ann.rangePixelSpacing, azimuth: ann.azimuthPixelSpacing };
+  const rows = roundUp(params.tileSize, params.multilook) + 2 * roundUp(Math.max(params.haloPx, requiredHaloPx(params, spacing)), params.multilook);
+  // Strips are as wide as the measurement TIFF (a crop's width, not the annotated image's).
+  const cacheBytes = Math.ceil(1.1 * rows * (product.validWindow?.width ?? product.width) * 2);
+  if (cacheBytes > DEFAULT_BLOCK_CACHE_BYTES) {
+    await product.close();
+    product = await openSafeProduct(productPath, { blockCache: { cacheBytes } });
+  }
+  try {
+    return await detectInProduct(product, params, options);
+  } finally {
+    await product.close();
+  }
+}
+
+async function detectInProduct(product: SafeProduct, params: OilSlickParams, options: SafeSlickOptions): Promise<SafeSlickDetails> {
+  const band = product.bands['VV'];
+  if (!band) {
+    throw new ImageryError('MEASUREMENT_UNAVAILABLE', `${product.productId} has no VV band (has ${product.polarisations.join(', ')}); oil slicks need VV`);
+  }
+  const empty = (window: PixelWindow | null): SafeSlickDetails => ({ collection: finalizeFeatureCollection([], { addPropertyId: true }), candidates: [], tiles: 0, landTiles: 0, workers: 0, window });
+  const m = params.multilook;
+  const pixelSpacing = { range: band.annotation.rangePixelSpacing, azimuth: band.annotation.azimuthPixelSpacing };
+  const geo = product.geolocation;
+  let window = band.validWindow;
+  if (!window) throw new ImageryError('MEASUREMENT_UNAVAILABLE', `${product.productId}: the VV band has no measurement raster`);
+  if (options.polygon) {
+    const aoiWindow = polygonWindow(product, options.polygon, pixelSpacing);
+    window = aoiWindow ? intersect(window, aoiWindow) : null;
+    if (!window) return empty(null);
+  }
+  // Align the analysed window to the multilook grid (tiles must start on it).
+  const ax0 = Math.floor(window.x0 / m) * m;
+  const ay0 = Math.floor(window.y0 / m) * m;
+  const region = { x0: ax0, y0: ay0, width: window.x0 + window.width - ax0, height: window.y0 + window.height - ay0 };
+  const tileSize = roundUp(params.tileSize, m);
+  const halo = roundUp(Math.max(params.haloPx, requiredHaloPx(params, pixelSpacing)), m);
+  const plan = planTiles(product.width, product.height, tileSize, halo, region);
+  const land = options.land === false ? null : (options.land ?? undefined);
+
+  const placed: PlacedTileRegions[] = [];
+  let done = 0;
+  let spacing: PixelSpacing = { range: pixelSpacing.range * m, azimuth: pixelSpacing.azimuth * m };
+  const read = async (w: PixelWindow, tile: Tile) => {
+    // Land first: a tile that is land (or shore buffer) throughout is not read at all.
+    const landMask = land === null ? undefined : tileLandMask(product, tile, m, pixelSpacing, params.shoreBufferM, land);
+    if (landMask && landMask.every((v) => v !== 0)) return null;
+    const data = await band.readWindow(w, { quantity: 'sigma0', denoise: params.denoise });
+    return { ...data, land: landMask };
+  };
+  const place = (tile: Tile, regions: TileRegions): void => {
+    spacing = regions.spacing;
+    placed[tile.index] = { originX: tile.halo.x0 / m, originY: tile.halo.y0 / m, regions };
+    done++;
+    options.onProgress?.((0.9 * done) / plan.tiles.length);
+  };
+  const workers = options.workers ?? Math.max(0, Math.min(2, availableParallelism() - 1));
+  const pool = workers > 0 && plan.tiles.length >= 3 ? await TileWorkerPool.start(workers) : null;
+  const usedWorkers = pool?.size ?? 0;
+  let skipped = 0;
+  const inflight: Promise<void>[] = [];
+  try {
+    for await (const { tile, data } of readTiles(plan, read)) {
+      options.signal?.throwIfAborted();
+      if (!data) {
+        place(tile, emptyTileRegions(tile, params, pixelSpacing));
+        skipped++;
+        continue;
+      }
+      const input: SlickTileInput = {
+        sigma0VV: data.data,
+        valid: data.valid,
+        land: data.land,
+        width: tile.halo.width,
+        height: tile.halo.height,
+        pixelSpacing,
+        core: tile.coreInHalo,
+      };
+      if (!pool) {
+        place(tile, detectSlicksInTile(input, params));
+        continue;
+      }
+      const job = pool.run(input, params).then((regions) => place(tile, regions));
+      job.catch(() => {}); // surfaced when awaited below
+      inflight.push(job);
+      // Bounded memory: at most one tile waiting besides those the workers hold.
+      while (inflight.length > pool.size) await inflight.shift();
+    }
+    await Promise.all(inflight);
+  } finally {
+    await pool?.close();
+  }
+
+  const candidates = classifyRegions(mergeTileRegions(placed.filter(Boolean)), spacing, m, (line, pixel) => geo.incidenceAngle(line, pixel), params);
+  const polygons: PolygonInput[] = [];
+  const aoiBox = options.polygon ? bboxOf(options.polygon) : null;
+  for (const c of candidates) {
+    if (!c.isSlick) continue;
+    options.signal?.throwIfAborted();
+    const properties = {
+      length_m: Math.round(c.features.lengthM),
+      width_m: Math.round(c.features.widthM),
+      contrast_db: Math.round(c.features.contrastDb * 10) / 10,
+    };
+    for (const geometry of regionPolygons(c.region, m, (line, pixel) => geo.pixelToLonLat(line, pixel), params.simplifyTolerancePx)) {
+      if (!options.polygon || !aoiBox) {
+        polygons.push({ geometry, properties });
+        continue;
+      }
+      const [minx, miny, maxx, maxy] = bboxOf(geometry);
+      if (maxx < aoiBox[0] || minx > aoiBox[2] || maxy < aoiBox[1] || miny > aoiBox[3]) continue;
+      const clipped = intersectAoi(geometry, options.polygon);
+      if (!clipped) continue;
+      if (clipped.type === 'Polygon') polygons.push({ geometry: clipped, properties });
+      else for (const rings of clipped.coordinates) polygons.push({ geometry: { type: 'Polygon', coordinates: rings }, properties });
+    }
+  }
+  const collection = finalizeFeatureCollection(polygons, { addPropertyId: true });
+  options.onProgress?.(1);
+  return { collection, candidates, tiles: plan.tiles.length, landTiles: skipped, workers: usedWorkers, window: region };
+}
+
+/** What detectSlicksInTile returns for a tile without sea. */
+function emptyTileRegions(tile: Tile, params: OilSlickParams, pixelSpacing: PixelSpacing): TileRegions {
+  const m = params.multilook;
+  const core = tile.coreInHalo;
+  const wcore = {
+    x0: core.x0 / m,
+    y0: core.y0 / m,
+    width: Math.ceil((core.x0 + core.width) / m) - core.x0 / m,
+    height: Math.ceil((core.y0 + core.height) / m) - core.y0 / m,
+  };
+  return {
+    multilook: m,
+    width: Math.ceil(tile.halo.width / m),
+    height: Math.ceil(tile.halo.height / m),
+    spacing: { range: pixelSpacing.range * m, azimuth: pixelSpacing.azimuth * m },
+    core: wcore,
+    parts: [],
+    edges: { top: new Int32Array(wcore.width), bottom: new Int32Array(wcore.width), left: new Int32Array(wcore.height), right: new Int32Array(wcore.height) },
+  };
+}
+
+function intersect(a: PixelWindow, b: PixelWindow): PixelWindow | null {
+  const x0 = Math.max(a.x0, b.x0);
+  const y0 = Math.max(a.y0, b.y0);
+  const x1 = Math.min(a.x0 + a.width, b.x0 + b.width);
+  const y1 = Math.min(a.y0 + a.height, b.y0 + b.height);
+  return x1 > x0 && y1 > y0 ? { x0, y0, width: x1 - x0, height: y1 - y0 } : null;
+}
+
+/**
+ * Pixel window around an AOI's vertices, grown by AOI_CONTEXT_M; null when it misses the image.
+ * A vertex the geolocation model cannot invert (far off the scene) makes it the whole image.
+ */
+function polygonWindow(product: SafeProduct, polygon: AoiGeometry, spacing: PixelSpacing): PixelWindow | null {
+  const image = { x0: 0, y0: 0, width: product.width, height: product.height };
+  const rings = polygon.type === 'Polygon' ? polygon.coordinates : polygon.coordinates.flat();
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const ring of rings) {
+    for (const [lon, lat] of ring) {
+      const p = product.geolocation.lonLatToPixel(lon, lat);
+      if (!Number.isFinite(p.line) || !Number.isFinite(p.pixel)) return image;
+      x0 = Math.min(x0, p.pixel);
+      x1 = Math.max(x1, p.pixel);
+      y0 = Math.min(y0, p.line);
+      y1 = Math.max(y1, p.line);
+    }
+  }
+  if (!(x1 >= x0 && y1 >= y0)) return null;
+  const gx = Math.ceil(AOI_CONTEXT_M / spacing.range);
+  const gy = Math.ceil(AOI_CONTEXT_M / spacing.azimuth);
+  return intersect(
+    { x0: Math.floor(x0) - gx, y0: Math.floor(y0) - gy, width: Math.ceil(x1) - Math.floor(x0) + 1 + 2 * gx, height: Math.ceil(y1) - Math.floor(y0) + 1 + 2 * gy },
+    image,
+  );
+}
+
+/**
+ * Land mask of a tile's halo window at full resolution. It is rasterised on the multilook
+ * grid (m² fewer pixels to fill and dilate; the shore buffer dwarfs the 20 m step) and
+ * expanded to full resolution.
+ */
+function tileLandMask(product: SafeProduct, tile: Tile, m: number, spacing: PixelSpacing, bufferM: number, land: LandPolygons | undefined): Uint8Array {
+  const { halo } = tile;
+  const w = Math.ceil(halo.width / m);
+  const h = Math.ceil(halo.height / m);
+  const c = (m - 1) / 2;
+  const coarse = rasterizeLandMask({
+    width: w,
+    height: h,
+    pixelToLonLat: (row, col) => product.geolocation.pixelToLonLat(halo.y0 + row * m + c, halo.x0 + col * m + c),
+    bufferMeters: bufferM,
+    pixelSpacing: { range: spacing.range * m, azimuth: spacing.azimuth * m },
+    land,
+  });
+  if (m === 1) return coarse;
+  const out = new Uint8Array(halo.width * halo.height);
+  let any = false;
+  for (let i = 0; i < coarse.length; i++) if (coarse[i]) any = true;
+  if (!any) return out;
+  for (let y = 0; y < halo.height; y++) {
+    const src = ((y / m) | 0) * w;
+    const row = y * halo.width;
+    for (let x = 0; x < halo.width; x++) out[row + x] = coarse[src + ((x / m) | 0)]!;
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+/**
+ * Oil slicks on Sentinel-1 VV: dark spots against the local background, merged across tiles,
+ * look-alikes rejected, outlines with holes. See docs/oilslick.md.
+ */
+export { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams } from './params.ts';
+export type { OilSlickParams } from './params.ts';
+export { cmod5nSigma0, lowWindSigma0Db } from './cmod5n.ts';
+export { backgroundRadius, darkSpotSupportPx, detectDarkSpots, labelRegions, multilookSea, smoothMask } from './darkSpots.ts';
+export type { DarkSpotInput, DarkSpotMap, DarkSpotParams, Labels, PixelSpacing } from './darkSpots.ts';
+export { addStats, emptyStats, lookAlikeReasons, measureRegionParts, measureSupportPx, regionFeatures } from './discriminate.ts';
+export type { LookAlikeReason, RegionPart, RegionStats, SlickFeatures } from './discriminate.ts';
+export {
+  classifyRegions,
+  detectSlicksInRaster,
+  detectSlicksInSafe,
+  detectSlicksInSafeDetailed,
+  detectSlicksInTile,
+  mergeTileRegions,
+  regionMask,
+  regionPolygons,
+  requiredHaloPx,
+} from './detect.ts';
+export type {
+  PlacedTileRegions,
+  RasterRunOptions,
+  SafeSlickDetails,
+  SafeSlickOptions,
+  SlickCandidate,
+  SlickRasterInput,
+  SlickRegion,
+  SlickTileInput,
+  TileRegions,
+} from './detect.ts';

@@ -1,0 +1,98 @@
+/**
+ * Parameters of the oil-slick detector with their defaults. Every number is a decision; the
+ * reasons (and what was measured) are in docs/oilslick.md. Lengths are metres on the ground,
+ * "working pixels" are pixels of the multilooked grid the detector runs on.
+ */
+export interface OilSlickParams {
+  /**
+   * Full-resolution pixels averaged per working pixel along each axis. 2 on IW GRDH (10 m
+   * spacing) gives a 20 m grid, about the product's real resolution (20 × 22 m), so nothing
+   * is lost while speckle variance and all later work drop by 4.
+   */
+  multilook: number;
+  /** Side (working pixels, odd) of the box that smooths speckle before the dark test. */
+  speckleWindowPx: number;
+  /** Side of the square background window (m). SNAP's OilSpillDetection uses 500 m. */
+  backgroundWindowM: number;
+  /** A pixel is dark when its smoothed σ0 is this many dB below the local background (SNAP: 2 dB). */
+  thresholdShiftDb: number;
+  /** A background mean needs at least this fraction of its window on usable sea; else no pixel there is dark. */
+  minBackgroundFraction: number;
+  /** Radius (working pixels) of the square structuring element of the closing and opening. */
+  morphologyRadiusPx: number;
+
+  /** Smallest slick (km²), SNAP's clustering minimum. */
+  minAreaSqkm: number;
+  /** Mean damping (background − region, dB) a slick must reach. */
+  minContrastDb: number;
+  /**
+   * Low-wind look-alikes: the background must be brighter than CMOD5.N's crosswind VV σ0 at this
+   * wind speed (m/s) and the region's incidence angle; below it the sea itself is calm.
+   */
+  lowWindSpeed: number;
+  /** Largest fraction of the samples around a region that may be as dark as the region's edge test. */
+  maxSurroundDarkFraction: number;
+  /** Distances (m) outside a region's boundary at which its surroundings are sampled (8 directions each). */
+  surroundDistancesM: number[];
+  /** Compact blobs: rejected when elongation < this AND compactness > compactMinCompactness. */
+  compactMaxElongation: number;
+  compactMinCompactness: number;
+  /** Mean |∇σ0| (dB per 100 m) across a region's boundary below which the edge is too diffuse for oil. */
+  minEdgeGradientDbPer100m: number;
+
+  /** Land (Natural Earth 10 m) grows by this much (m) before it is masked. */
+  shoreBufferM: number;
+  /** Subtract thermal noise before calibrating (matters at far range and in light wind). */
+  denoise: boolean;
+  /** Tile core side (full-resolution pixels); rounded up to a multiple of `multilook`. */
+  tileSize: number;
+  /** Least halo (full-resolution pixels); raised to what the filters need (see requiredHaloPx). */
+  haloPx: number;
+  /** Douglas–Peucker tolerance (working pixels) of the output outlines; topology is kept. */
+  simplifyTolerancePx: number;
+}
+
+export const DEFAULT_OIL_SLICK_PARAMS: Readonly<OilSlickParams> = Object.freeze({
+  multilook: 2,
+  speckleWindowPx: 3,
+  backgroundWindowM: 2000,
+  thresholdShiftDb: 2,
+  minBackgroundFraction: 0.25,
+  morphologyRadiusPx: 1,
+
+  minAreaSqkm: 0.1,
+  minContrastDb: 3.5,
+  lowWindSpeed: 3,
+  maxSurroundDarkFraction: 0.15,
+  surroundDistancesM: [120, 240],
+  compactMaxElongation: 2,
+  compactMinCompactness: 0.3,
+  minEdgeGradientDbPer100m: 4,
+
+  shoreBufferM: 1000,
+  denoise: true,
+  tileSize: 2048,
+  haloPx: 256,
+  simplifyTolerancePx: 0.5,
+}) as Readonly<OilSlickParams>;
+
+/** Defaults overridden by `overrides`, checked. */
+export function resolveOilSlickParams(overrides: Partial<OilSlickParams> = {}): OilSlickParams {
+  const p: OilSlickParams = { ...DEFAULT_OIL_SLICK_PARAMS, surroundDistancesM: [...DEFAULT_OIL_SLICK_PARAMS.surroundDistancesM], ...overrides };
+  const positiveInt = (name: keyof OilSlickParams): void => {
+    const v = p[name];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new RangeError(`oil slick parameter ${name} must be a positive integer, got ${String(v)}`);
+  };
+  positiveInt('multilook');
+  positiveInt('speckleWindowPx');
+  positiveInt('tileSize');
+  if (p.speckleWindowPx % 2 !== 1) throw new RangeError(`speckleWindowPx must be odd, got ${p.speckleWindowPx}`);
+  if (!Number.isInteger(p.morphologyRadiusPx) || p.morphologyRadiusPx < 0) throw new RangeError(`morphologyRadiusPx must be an integer ≥ 0`);
+  if (!Number.isInteger(p.haloPx) || p.haloPx < 0) throw new RangeError(`haloPx must be an integer ≥ 0`);
+  for (const name of ['backgroundWindowM', 'thresholdShiftDb', 'minAreaSqkm', 'lowWindSpeed'] as const) {
+    if (!(p[name] > 0)) throw new RangeError(`oil slick parameter ${name} must be > 0, got ${p[name]}`);
+  }
+  if (!(p.minBackgroundFraction > 0 && p.minBackgroundFraction <= 1)) throw new RangeError('minBackgroundFraction must be in (0, 1]');
+  if (!p.surroundDistancesM.every((d) => d > 0)) throw new RangeError('surroundDistancesM must be positive');
+  return p;
+}

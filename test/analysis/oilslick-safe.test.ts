@@ -1,0 +1,174 @@
+// Oil slicks on SAFE products end to end: a synthetic IW GRDH product with slicks, calm-wind
+// look-alikes, a round blob and a tiny spot (src/synth, truth written beside it), and the
+// real North-Sea crop (ships, no slicks) as a false-alarm check.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { detectSlicksInSafe, detectSlicksInSafeDetailed, type SafeSlickDetails } from '../../src/analysis/oilslick/index.ts';
+import { geodesicAreaSqm } from '../../src/geo/area.ts';
+import { bboxOf, intersectAoi, unionAoi } from '../../src/geo/clip.ts';
+import type { Polygon, Position } from '../../src/geo/types.ts';
+import { writeSafeGrd } from '../../src/synth/safe.ts';
+import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
+
+interface TruthFeature {
+  geometry: Polygon;
+  properties: { kind: string; id: string };
+}
+
+const CENTER: Position = [3.5, 54.0];
+/** lon/lat of a point dx km east and dy km north of the scene centre. */
+function km(dx: number, dy: number): Position {
+  return [CENTER[0] + dx / (111.32 * Math.cos((CENTER[1] * Math.PI) / 180)), CENTER[1] + dy / 110.57];
+}
+
+function iou(a: Polygon, b: Polygon[]): number {
+  let inter = 0;
+  for (const g of b) {
+    const x = intersectAoi(a, g);
+    if (x) inter += geodesicAreaSqm(x);
+  }
+  const union = unionAoi([a, ...b]);
+  return union ? inter / geodesicAreaSqm(union) : 0;
+}
+
+function overlapping(truth: Polygon, features: Polygon[]): Polygon[] {
+  return features.filter((g) => intersectAoi(truth, g) !== null);
+}
+
+describe('oil slicks in a synthetic SAFE product (40 × 30 km, VV, 6 m/s wind)', () => {
+  let dir: string;
+  let productPath: string;
+  let truth: TruthFeature[];
+  let details: SafeSlickDetails;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'sarwatch-oilslick-'));
+    const written = await writeSafeGrd(dir, {
+      seed: 7,
+      start: '2024-05-01T17:30:00',
+      center: CENTER,
+      width: 4000,
+      height: 3000,
+      pols: ['VV'],
+      wind: { speed: 6, directionDeg: 200 },
+      slicks: [
+        { id: 'long', path: [km(-14, -6), km(-4, -2), km(4, 3)], widthM: [150, 600] },
+        { id: 'curved', path: [km(2, -10), km(6, -9), km(9, -6), km(10, -2)], widthM: 300 },
+        // Look-alikes drawn with the slick model: a round blob and a spot under 0.1 km².
+        { id: 'blob', path: [km(-12, 8), km(-11.98, 8)], widthM: 1000 },
+        { id: 'tiny', path: [km(0, 9), km(0.01, 9)], widthM: 200 },
+      ],
+      lowWind: [
+        { id: 'calm-big', center: km(12, 8), lengthM: 8000, widthM: 4000, orientationDeg: 30 },
+        { id: 'calm-small', center: km(-6, -11), lengthM: 3000, widthM: 1500, orientationDeg: 100 },
+      ],
+    });
+    productPath = written.productPath;
+    truth = (JSON.parse(readFileSync(written.groundTruthPath, 'utf8')) as { features: TruthFeature[] }).features;
+    details = await detectSlicksInSafeDetailed(productPath, { workers: 1 });
+  }, 120_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const truthOf = (id: string): Polygon => truth.find((f) => f.properties.id === id)!.geometry;
+
+  it('finds each generated slick once with IoU ≥ 0.7 against its truth outline', () => {
+    const features = details.collection.features.map((f) => f.geometry);
+    for (const id of ['long', 'curved']) {
+      const hits = overlapping(truthOf(id), features);
+      expect(hits, id).toHaveLength(1);
+      expect(iou(truthOf(id), hits), id).toBeGreaterThanOrEqual(0.7);
+    }
+    // Measured 0.97 and 0.95; nothing else is reported.
+    expect(details.collection.features).toHaveLength(2);
+  });
+
+  it('reports no slick on the look-alikes (calm patches, round blob, tiny spot), each rejected by a named rule', () => {
+    const features = details.collection.features.map((f) => f.geometry);
+    for (const id of ['calm-big', 'calm-small', 'blob', 'tiny']) expect(overlapping(truthOf(id), features), id).toHaveLength(0);
+    const rejected = details.candidates.filter((c) => !c.isSlick);
+    // The blob and both calm patches are seen as dark regions and rejected, not missed.
+    expect(rejected.length).toBeGreaterThanOrEqual(3);
+    const reasons = new Set(rejected.flatMap((c) => c.reasons));
+    expect(reasons.has('compact_shape')).toBe(true);
+    expect(reasons.has('low_wind') || reasons.has('diffuse_edge') || reasons.has('dark_surroundings')).toBe(true);
+  });
+
+  it('result rules: ids 1…n, properties.id equals the Feature id, confidence null, geodesic area_sqm, Polygon geometry, bbox', () => {
+    const fc = details.collection;
+    expect(fc.type).toBe('FeatureCollection');
+    expect('crs' in fc).toBe(false);
+    fc.features.forEach((f, i) => {
+      expect(f.type).toBe('Feature');
+      expect(f.id).toBe(i + 1);
+      expect(f.properties.id).toBe(f.id);
+      expect(f.properties.confidence).toBeNull();
+      expect(f.geometry.type).toBe('Polygon');
+      for (const ring of f.geometry.coordinates) {
+        expect(ring.length).toBeGreaterThanOrEqual(4);
+        expect(ring[0]).toEqual(ring[ring.length - 1]);
+      }
+      expect(f.properties.area_sqm).toBeCloseTo(geodesicAreaSqm(f.geometry), 1);
+      expect(f.properties.area_sqm).toBeGreaterThan(0.1e6);
+    });
+    const [minx, miny, maxx, maxy] = fc.bbox!;
+    for (const f of fc.features) {
+      const [a, b, c, d] = bboxOf(f.geometry);
+      expect(a).toBeGreaterThanOrEqual(minx);
+      expect(b).toBeGreaterThanOrEqual(miny);
+      expect(c).toBeLessThanOrEqual(maxx);
+      expect(d).toBeLessThanOrEqual(maxy);
+    }
+  });
+
+  it('in-thread and worker-thread runs give the same result', async () => {
+    expect(details.tiles).toBe(4);
+    expect(details.workers).toBe(1); // the worker thread really ran (it falls back silently otherwise)
+    const inThread = await detectSlicksInSafe(productPath, { workers: 0 });
+    expect(inThread).toEqual(details.collection);
+  }, 60_000);
+
+  it('a polygon clips the slicks to it and limits the analysed window', async () => {
+    // The eastern half of the long slick only.
+    const [x0, y0] = km(-2, -8);
+    const [x1, y1] = km(8, 6);
+    const aoi: Polygon = { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] };
+    const clipped = await detectSlicksInSafeDetailed(productPath, { polygon: aoi });
+    expect(clipped.window!.width * clipped.window!.height).toBeLessThan(4000 * 3000);
+    expect(clipped.collection.features.length).toBeGreaterThanOrEqual(1);
+    for (const f of clipped.collection.features) {
+      const [a, b, c, d] = bboxOf(f.geometry);
+      expect(a).toBeGreaterThanOrEqual(x0 - 1e-7);
+      expect(b).toBeGreaterThanOrEqual(y0 - 1e-7);
+      expect(c).toBeLessThanOrEqual(x1 + 1e-7);
+      expect(d).toBeLessThanOrEqual(y1 + 1e-7);
+      expect(f.properties.id).toBe(f.id);
+    }
+    const whole = details.collection.features.map((f) => f.geometry);
+    const inside = intersectAoi(unionAoi(whole)!, aoi)!;
+    const got = clipped.collection.features.reduce((s, f) => s + f.properties.area_sqm, 0);
+    expect(got / geodesicAreaSqm(inside)).toBeGreaterThan(0.95);
+    expect(got / geodesicAreaSqm(inside)).toBeLessThan(1.05);
+  }, 60_000);
+});
+
+describe('oil slicks on the real North-Sea crop (about 20 ships, no slicks)', () => {
+  it('reports no slick: the false-alarm check', async () => {
+    const result = await detectSlicksInSafeDetailed(NORTH_SEA_SAFE);
+    expect(result.collection.features).toHaveLength(0);
+    expect(result.collection.bbox).toBeUndefined();
+    // Its "VV" file holds VH bytes (σ0 ≈ −26 dB): every dark region is rejected as calm sea …
+    for (const c of result.candidates) expect(c.reasons).toContain('low_wind');
+  }, 60_000);
+
+  it('… and the contrast and shape rules alone also leave nothing on it', async () => {
+    // A low-wind speed of 0.3 m/s switches the calm-sea rule off.
+    const result = await detectSlicksInSafeDetailed(NORTH_SEA_SAFE, { params: { lowWindSpeed: 0.3 } });
+    expect(result.collection.features).toHaveLength(0);
+  }, 60_000);
+});
