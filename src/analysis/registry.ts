@@ -6,6 +6,8 @@ import type { EndpointId, Family } from '../contract/enums.ts';
 import type { Coverage, Warning } from '../contract/schemas.ts';
 import type { SceneRecord } from '../catalog/types.ts';
 import type { AoiGeometry, Polygon } from '../geo/types.ts';
+import { shipModule } from './modules/ship.ts';
+import { oilslickModule } from './modules/oilslick.ts';
 
 export interface ResultFeature {
   type: 'Feature';
@@ -65,7 +67,7 @@ export function createRegistry(modules: AnalysisModule[]): AnalysisRegistry {
   return new Map(modules.map((m) => [m.endpointId, m]));
 }
 
-/** The detectors this build ships. Ship, oil slick, building change and time series land in later issues. */
+/** The detectors this build ships. Endpoints absent here fail their jobs with NOT_IMPLEMENTED. */
 export function defaultRegistry(): AnalysisRegistry {
-  return createRegistry([]);
+  return createRegistry([shipModule, oilslickModule]);
 }

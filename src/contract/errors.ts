@@ -33,6 +33,7 @@ export const JOB_FAILURES = {
   NO_SCENE_FOUND: { serverClass: false },
   NO_VALID_DATA: { serverClass: false },
   NOT_IMPLEMENTED: { serverClass: false },
+  IMAGERY_UNAVAILABLE: { serverClass: false },
   JOB_INTERRUPTED: { serverClass: true },
   PROCESSING_ERROR: { serverClass: true },
   STORAGE_ERROR: { serverClass: true },

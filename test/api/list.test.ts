@@ -2,12 +2,14 @@
  * Spec: Endpoints → List jobs, rules 1–10; Resources → Job list item.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRegistry } from '../../src/analysis/registry.ts';
 import { GRD_SCENE, SMALL_SQUARE, TINY_SQUARE, settleAll, startTestService, type TestService } from '../helpers/service.ts';
 
 let t: TestService;
 const created: string[] = [];
 beforeAll(async () => {
-  t = await startTestService({ SARWATCH_MAX_CONCURRENT_JOBS: '100' }, { credits: 100_000 });
+  // No detectors: every job fails NOT_IMPLEMENTED quickly, which these tests rely on.
+  t = await startTestService({ SARWATCH_MAX_CONCURRENT_JOBS: '100' }, { credits: 100_000, registry: createRegistry([]) });
   // 35 jobs: more than one page of 30, of three endpoints.
   for (let i = 0; i < 35; i++) {
     const endpoint = (['ship', 'oilslick', 'timeseries'] as const)[i % 3];

@@ -243,7 +243,7 @@ describe('idempotent submission (Idempotency-Key: never a double job or charge o
     await settleAll(t.client);
     const jobs = (await t.client.listJobs({ limit: 30 })).jobs.filter((j) => j.job_id === first.job_id);
     expect(jobs).toHaveLength(1);
-    expect((await t.client.preview('ship', body)).credits.balance).toBe(balance); // failed NOT_IMPLEMENTED: released once
+    expect((await t.client.preview('ship', body)).credits.balance).toBe(balance); // the job failed (the fixture scene has no pixels): released once
   });
 
   it('concurrent retries with one key create one job', async () => {

@@ -37,7 +37,8 @@ export async function startTestService(
   const dataDir = tempDataDir();
   // By default the archive holds the STAC fixture scenes only (fast to index); tests of the
   // real samples pass SARWATCH_SAMPLES_DIR.
-  writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), opts.scenes ?? northSeaFixtureScenes());
+  const fixtures = opts.scenes ?? northSeaFixtureScenes();
+  if (fixtures.length) writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), fixtures);
   const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SARWATCH_SAMPLES_DIR: '', ...env });
   const service = await startService(config, { queuePollMs: 50, ...opts });
   const url = service.url;
