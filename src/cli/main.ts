@@ -8,6 +8,7 @@ import { openCatalog, openDb, startService } from '../runtime.ts';
 import { linkIntoArchive, linkSamples } from '../catalog/archive.ts';
 import type { IndexArchiveResult } from '../catalog/index.ts';
 import { searchScenes } from '../jobs/scenes.ts';
+import { AnalyzeUsageError, runAnalyze } from './analyze.ts';
 import { ApiError } from '../contract/errors.ts';
 import { AccountError, createAccount, createApiKey, grantCredits, revokeApiKey, showCredits } from '../jobs/accounts.ts';
 import { ensureDemoAccount } from './demo.ts';
@@ -29,6 +30,8 @@ Usage:
   sarwatch keys revoke KEY_ID_OR_KEY
   sarwatch credits grant --account ID --credits N [--note TEXT] [--json]
   sarwatch credits show --account ID [--json]
+  sarwatch analyze ship|oilslick INPUT [--polygon WKT] [--out FILE]
+                                                   run a detector on a SAFE GRD product (folder or zip)
   sarwatch catalog index [DIR]                     add DIR to the scene archive (a link) and index it
   sarwatch catalog list [--polygon WKT] [--date-start D] [--date-end D] [--product-type GRD,RTC]
                         [--orbit-direction ascending|descending] [--limit N] [--json]
@@ -66,6 +69,7 @@ const OPTIONS = {
   'product-type': { type: 'string' },
   'orbit-direction': { type: 'string' },
   limit: { type: 'string' },
+  out: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -174,6 +178,17 @@ export async function main(argv: string[]): Promise<number> {
         print(values.json, shown, lines.join('\n'));
         return 0;
       });
+    case `analyze ${sub}`: {
+      if (!arg) throw new UsageError(`analyze ${sub ?? 'ship|oilslick'} needs an INPUT product`);
+      try {
+        const done = await runAnalyze({ detector: sub!, input: arg, polygon: values.polygon, out: values.out });
+        if (done.out) process.stderr.write(`${done.features} features written to ${done.out}\n`);
+      } catch (e) {
+        if (e instanceof AnalyzeUsageError) throw new UsageError(e.message);
+        throw e;
+      }
+      return 0;
+    }
     case 'catalog index':
       return withDb(config, async (db) => {
         const { reindex } = openCatalog(config, db);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/service.ts';
+import { expectResultRules } from '../helpers/resultRules.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -156,6 +157,23 @@ describe('sarwatch CLI shares the data directory with the server', () => {
     const res = await fetch(`${baseUrl}/api/v1/scenes?product_type=GRD&date_start=2021-08-09&date_end=2021-08-09`, { headers: { Authorization: `Bearer ${demoKey}` } });
     expect(((await res.json()) as any).scenes).toHaveLength(1);
     expect((await sarwatch(dataDir, 'catalog', 'list', '--limit', '0')).code).toBe(2);
+  });
+
+  it('analyze ship runs the detector on a SAFE product without the service (issue 4: like SNAP gpt)', async () => {
+    const safe = path.join(ROOT, '../shared/data/s1/grd-safe-northsea-ships/notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
+    const out = path.join(dataDir, 'ships.geojson');
+    const res = await sarwatch(dataDir, 'analyze', 'ship', safe, '--out', out);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/\d+ features written to/);
+    const fc = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expectResultRules(fc);
+    // The 16 certain vessels of the ground truth are all there (docs/ship.md).
+    expect(fc.features.length).toBeGreaterThanOrEqual(16);
+    const tif = await sarwatch(dataDir, 'analyze', 'ship', path.join(ROOT, 'package.json').replace('package.json', 'README.md'));
+    expect(tif.code).toBe(2);
+    const tiff = await sarwatch(dataDir, 'analyze', 'timeseries', safe);
+    expect(tiff.code).toBe(2);
+    expect(tiff.stderr).toMatch(/analyze runs ship or oilslick/);
   });
 
   it('bad usage exits 2 with a message; unknown scopes are refused', async () => {
