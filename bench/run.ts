@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchImageryRead, type BenchStage } from './imagery-read.ts';
+import { benchOilSlicks } from './oilslick.ts';
+import { benchShips } from './ship.ts';
 
 interface SuiteResult {
   name: string;
@@ -22,6 +24,14 @@ const SUITES: Record<string, Suite> = {
   imagery: async ({ workDir, width, height }) => {
     const r = await benchImageryRead({ workDir, width, height });
     return { name: 'imagery', description: `read + calibrate a ${r.width} × ${r.height} px IW GRDH scene (VV+VH), 1024-px tiles`, stages: r.stages };
+  },
+  ship: async ({ workDir, width, height }) => {
+    const r = await benchShips({ workDir, width, height });
+    return { name: 'ship', description: `detectShipsInSafe on a ${r.width} × ${r.height} px IW GRDH scene (VH), ${r.threads} threads: ${r.found} vessels found, ${r.truth} in the truth`, stages: r.stages };
+  },
+  oilslick: async ({ workDir, width, height }) => {
+    const r = await benchOilSlicks({ workDir, width, height });
+    return { name: 'oilslick', description: `detectSlicksInSafe on a ${r.width} × ${r.height} px IW GRDH scene (VV): ${r.found} slicks found, ${r.truth} in the truth`, stages: r.stages };
   },
 };
 
