@@ -1,0 +1,469 @@
+// newbuilding / disappearbuilding on an RTC pair: the driver around detectChangeInTile.
+//
+// - Reads only the AOI's pixel window, tile by tile (readTiles: one tile in work, one being
+//   read), so memory depends on the tile size, not on the area: a 30,000 km² AOI at 10 m
+//   is ~300 M pixels, never held at once.
+// - Both images are read on the pre image's grid (pairGrid.ts: identical / shifted window /
+//   nearest-neighbour resampling).
+// - Per tile: validity (both images, AOI), model probability, regions (tile.ts); each region
+//   is traced to a pixel-exact polygon (geo/vectorize.ts) and, where it reaches the AOI
+//   boundary, clipped to the AOI.
+// - Measured: the analysed area counts pixels valid in both images with their centre in the
+//   AOI, each with its geodesic ground area; the analysed extent is the valid mask
+//   vectorised (on a coarser lattice for large AOIs), clipped to the AOI and simplified to
+//   the request size budget.
+
+import { geodesicAreaSqm } from '../../geo/area.ts';
+import { intersectAoi } from '../../geo/clip.ts';
+import type { AoiGeometry, Polygon, Position } from '../../geo/types.ts';
+import { maskToPolygons } from '../../geo/vectorize.ts';
+import { openRasterProduct, type RasterProduct } from '../../imagery/rtc/raster.ts';
+import { planTiles, readTiles } from '../../imagery/tiles.ts';
+import { ImageryError } from '../../imagery/errors.ts';
+import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
+import { runTileTask } from '../engine/pool.ts';
+import { aoiPixelEdges, rasterizeAoi, type PixelEdges } from './aoiMask.ts';
+import { combinePolygons, measuredCoverage, type MeasuredCoverage } from './coverage.ts';
+import { DEFAULT_CHANGE_MODEL, type ChangeKind } from './model.ts';
+import { gridRelation, readOnReferenceGrid, type GridRelation } from './pairGrid.ts';
+import { SpeckleScratch } from './speckle.ts';
+import { detectChangeInTile, type ChangeParams, type ChangeRegion, type ChangeTileInput, type ChangeTileResult } from './tile.ts';
+
+export { detectChangeInTile, prepareFeatures, channelsOf } from './tile.ts';
+export type { ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './tile.ts';
+
+/** Local paths (or http(s) URLs) of one date's rasters; at least one polarisation. */
+export type RtcPaths = { vv: string; vh?: string } | { vv?: string; vh: string };
+
+export interface RtcPairOptions {
+  aoi: AoiGeometry;
+  kind: ChangeKind;
+  params?: ChangeParams & {
+    /** Tile core size in pixels. Default 1024 (~0.15 GB of buffers per tile in flight, halo overhead ~19 %). */
+    tileSize?: number;
+    /** Extra context around each tile beyond the filter windows, pixels. Default 40 (400 m at 10 m). */
+    regionHalo?: number;
+    /** Longest side of the lattice the coverage extent is traced on. Default 1024 cells. */
+    extentCells?: number;
+    /**
+     * Worker threads for the tile model (src/analysis/engine pool): at most this many tiles
+     * are out at once while the main thread reads the next ones and traces polygons.
+     * 0 (default) runs every tile inline.
+     */
+    threads?: number;
+  };
+  /** Request size limit; coverage.polygon fits within it minus 1024 bytes. */
+  maxRequestBytes: number;
+  /** 0–100, after every tile. */
+  onProgress?: (percent: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface RtcPairResult {
+  result: FinalizedCollection;
+  /** Analysed area: pixels valid in both images with their centre in the AOI, km². */
+  areaSqkm: number;
+  coverage: MeasuredCoverage;
+  /** Diagnostics for logs and benchmarks. */
+  stats: {
+    tiles: number;
+    pixels: number;
+    validPixels: number;
+    regions: number;
+    /** Regions cut by a tile window (wider than the halo): reported in pieces. */
+    truncatedRegions: number;
+    grid: GridRelation['kind'];
+    channels: string;
+    /** Wall-clock split, ms: waiting for reads, tiles (model + region polygons), coverage extent, result assembly. */
+    timingsMs: { read: number; detect: number; polygons: number; extent: number };
+  };
+}
+
+interface OpenPair {
+  /** [VV, VH] of each date, each present only when both dates have it. */
+  pre: RasterProduct[];
+  post: RasterProduct[];
+  preVv: RasterProduct | undefined;
+  preVh: RasterProduct | undefined;
+}
+
+async function openPair(prePaths: RtcPaths, postPaths: RtcPaths): Promise<OpenPair> {
+  const opened: RasterProduct[] = [];
+  const open = async (path: string | undefined): Promise<RasterProduct | undefined> => {
+    if (!path) return undefined;
+    const p = await openRasterProduct(path);
+    opened.push(p);
+    return p;
+  };
+  try {
+    // A polarisation is used only when both dates have it.
+    const useVv = !!(prePaths.vv && postPaths.vv);
+    const useVh = !!(prePaths.vh && postPaths.vh);
+    if (!useVv && !useVh) throw new ImageryError('INVALID_PRODUCT', 'the pre and post scenes share no polarisation (VV or VH)');
+    const preVv = useVv ? await open(prePaths.vv) : undefined;
+    const preVh = useVh ? await open(prePaths.vh) : undefined;
+    const postVv = useVv ? await open(postPaths.vv) : undefined;
+    const postVh = useVh ? await open(postPaths.vh) : undefined;
+    const pre = [preVv, preVh].filter((p): p is RasterProduct => !!p);
+    const post = [postVv, postVh].filter((p): p is RasterProduct => !!p);
+    for (const group of [pre, post]) {
+      if (group.length === 2 && gridRelation(group[0]!, group[1]!).kind !== 'identical') {
+        throw new ImageryError('INVALID_PRODUCT', `VV and VH of one date are on different grids: ${group[0]!.location}, ${group[1]!.location}`);
+      }
+    }
+    if (pre[0]!.epsg === null) throw new ImageryError('UNSUPPORTED_CRS', `${pre[0]!.location} names no EPSG code`);
+    return { pre, post, preVv, preVh };
+  } catch (error) {
+    await Promise.all(opened.map((p) => p.close()));
+    throw error;
+  }
+}
+
+/** Geodesic area of one pixel (m²) around the middle of a window: corners through lon/lat. */
+function pixelAreaSqm(raster: RasterProduct, window: { x0: number; y0: number; width: number; height: number }): number {
+  const ring: Position[] = [];
+  const steps = 4;
+  const corner = (x: number, y: number): Position => raster.pixelToLonLat(y - 0.5, x - 0.5);
+  const { x0, y0, width: w, height: h } = window;
+  for (let i = 0; i < steps; i++) ring.push(corner(x0 + (w * i) / steps, y0));
+  for (let i = 0; i < steps; i++) ring.push(corner(x0 + w, y0 + (h * i) / steps));
+  for (let i = 0; i < steps; i++) ring.push(corner(x0 + w - (w * i) / steps, y0 + h));
+  for (let i = 0; i < steps; i++) ring.push(corner(x0, y0 + h - (h * i) / steps));
+  ring.push(ring[0]!);
+  return geodesicAreaSqm({ type: 'Polygon', coordinates: [ring] }) / (w * h);
+}
+
+/** Pixel window (clipped to the image) holding every pixel centre the AOI can contain. */
+function aoiWindow(edges: PixelEdges, raster: RasterProduct): { x0: number; y0: number; width: number; height: number } | null {
+  if (edges.count === 0) return null;
+  const x0 = Math.max(0, Math.ceil(edges.minX));
+  const y0 = Math.max(0, Math.ceil(edges.minY));
+  const x1 = Math.min(raster.width - 1, Math.floor(edges.maxX));
+  const y1 = Math.min(raster.height - 1, Math.floor(edges.maxY));
+  if (x1 < x0 || y1 < y0) return null;
+  return { x0, y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
+}
+
+/**
+ * Building change between two RTC acquisitions of one path/frame over `aoi`.
+ * `kind` 'newbuilding': buildings present in post and not in pre; 'disappearbuilding': the reverse.
+ */
+export async function detectChangeInRtcPair(prePaths: RtcPaths, postPaths: RtcPaths, options: RtcPairOptions): Promise<RtcPairResult> {
+  const pair = await openPair(prePaths, postPaths);
+  let pass: TilePass;
+  try {
+    pass = await runTiles(pair, options);
+  } finally {
+    await Promise.all([...pair.pre, ...pair.post].map((p) => p.close()));
+  }
+  // The rasters' block caches and the tile buffers are released before the result is built:
+  // with hundreds of thousands of detections the result is the largest thing in memory.
+  const started = performance.now();
+  const store = pass.detections;
+  const result = finalizeFeatureCollection(
+    Array.from({ length: store.count }, (_, i) => ({
+      // Unpacked on demand, so the full-size copy exists for one polygon at a time.
+      get geometry(): Polygon {
+        return store.geometry(i);
+      },
+    })),
+    { confidence: (i) => store.confidence(i) },
+  );
+  pass.stats.timingsMs.polygons += performance.now() - started;
+  return { result, areaSqkm: pass.areaSqkm, coverage: pass.coverage, stats: pass.stats };
+}
+
+/**
+ * Detections between the tile pass and the result, packed into large Float64Array chunks:
+ * per detection [ring count, ring lengths…, lon, lat, lon, lat, …] and its confidence. A
+ * country-sized AOI can yield ~10⁶ building outlines; as JS arrays of [lon, lat] pairs they
+ * would cost ~2 KB each before the result is even built, packed ~0.5 KB.
+ */
+class DetectionStore {
+  private static readonly CHUNK = 1 << 20;
+  private readonly chunks: Float64Array[] = [];
+  private used = DetectionStore.CHUNK;
+  private where = new Int32Array(1024);
+  private conf = new Float64Array(512);
+  count = 0;
+
+  add(rings: readonly (readonly Position[])[], confidence: number | null): void {
+    let size = 1 + rings.length;
+    for (const r of rings) size += 2 * r.length;
+    if (this.used + size > DetectionStore.CHUNK) {
+      this.chunks.push(new Float64Array(Math.max(DetectionStore.CHUNK, size)));
+      this.used = 0;
+    }
+    const chunk = this.chunks[this.chunks.length - 1]!;
+    const start = this.used;
+    let k = start;
+    chunk[k++] = rings.length;
+    for (const r of rings) chunk[k++] = r.length;
+    for (const r of rings) {
+      for (const [lon, lat] of r) {
+        chunk[k++] = lon;
+        chunk[k++] = lat;
+      }
+    }
+    this.used = k;
+    if (2 * this.count + 2 > this.where.length) {
+      const w = new Int32Array(this.where.length * 2);
+      w.set(this.where);
+      this.where = w;
+      const c = new Float64Array(this.conf.length * 2);
+      c.set(this.conf);
+      this.conf = c;
+    }
+    this.where[2 * this.count] = this.chunks.length - 1;
+    this.where[2 * this.count + 1] = start;
+    this.conf[this.count] = confidence === null ? Number.NaN : confidence;
+    this.count++;
+  }
+
+  geometry(i: number): Polygon {
+    const chunk = this.chunks[this.where[2 * i]!]!;
+    let k = this.where[2 * i + 1]!;
+    const n = chunk[k++]!;
+    const lengths: number[] = [];
+    for (let r = 0; r < n; r++) lengths.push(chunk[k++]!);
+    const coordinates: Position[][] = lengths.map((len) => {
+      const ring: Position[] = new Array(len);
+      for (let j = 0; j < len; j++, k += 2) ring[j] = [chunk[k]!, chunk[k + 1]!];
+      return ring;
+    });
+    return { type: 'Polygon', coordinates };
+  }
+
+  confidence(i: number): number | null {
+    const c = this.conf[i]!;
+    return Number.isNaN(c) ? null : c;
+  }
+}
+
+interface TilePass {
+  detections: DetectionStore;
+  areaSqkm: number;
+  coverage: MeasuredCoverage;
+  stats: RtcPairResult['stats'];
+}
+
+async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePass> {
+  const { aoi, kind } = options;
+  const params = options.params ?? {};
+  const model = params.model ?? DEFAULT_CHANGE_MODEL;
+  const reference = pair.pre[0]!;
+  const relation = gridRelation(reference, pair.post[0]!);
+  const edges = aoiPixelEdges(aoi, (lon, lat) => reference.lonLatToPixel(lon, lat));
+  const region = aoiWindow(edges, reference);
+  const stats: RtcPairResult['stats'] = {
+    tiles: 0,
+    pixels: 0,
+    validPixels: 0,
+    regions: 0,
+    truncatedRegions: 0,
+    grid: relation.kind,
+    channels: pair.preVv && pair.preVh ? 'dual' : pair.preVv ? 'vv' : 'vh',
+    timingsMs: { read: 0, detect: 0, polygons: 0, extent: 0 },
+  };
+  const t = stats.timingsMs;
+  if (!region) {
+    options.onProgress?.(100);
+    return {
+      detections: new DetectionStore(),
+      areaSqkm: 0,
+      coverage: measuredCoverage({ aoi, analysedAreaSqkm: 0, extent: null, maxRequestBytes: options.maxRequestBytes }),
+      stats,
+    };
+  }
+
+  const tileSize = params.tileSize ?? 1024;
+  const halo = Math.max(model.filter.radius, model.backgroundRadius) + (params.regionHalo ?? 40);
+  const plan = planTiles(reference.width, reference.height, tileSize, halo, region);
+  stats.tiles = plan.tiles.length;
+
+  // Coarse lattice for the analysed extent: f × f pixels per cell.
+  const extentCells = params.extentCells ?? 1024;
+  const f = Math.max(1, Math.ceil(Math.max(region.width, region.height) / extentCells));
+  const cw = Math.ceil(region.width / f);
+  const ch = Math.ceil(region.height / f);
+  const cellInside = new Int32Array(cw * ch);
+  const cellValid = new Int32Array(cw * ch);
+
+  const detections = new DetectionStore();
+  let areaSqm = 0;
+  const scratch = new SpeckleScratch();
+  const [, gtA, , , , gtE] = reference.geotransform;
+  const nominalPixelM = Math.sqrt(Math.abs(gtA * gtE));
+  // Both dates carry the same polarisations (openPair), in the order VV, VH.
+  const vvIndex = pair.preVv ? 0 : -1;
+  const vhIndex = pair.preVh ? (pair.preVv ? 1 : 0) : -1;
+  const pick = (read: { data: Float32Array[] }, index: number): Float32Array | undefined => (index >= 0 ? read.data[index] : undefined);
+
+  const read = async (window: { x0: number; y0: number; width: number; height: number }) => {
+    const [pre, post] = await Promise.all([
+      readOnReferenceGrid(reference, pair.pre, { kind: 'identical' }, window),
+      readOnReferenceGrid(reference, pair.post, relation, window),
+    ]);
+    return { pre, post };
+  };
+
+  let done = 0;
+  let clock = performance.now();
+  const lap = (key: keyof typeof t): void => {
+    const now = performance.now();
+    t[key] += now - clock;
+    clock = now;
+  };
+  const threads = Math.max(0, Math.floor(params.threads ?? 0));
+  const inFlight = new Set<Promise<void>>();
+  const { threads: _threads, tileSize: _tileSize, regionHalo: _regionHalo, extentCells: _extentCells, ...tileParams } = params;
+  // With worker threads the next tiles are read while `threads` tiles are being modelled.
+  for await (const { tile, data } of readTiles(plan, read, { prefetch: Math.max(1, threads) })) {
+    lap('read');
+    options.signal?.throwIfAborted();
+    const w = tile.halo;
+    const inside = rasterizeAoi(edges, w);
+    const pixelSizeM = Math.sqrt(pixelAreaSqm(reference, tile.core)) || nominalPixelM;
+
+    // Coarse extent lattice, from the core pixels (cores partition the region).
+    const { coreInHalo } = tile;
+    const cellOfColumn = new Int32Array(coreInHalo.width);
+    for (let x = 0; x < coreInHalo.width; x++) cellOfColumn[x] = Math.floor((w.x0 + x + coreInHalo.x0 - region.x0) / f);
+    const preValid = data.pre.valid;
+    const postValid = data.post.valid;
+    for (let y = 0; y < coreInHalo.height; y++) {
+      const hy = y + coreInHalo.y0;
+      const rowBase = Math.floor((w.y0 + hy - region.y0) / f) * cw;
+      const base = hy * w.width + coreInHalo.x0;
+      for (let x = 0; x < coreInHalo.width; x++) {
+        const i = base + x;
+        if (!inside[i]) continue;
+        const cell = rowBase + cellOfColumn[x]!;
+        cellInside[cell]!++;
+        cellValid[cell]! += preValid[i]! & postValid[i]!;
+      }
+    }
+
+    const input: ChangeTileInput = {
+      pre: { vv: pick(data.pre, vvIndex), vh: pick(data.pre, vhIndex) },
+      post: { vv: pick(data.post, vvIndex), vh: pick(data.post, vhIndex) },
+      validPre: data.pre.valid,
+      validPost: data.post.valid,
+      inside,
+      width: w.width,
+      height: w.height,
+      pixelSizeM,
+      core: coreInHalo,
+    };
+    const finished = (out: ChangeTileResult, insideMask: Uint8Array): void => {
+      stats.pixels += tile.core.width * tile.core.height;
+      stats.validPixels += out.validCount;
+      areaSqm += out.validCount * pixelSizeM * pixelSizeM;
+      for (const r of out.regions) {
+        stats.regions++;
+        if (r.touchesTileEdge && !touchesImageEdge(r, w, reference)) stats.truncatedRegions++;
+        for (const geometry of regionPolygons(r, w, insideMask, reference, aoi)) {
+          detections.add(geometry.coordinates, r.confidence);
+        }
+      }
+      done++;
+      options.onProgress?.(Math.floor((100 * done) / plan.tiles.length));
+    };
+    if (threads > 0) {
+      // The tile's arrays move to the worker; the AOI mask is kept for clipping polygons.
+      const keep = inside.slice();
+      const transfer = [
+        ...new Set(
+          [input.pre.vv, input.pre.vh, input.post.vv, input.post.vh, input.validPre, input.validPost, input.inside]
+            .filter((a) => a !== undefined)
+            .map((a) => a!.buffer as ArrayBuffer),
+        ),
+      ];
+      const task = runTileTask<ChangeTileResult>(
+        { module: 'change/tile.ts', fn: 'detectChangeTileTask', input, params: { kind, params: tileParams } },
+        transfer,
+        options.signal,
+      ).then((out) => finished(out, keep));
+      task.catch(() => {}); // surfaced by the awaits below
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+      if (inFlight.size >= threads) await Promise.race(inFlight);
+    } else {
+      finished(detectChangeInTile(input, { kind, params: tileParams, scratch }), inside);
+    }
+    lap('detect');
+  }
+  await Promise.all(inFlight);
+  lap('detect');
+
+  const extentPolygons = maskToPolygons(
+    Uint8Array.from(cellValid, (v, i) => (v > 0 && 2 * v >= cellInside[i]! ? 1 : 0)),
+    cw,
+    ch,
+    (r, c) => {
+      // (r, c) are cell corners − 0.5 in cell units; back to pixel-centre convention.
+      const col = Math.min(region.x0 + (c + 0.5) * f, region.x0 + region.width) - 0.5;
+      const row = Math.min(region.y0 + (r + 0.5) * f, region.y0 + region.height) - 0.5;
+      return reference.pixelToLonLat(row, col);
+    },
+    { simplifyTolerance: f > 1 ? 0.5 : 0 },
+  ).map((p) => p.geometry);
+
+  const areaSqkm = Math.round(areaSqm) / 1e6;
+  const coverage = measuredCoverage({ aoi, analysedAreaSqkm: areaSqkm, extent: combinePolygons(extentPolygons), maxRequestBytes: options.maxRequestBytes });
+  lap('extent');
+  return { detections, areaSqkm, coverage, stats };
+}
+
+function touchesImageEdge(r: ChangeRegion, w: { x0: number; y0: number; width: number; height: number }, raster: RasterProduct): boolean {
+  return (
+    (r.box.x0 === 0 && w.x0 === 0) ||
+    (r.box.y0 === 0 && w.y0 === 0) ||
+    (r.box.x1 === w.width - 1 && w.x0 + w.width === raster.width) ||
+    (r.box.y1 === w.height - 1 && w.y0 + w.height === raster.height)
+  );
+}
+
+/**
+ * The region's pixel-exact outline in lon/lat; clipped to the AOI when one of its pixels has
+ * a neighbour outside the AOI (a pixel square reaches up to half a pixel past its centre).
+ */
+function regionPolygons(
+  r: ChangeRegion,
+  w: { x0: number; y0: number; width: number; height: number },
+  inside: Uint8Array,
+  raster: RasterProduct,
+  aoi: AoiGeometry,
+): Polygon[] {
+  const bw = r.box.x1 - r.box.x0 + 1;
+  const bh = r.box.y1 - r.box.y0 + 1;
+  const labels = new Uint8Array(bw * bh);
+  let nearBoundary = false;
+  for (const p of r.pixels) {
+    const row = (p / w.width) | 0;
+    const col = p - row * w.width;
+    labels[(row - r.box.y0) * bw + (col - r.box.x0)] = 1;
+    for (let dy = -1; dy <= 1 && !nearBoundary; dy++) {
+      for (let dx = -1; dx <= 1; dx++) {
+        const rr = row + dy;
+        const cc = col + dx;
+        if (rr < 0 || cc < 0 || rr >= w.height || cc >= w.width || !inside[rr * w.width + cc]) {
+          nearBoundary = true;
+          break;
+        }
+      }
+    }
+  }
+  const oy = w.y0 + r.box.y0;
+  const ox = w.x0 + r.box.x0;
+  const traced = maskToPolygons(labels, bw, bh, (row, col) => raster.pixelToLonLat(oy + row, ox + col)).map((t) => t.geometry);
+  if (!nearBoundary) return traced;
+  const out: Polygon[] = [];
+  for (const geometry of traced) {
+    const clipped = intersectAoi(geometry, aoi);
+    if (!clipped) continue;
+    if (clipped.type === 'Polygon') out.push(clipped);
+    else for (const coordinates of clipped.coordinates) out.push({ type: 'Polygon', coordinates });
+  }
+  return out;
+}
