@@ -8,6 +8,8 @@ import type { SceneRecord } from '../catalog/types.ts';
 import type { AoiGeometry, Polygon } from '../geo/types.ts';
 import { shipModule } from './modules/ship.ts';
 import { oilslickModule } from './modules/oilslick.ts';
+import { disappearbuildingModule, newbuildingModule } from './modules/change.ts';
+import { timeseriesModule } from './modules/timeseries.ts';
 
 export interface ResultFeature {
   type: 'Feature';
@@ -37,6 +39,8 @@ export interface AnalysisRequest {
   endpointId: EndpointId;
   family: Family;
   input: ResolvedInput;
+  /** Request size limit: a measured coverage.polygon is simplified to fit it. */
+  maxRequestBytes: number;
 }
 
 export interface AnalysisContext {
@@ -69,5 +73,5 @@ export function createRegistry(modules: AnalysisModule[]): AnalysisRegistry {
 
 /** The detectors this build ships. Endpoints absent here fail their jobs with NOT_IMPLEMENTED. */
 export function defaultRegistry(): AnalysisRegistry {
-  return createRegistry([shipModule, oilslickModule]);
+  return createRegistry([shipModule, oilslickModule, newbuildingModule, disappearbuildingModule, timeseriesModule]);
 }

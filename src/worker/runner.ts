@@ -131,7 +131,7 @@ export class JobRunner {
       throw new JobFailure('NOT_IMPLEMENTED', `${endpoint} analysis is not available in this version of sarwatch; the job was not charged`);
     }
     const output = await module.run(
-      { jobId: job.id, endpointId: endpoint, family, input: resolution.input },
+      { jobId: job.id, endpointId: endpoint, family, input: resolution.input, maxRequestBytes: config.maxRequestBytes },
       { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal },
     );
 
