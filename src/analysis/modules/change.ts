@@ -1,6 +1,7 @@
 /** newbuilding / disappearbuilding: change between the selected RTC pair (src/analysis/change). */
 import { JobFailure } from '../../contract/errors.ts';
 import { detectChangeInRtcPair } from '../change/index.ts';
+import { analysisThreads } from '../engine/pool.ts';
 import type { AnalysisModule } from '../registry.ts';
 import { asImageryFailure } from './sceneInput.ts';
 import { requireRtcFamily, rtcPaths } from './rtcInput.ts';
@@ -16,6 +17,7 @@ function changeModule(kind: 'newbuilding' | 'disappearbuilding'): AnalysisModule
         const out = await detectChangeInRtcPair(rtcPaths(input.earlier), rtcPaths(input.later), {
           aoi: input.aoi,
           kind,
+          params: { threads: analysisThreads() },
           maxRequestBytes: request.maxRequestBytes,
           onProgress: (p) => ctx.reportProgress(p),
           signal: ctx.signal,
