@@ -57,7 +57,8 @@ function rssProbe(): { sample: () => void; stop: () => number } {
   };
 }
 
-async function stage<T>(name: string, megapixels: number, run: (sample: () => void) => Promise<T>): Promise<{ stage: BenchStage; value: T }> {
+/** Runs one timed stage: wall time, throughput and peak RSS. Shared by every bench suite. */
+export async function benchStage<T>(name: string, megapixels: number, run: (sample: () => void) => Promise<T>): Promise<{ stage: BenchStage; value: T }> {
   const probe = rssProbe();
   const t0 = performance.now();
   const value = await run(probe.sample);
@@ -145,7 +146,7 @@ export async function benchImageryRead(opts: BenchImageryReadOptions): Promise<B
   const megapixels = (width * height) / 1e6;
   const stages: BenchStage[] = [];
 
-  const generated = await stage('generate IW GRDH VV+VH', 2 * megapixels, () => ensureScene(opts.workDir, width, height));
+  const generated = await benchStage('generate IW GRDH VV+VH', 2 * megapixels, () => ensureScene(opts.workDir, width, height));
   if (generated.value.reused) {
     stages.push({ ...generated.stage, name: 'generate IW GRDH VV+VH (reused)', mpxPerSecond: 0 });
   } else {
@@ -153,16 +154,16 @@ export async function benchImageryRead(opts: BenchImageryReadOptions): Promise<B
   }
   const { productPath } = generated.value;
 
-  const opened = await stage('open SAFE (manifest, annotation, LUTs)', 0, () => openSafeProduct(productPath));
+  const opened = await benchStage('open SAFE (manifest, annotation, LUTs)', 0, () => openSafeProduct(productPath));
   stages.push(opened.stage);
   const product = opened.value;
   try {
     const vv = product.bands.VV!;
     const vh = product.bands.VH!;
     const tiles = `${tileSize}-px tiles`;
-    stages.push((await stage(`read DN VV, ${tiles}`, megapixels, (s) => readAll(vv, tileSize, { quantity: 'dn', denoise: false }, s))).stage);
-    stages.push((await stage(`read σ0 VV denoised, ${tiles}`, megapixels, (s) => readAll(vv, tileSize, { quantity: 'sigma0', denoise: true }, s))).stage);
-    stages.push((await stage(`read σ0 VH denoised, ${tiles}`, megapixels, (s) => readAll(vh, tileSize, { quantity: 'sigma0', denoise: true }, s))).stage);
+    stages.push((await benchStage(`read DN VV, ${tiles}`, megapixels, (s) => readAll(vv, tileSize, { quantity: 'dn', denoise: false }, s))).stage);
+    stages.push((await benchStage(`read σ0 VV denoised, ${tiles}`, megapixels, (s) => readAll(vv, tileSize, { quantity: 'sigma0', denoise: true }, s))).stage);
+    stages.push((await benchStage(`read σ0 VH denoised, ${tiles}`, megapixels, (s) => readAll(vh, tileSize, { quantity: 'sigma0', denoise: true }, s))).stage);
   } finally {
     await product.close();
   }

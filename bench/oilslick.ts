@@ -4,7 +4,8 @@
  * bench/ship.ts. Reports wall time, throughput and peak RSS (sampled every 10 ms).
  */
 import { detectSlicksInSafe } from '../src/analysis/oilslick/index.ts';
-import { benchStage, sceneStage, truthCount, type BenchAnalysisResult } from './ship.ts';
+import { benchStage } from './imagery-read.ts';
+import { sceneStage, truthCount, type BenchAnalysisResult } from './ship.ts';
 
 export async function benchOilSlicks(opts: { workDir: string; width?: number; height?: number }): Promise<BenchAnalysisResult> {
   const width = opts.width ?? 25_000;

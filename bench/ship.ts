@@ -14,7 +14,7 @@ import path from 'node:path';
 import { analysisThreads, closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 import { detectShipsInSafe } from '../src/analysis/ship/index.ts';
 import { Random, trackAcquisitions, writeSafeGrd, type SafeGrdSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
-import type { BenchStage } from './imagery-read.ts';
+import { benchStage, type BenchStage } from './imagery-read.ts';
 
 const SCENE_VERSION = 1;
 
@@ -28,39 +28,6 @@ export interface BenchAnalysisResult {
   truth: number;
 }
 
-/** Peak RSS over a stage: sampled every 10 ms (as bench/imagery-read.ts). */
-function rssProbe(): { stop: () => number } {
-  let peak = process.memoryUsage.rss();
-  const sample = () => {
-    const rss = process.memoryUsage.rss();
-    if (rss > peak) peak = rss;
-  };
-  const timer = setInterval(sample, 10);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      sample();
-      return peak / (1024 * 1024);
-    },
-  };
-}
-
-export async function benchStage<T>(name: string, megapixels: number, run: () => Promise<T>): Promise<{ stage: BenchStage; value: T }> {
-  const probe = rssProbe();
-  const t0 = performance.now();
-  const value = await run();
-  const seconds = (performance.now() - t0) / 1000;
-  const peakRssMb = probe.stop();
-  return {
-    stage: {
-      name,
-      seconds: Math.round(seconds * 100) / 100,
-      mpxPerSecond: megapixels > 0 ? Math.round((megapixels / seconds) * 10) / 10 : 0,
-      peakRssMb: Math.round(peakRssMb),
-    },
-    value,
-  };
-}
 
 /** Open central North Sea (no land in 250 × 170 km): ships 15–300 m, slicks, calm patches. */
 function analysisSpec(width: number, height: number): SafeGrdSpec {
