@@ -72,16 +72,7 @@ export async function resolveRequest(request: ValidatedRequest, catalog: SceneCa
     const opts = { aoi: request.aoi, date: request.date, direction: request.dateDirection, orbitDirection, productTypes: [productType] };
     const selected = selectNearestScene(await catalog.search(sceneQueryForNearest(opts)), opts);
     if (!selected.ok) return selected;
-    return {
-      ok: true,
-      resolution: {
-        input: { kind: 'nearest', scene: selected.scene, extent: selected.analysisExtent, aoi: request.aoi },
-        coverage: coverageForResponse(selected.coverage, config, selected.analysisExtent),
-        sceneSelection: selected.scene_selection,
-        warnings: selected.warnings,
-        expectedAreaSqkm: geodesicAreaSqkm(selected.analysisExtent),
-      },
-    };
+    return fromSelection(selected, { kind: 'nearest', scene: selected.scene, extent: selected.analysisExtent, aoi: request.aoi }, config);
   }
 
   const opts = { aoi: request.aoi, dateStart: request.dateStart, dateEnd: request.dateEnd, orbitDirection, productTypes: [productType] };
@@ -89,23 +80,27 @@ export async function resolveRequest(request: ValidatedRequest, catalog: SceneCa
   if (request.endpoint === 'timeseries') {
     const selected = selectSeries(candidates, opts);
     if (!selected.ok) return selected;
-    return {
-      ok: true,
-      resolution: {
-        input: { kind: 'series', scenes: selected.scenes, extent: selected.analysisExtent, aoi: request.aoi },
-        coverage: coverageForResponse(selected.coverage, config, selected.analysisExtent),
-        sceneSelection: selected.scene_selection,
-        warnings: selected.warnings,
-        expectedAreaSqkm: geodesicAreaSqkm(selected.analysisExtent),
-      },
-    };
+    return fromSelection(selected, { kind: 'series', scenes: selected.scenes, extent: selected.analysisExtent, aoi: request.aoi }, config);
   }
   const selected = selectChangePair(candidates, opts);
   if (!selected.ok) return selected;
+  return fromSelection(
+    selected,
+    { kind: 'pair', earlier: selected.earlier, later: selected.later, extent: selected.analysisExtent, aoi: request.aoi },
+    config,
+  );
+}
+
+/** The job fields every polygon selection yields, whatever rule chose the scenes. */
+function fromSelection(
+  selected: { analysisExtent: AoiGeometry; coverage: CoverageEstimate; scene_selection: SceneSelection; warnings: Warning[] },
+  input: ResolvedInput,
+  config: Config,
+): ResolutionOutcome {
   return {
     ok: true,
     resolution: {
-      input: { kind: 'pair', earlier: selected.earlier, later: selected.later, extent: selected.analysisExtent, aoi: request.aoi },
+      input,
       coverage: coverageForResponse(selected.coverage, config, selected.analysisExtent),
       sceneSelection: selected.scene_selection,
       warnings: selected.warnings,
@@ -113,4 +108,3 @@ export async function resolveRequest(request: ValidatedRequest, catalog: SceneCa
     },
   };
 }
-
