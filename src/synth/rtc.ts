@@ -268,8 +268,55 @@ function facadeBrightnessDb(orientationDeg: number, lookAzimuthDeg: number): num
   return 1 + 7 * Math.pow(Math.abs(Math.cos(delta)), 4);
 }
 
+/** Whether two rectangles (metres east/north of the centre) come closer than `gap` metres: separating axes. */
+function rectsWithin(a: Rect, b: Rect, gap: number): boolean {
+  if (Math.hypot(a.east - b.east, a.north - b.north) > (Math.hypot(a.lengthM, a.widthM) + Math.hypot(b.lengthM, b.widthM)) / 2 + gap) return false;
+  const grow = (r: Rect): Rect => ({ ...r, lengthM: r.lengthM + gap, widthM: r.widthM + gap });
+  const pa = rectCorners(grow(a));
+  const pb = rectCorners(b);
+  for (const r of [a, b]) {
+    const t = r.orientationDeg * DEG;
+    for (const [ax, ay] of [
+      [Math.sin(t), Math.cos(t)],
+      [Math.cos(t), -Math.sin(t)],
+    ] as const) {
+      const project = (ps: [number, number][]) => ps.map(([x, y]) => x * ax + y * ay);
+      const qa = project(pa);
+      const qb = project(pb);
+      if (Math.max(...qa) <= Math.min(...qb) || Math.max(...qb) <= Math.min(...qa)) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Buildings placed so far, for the rule that keeps the truth honest: a building that changes
+ * during the series (new or demolished) overlaps no other building, with a gap of one pixel.
+ * Otherwise a demolished building under a standing one leaves no change signal while the
+ * truth still lists it, and a new building's site clearing would paint over a neighbour.
+ * Old buildings that stand throughout may overlap each other (an old town's blocks do).
+ */
+class BuildingLayout {
+  private readonly placed: { rect: Rect; changes: boolean }[] = [];
+
+  constructor(private readonly gap: number) {}
+
+  fits(rect: Rect, changes: boolean): boolean {
+    return !this.placed.some((p) => (changes || p.changes) && rectsWithin(rect, p.rect, this.gap));
+  }
+
+  add(rect: Rect, changes: boolean): void {
+    this.placed.push({ rect, changes });
+  }
+}
+
 function generateCity(grid: Grid, count: number, seed: number): { buildings: BuildingSpec[]; changes: ChangeSpec[]; blocks: { rect: Rect; cls: number }[] } {
   const rng = new Random(seed, 'city-layout');
+  // Positions re-drawn for buildings that would overlap (BuildingLayout) come from their own
+  // stream, so the rest of the layout is what it was before the rule.
+  const retry = new Random(seed, 'city-layout-retry');
+  const layout = new BuildingLayout(grid.pixel);
+  const RETRIES = 40;
   const W = grid.width * grid.pixel;
   const H = grid.height * grid.pixel;
   const orientation = rng.range(0, 25);
@@ -316,16 +363,28 @@ function generateCity(grid: Grid, count: number, seed: number): { buildings: Bui
         const along = rng.range(-off, off);
         const across = rng.range(-offw, offw) * (k % 2 ? 1 : -1);
         const vanish = rng.uniform() < 0.12 && count >= 6 ? 2 + rng.int(count - 4) : null;
-        buildings.push({
-          id: `building-${nextId++}`,
-          east: c.e + along * Math.sin(a) + across * Math.cos(a),
-          north: c.n + along * Math.cos(a) - across * Math.sin(a),
+        const at = (al: number, ac: number, vanishIndex: number | null): BuildingSpec => ({
+          id: '',
+          east: c.e + al * Math.sin(a) + ac * Math.cos(a),
+          north: c.n + al * Math.cos(a) - ac * Math.sin(a),
           lengthM: Math.round(len),
           widthM: Math.round(wid),
           orientationDeg: Math.round(orientation * 10) / 10,
           appearIndex: null,
-          vanishIndex: vanish,
+          vanishIndex,
         });
+        // A building to be demolished that finds no free spot in its block stands throughout
+        // instead (old buildings may overlap each other), so the town keeps its buildings.
+        let b: BuildingSpec | null = null;
+        for (const v of vanish === null ? [null] : [vanish, null]) {
+          b = at(along, across, v);
+          for (let t = 0; t < RETRIES && !layout.fits(b, v !== null); t++) b = at(retry.range(-off, off), retry.range(-offw, offw), v);
+          if (layout.fits(b, v !== null)) break;
+          b = null;
+        }
+        if (!b) continue; // the block is full
+        layout.add(b, b.vanishIndex !== null);
+        buildings.push({ ...b, id: `building-${nextId++}` });
       }
     } else if (cls === CITY_CLASS.grass && westness >= 0.4 && rng.uniform() < 0.75 && count >= 6) {
       // Development: 1–3 new buildings appearing at known dates.
@@ -337,16 +396,23 @@ function generateCity(grid: Grid, count: number, seed: number): { buildings: Bui
         const offw = Math.max(0, (block - road - wid) / 2);
         const along = (k - (n - 1) / 2) * (len + 8) * (n > 1 ? 0.9 : 0) + rng.range(-off, off) * 0.3;
         const across = rng.range(-offw, offw);
-        buildings.push({
-          id: `building-${nextId++}`,
-          east: c.e + along * Math.sin(a) + across * Math.cos(a),
-          north: c.n + along * Math.cos(a) - across * Math.sin(a),
+        const orientationDeg = Math.round((orientation + rng.range(-3, 3)) * 10) / 10;
+        const appearIndex = 4 + rng.int(count - 6);
+        const at = (al: number, ac: number): BuildingSpec => ({
+          id: '',
+          east: c.e + al * Math.sin(a) + ac * Math.cos(a),
+          north: c.n + al * Math.cos(a) - ac * Math.sin(a),
           lengthM: Math.round(len),
           widthM: Math.round(wid),
-          orientationDeg: Math.round((orientation + rng.range(-3, 3)) * 10) / 10,
-          appearIndex: 4 + rng.int(count - 6),
+          orientationDeg,
+          appearIndex,
           vanishIndex: null,
         });
+        let b = at(along, across);
+        for (let t = 0; t < RETRIES && !layout.fits(b, true); t++) b = at(retry.range(-off, off), retry.range(-offw, offw));
+        if (!layout.fits(b, true)) continue; // no room left in the block
+        layout.add(b, true);
+        buildings.push({ ...b, id: `building-${nextId++}` });
       }
     }
   }

@@ -1,7 +1,7 @@
 // Building change end to end on RTC GeoTIFFs: generated city stacks with ground truth
 // (src/synth writeRtcStack), the real Enga stack for measured coverage (~65 % no-data), grid
 // relations between pre and post, AOI clipping, and the Result rules.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,22 +10,21 @@ import { DEFAULT_CHANGE_MODEL, detectChangeInRtcPair, gridRelation, readOnRefere
 import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
 import { bboxOf, geodesicAreaSqkm, geodesicAreaSqm, intersectAoi, parseAoiWkt, type AoiGeometry } from '../../src/geo/index.ts';
 import { openRasterProduct } from '../../src/imagery/index.ts';
+import type { RasterProduct } from '../../src/imagery/index.ts';
 import { writeRtcStack, type WriteRtcResult } from '../../src/synth/index.ts';
 import { writeTiff } from '../../src/synth/tiff.ts';
 import { S1_DATA } from '../helpers/sharedData.ts';
+import { changedOverlappingOthers, pixelIou, readBuildings, scoreBuildingChange, type TruthBuilding } from './changeEval.ts';
 
 const ENGA_DIR = path.join(S1_DATA, 'rtc-stack-png-enga/tests/test_data/T009_019294_IW2_cropped');
 const MIB = 1 << 20;
-
-interface TruthBuilding {
-  geometry: AoiGeometry;
-  properties: { id: string; status: string; appear_date: string | null; vanish_date: string | null };
-}
 
 let dir: string;
 let stack: WriteRtcResult;
 let buildings: TruthBuilding[];
 let imageAoi: AoiGeometry;
+/** The stack's pixel grid, for pixel IoU. */
+let grid: Pick<RasterProduct, 'width' | 'height' | 'lonLatToPixel'>;
 
 const paths = (k: number) => ({ vv: stack.files[2 * k]!, vh: stack.files[2 * k + 1]! });
 
@@ -42,10 +41,10 @@ beforeAll(async () => {
     track: 37,
     compression: 'none',
   });
-  const truth = JSON.parse(await readFile(stack.groundTruthPath, 'utf8')) as { features: Array<TruthBuilding & { properties: { kind: string } }> };
-  buildings = truth.features.filter((f) => f.properties.kind === 'building');
+  buildings = await readBuildings(stack.groundTruthPath);
   const raster = await openRasterProduct(stack.files[0]!);
   imageAoi = { type: 'Polygon', coordinates: raster.bounds().coordinates };
+  grid = { width: raster.width, height: raster.height, lonLatToPixel: (lon, lat) => raster.lonLatToPixel(lon, lat) };
   await raster.close();
 });
 
@@ -54,44 +53,17 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function overlaps(a: AoiGeometry, b: AoiGeometry): boolean {
-  const p = bboxOf(a);
-  const q = bboxOf(b);
-  if (p[2] < q[0] || q[2] < p[0] || p[3] < q[1] || q[3] < p[1]) return false;
-  return intersectAoi(a, b) !== null;
-}
-
 /**
- * Per-object F1 against the truth: a changed building of ≥ 400 m² (mostly inside the AOI and
- * not hidden under a building standing on both dates) is found when a detection overlaps it;
- * a detection overlapping no changed building is a false alarm.
+ * Per-object score against the truth (test/analysis/changeEval.ts, shared with `npm run eval`):
+ * a changed building of ≥ 400 m² (mostly inside the AOI) is found when a detection overlaps
+ * it; a detection overlapping no changed building is a false alarm.
  */
 function objectScore(out: RtcPairResult, kind: 'newbuilding' | 'disappearbuilding', pre: number, post: number, aoi: AoiGeometry) {
-  const index = (d: string | null) => (d === null ? null : stack.dates.indexOf(d));
-  const stands = (b: TruthBuilding, k: number) => {
-    const a = index(b.properties.appear_date);
-    const v = index(b.properties.vanish_date);
-    return (a === null || k >= a) && (v === null || k < v);
-  };
-  const changed = buildings.filter((b) => (kind === 'newbuilding' ? stands(b, post) && !stands(b, pre) : stands(b, pre) && !stands(b, post)));
-  const both = buildings.filter((b) => stands(b, pre) && stands(b, post));
-  const visible = (b: TruthBuilding) => {
-    const area = geodesicAreaSqm(b.geometry);
-    const inside = intersectAoi(b.geometry, aoi);
-    if (!inside || geodesicAreaSqm(inside) < 0.5 * area) return false;
-    let hidden = 0;
-    for (const o of both) {
-      const x = overlaps(b.geometry, o.geometry) ? intersectAoi(b.geometry, o.geometry) : null;
-      if (x) hidden += geodesicAreaSqm(x);
-    }
-    return hidden < 0.5 * area;
-  };
-  const targets = changed.filter((b) => geodesicAreaSqm(b.geometry) >= 400 && visible(b));
-  const features = out.result.features;
-  const tp = targets.filter((t) => features.some((f) => overlaps(f.geometry, t.geometry))).length;
-  const fp = features.filter((f) => !changed.some((t) => overlaps(f.geometry, t.geometry))).length;
-  const fn = targets.length - tp;
-  return { targets: targets.length, tp, fp, fn, f1: (2 * tp) / (2 * tp + fp + fn) };
+  return scoreBuildingChange(
+    out.result.features.map((f) => f.geometry),
+    buildings,
+    { kind, dates: stack.dates, pre, post, aoi },
+  );
 }
 
 function expectResultRules(out: RtcPairResult): void {
@@ -118,6 +90,17 @@ describe('detectChangeInRtcPair on a generated city (10 m, 12 dates)', () => {
     expect(score.targets).toBeGreaterThan(50);
     expect(score.f1).toBeGreaterThanOrEqual(0.9);
     expectResultRules(out);
+    // Pixel level: nearly every footprint pixel is detected; outlines run about a pixel wide
+    // of the footprint (mixed pixels at the edges change too), so the IoU is ~0.6.
+    const iou = pixelIou(out.result.features.map((f) => f.geometry), buildings, grid, { kind: 'newbuilding', dates: stack.dates, pre: 0, post: 11, aoi: imageAoi });
+    expect(iou.intersection / iou.truth).toBeGreaterThan(0.95);
+    expect(iou.iou).toBeGreaterThan(0.5);
+    expect(iou.iou).toBeLessThan(0.8);
+  });
+
+  it('every demolished or new building of the generated city is visible: none overlaps another building', () => {
+    expect(buildings.filter((b) => b.properties.vanish_date !== null).length).toBeGreaterThan(10);
+    expect(changedOverlappingOthers(buildings)).toEqual([]);
   });
 
   it('disappearbuilding: demolished buildings ≥ 400 m² found with per-object F1 ≥ 0.9', async () => {

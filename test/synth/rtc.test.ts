@@ -7,6 +7,8 @@ import { mergeRtcContributions, parseOperaRtcId, readRtcGeoTiff } from '../../sr
 import { openRasterProduct, type RasterProduct } from '../../src/imagery/index.ts';
 import { writeRtcStack, type TruthCollection, type WriteRtcResult } from '../../src/synth/index.ts';
 import { GDAL_TAG, HAS_GDAL, epsgFromWkt, gdalinfoJson } from '../imagery/fixtures.ts';
+import { geodesicAreaSqm } from '../../src/geo/index.ts';
+import { changedOverlappingOthers, type TruthBuilding } from '../analysis/changeEval.ts';
 
 let dir: string;
 let city: WriteRtcResult;
@@ -164,6 +166,22 @@ describe('synth RTC stacks: ground truth', () => {
       const after = series.slice(k);
       const mean = (a: number[]) => a.reduce((s, v) => s + v, 0) / a.length;
       expect(mean(after) - mean(before)).toBeGreaterThan(5);
+    }
+  });
+
+  it('keeps new and demolished buildings clear of every other building, so their change is visible', async () => {
+    const buildings = cityTruth.features.filter((f) => f.properties.kind === 'building') as unknown as TruthBuilding[];
+    expect(changedOverlappingOthers(buildings)).toEqual([]);
+    // Old-town buildings that stand throughout may overlap each other.
+    const demolished = buildings.filter((b) => b.properties.vanish_date !== null && geodesicAreaSqm(b.geometry) >= 400);
+    expect(demolished.length).toBeGreaterThan(2);
+    const vvFiles = city.files.filter((f) => f.endsWith('_VV.tif'));
+    for (const b of demolished) {
+      const k = city.dates.indexOf(b.properties.vanish_date!);
+      const series = await polygonMeans(vvFiles, b.geometry.coordinates[0] as number[][]);
+      const mean = (a: number[]) => a.reduce((s, v) => s + v, 0) / a.length;
+      // Building (+1 … +8 dB) → cleared bare soil (≈ −12 dB).
+      expect(mean(series.slice(0, k)) - mean(series.slice(k))).toBeGreaterThan(6);
     }
   });
 
