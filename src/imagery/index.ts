@@ -5,6 +5,7 @@
  */
 export * from './safe/index.js';
 export * from './rtc/index.js';
+export * from './geocode/index.js';
 export { planTiles, readTiles, extractCore } from './tiles.js';
 export type { Tile, TilePlan, TileResult } from './tiles.js';
 export { BlockReader } from './blockreader.js';
@@ -14,3 +15,4 @@ export { ImageryError, isImageryError } from './errors.js';
 export type { ImageryErrorCode } from './errors.js';
 export { intersectWindows } from './window.js';
 export type { LonLatPolygon, PixelWindow } from './window.js';
+export * from './sigma0/index.js';
