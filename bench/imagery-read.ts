@@ -37,7 +37,12 @@ export interface BenchImageryReadResult {
   height: number;
 }
 
-const BENCH_VERSION = 1;
+/**
+ * Version of the generated scene: bump when src/synth changes what it writes (2: the
+ * annotation carries orbit state vectors, per-swath PRFs and swath-merge bounds, and ghosts
+ * sit where the detector looks for them). The ship and oil-slick suites reuse this scene.
+ */
+export const BENCH_VERSION = 2;
 
 /** Peak RSS over a stage: sampled every 10 ms and whenever the stage calls `sample()`. */
 function rssProbe(): { sample: () => void; stop: () => number } {

@@ -23,6 +23,8 @@ import {
   dataTakeId,
   relativeOrbit,
   safeTime,
+  EARTH_RADIUS_M,
+  ORBIT_ALTITUDE_M,
   RADAR_FREQUENCY_HZ,
   type PassDirection,
   type SynthMission,
@@ -32,6 +34,7 @@ import {
   GrdScene,
   IW_GRDH_ENL,
   neszDb,
+  platformStateAt,
   subSwathAt,
   subSwathBounds,
   subSwathPrf,
@@ -85,6 +88,11 @@ export interface SafeGrdSpec extends GrdSceneSpec {
   productUid?: string;
   /** Default 'Fast-24h'. */
   timeliness?: string;
+  /**
+   * Paints on the rendered σ0 (linear, before speckle and noise) of rows y0 … y0+rows−1,
+   * columns x0 … x0+width−1, row-major with stride `width` (src/synth/grdCity.ts: buildings).
+   */
+  overlay?: (geometry: GrdGeometry, y0: number, rows: number, x0: number, width: number, vv: Float32Array | null, vh: Float32Array | null) => void;
 }
 
 export interface WriteSafeResult {
@@ -635,6 +643,72 @@ ${items}
   </geolocationGrid>`;
 }
 
+/**
+ * Orbit state vectors (Earth-fixed, every 10 s from 20 s before the first line to 20 s after
+ * the last, as real annotations span the product) of the platform model the ghosts are placed
+ * with (scene.ts platformStateAt): position on a sphere of radius R⊕ + h over the
+ * sub-satellite point, velocity along the ground track.
+ */
+function orbitListXml(id: ProductIdentity, g: GrdGeometry): string {
+  const r = EARTH_RADIUS_M + ORBIT_ALTITUDE_M;
+  const span = (id.stop.getTime() - id.start.getTime()) / 1000;
+  const items: string[] = [];
+  for (let t = -20; t <= span + 20 + 1e-9; t += 10) {
+    const p = platformStateAt(g, t / GRDH_AZIMUTH_TIME_INTERVAL);
+    const lat = (p.lat * Math.PI) / 180;
+    const lon = (p.lon * Math.PI) / 180;
+    const [sl, cl, so, co] = [Math.sin(lat), Math.cos(lat), Math.sin(lon), Math.cos(lon)];
+    // East (−sin λ, cos λ, 0) and north (−sin φ cos λ, −sin φ sin λ, cos φ) in ECEF.
+    const v = [-so * p.east - sl * co * p.north, co * p.east - sl * so * p.north, cl * p.north];
+    const x = [r * cl * co, r * cl * so, r * sl];
+    items.push(`      <orbit>
+        <time>${safeTime(addSeconds(id.start, t))}</time>
+        <frame>Earth Fixed</frame>
+        <position>
+          <x>${x[0]!.toExponential(15)}</x>
+          <y>${x[1]!.toExponential(15)}</y>
+          <z>${x[2]!.toExponential(15)}</z>
+        </position>
+        <velocity>
+          <x>${v[0]!.toExponential(15)}</x>
+          <y>${v[1]!.toExponential(15)}</y>
+          <z>${v[2]!.toExponential(15)}</z>
+        </velocity>
+      </orbit>`);
+  }
+  return `    <orbitList count="${items.length}">
+${items.join('\n')}
+    </orbitList>`;
+}
+
+/** Sub-swath bounds of the merged GRD (the columns of each sub-swath's incidence range), as real annotations give them. */
+function swathMergingXml(id: ProductIdentity, g: GrdGeometry): string {
+  const merges: string[] = [];
+  let first = 0;
+  for (let p = 1; p <= g.width; p++) {
+    const swath = subSwathAt(g.incidenceAngle(first));
+    if (p < g.width && subSwathAt(g.incidenceAngle(p)) === swath) continue;
+    merges.push(`      <swathMerge>
+        <swath>${swath}</swath>
+        <swathBoundsList count="1">
+          <swathBounds>
+            <azimuthTime>${safeTime(id.start)}</azimuthTime>
+            <firstAzimuthLine>0</firstAzimuthLine>
+            <firstRangeSample>${first}</firstRangeSample>
+            <lastAzimuthLine>${g.height - 1}</lastAzimuthLine>
+            <lastRangeSample>${p - 1}</lastRangeSample>
+          </swathBounds>
+        </swathBoundsList>
+      </swathMerge>`);
+    first = p;
+  }
+  return `  <swathMerging>
+    <swathMergeList count="${merges.length}">
+${merges.join('\n')}
+    </swathMergeList>
+  </swathMerging>`;
+}
+
 function grdAnnotationXml(id: ProductIdentity, g: GrdGeometry, pol: Polarisation, imageNumber: number, grid: GridPoint[]): string {
   const allSwaths: SubSwath[] = ['IW1', 'IW2', 'IW3'];
   const downlink = allSwaths
@@ -680,6 +754,7 @@ ${adsHeader(id, 'IW', pol, imageNumber)}
     <downlinkInformationList count="3">
 ${downlink}
     </downlinkInformationList>
+${orbitListXml(id, g)}
   </generalAnnotation>
   <imageAnnotation>
     <imageInformation>
@@ -717,6 +792,7 @@ ${procParams}
     </processingInformation>
   </imageAnnotation>
 ${geolocationGridXml(id, grid)}
+${swathMergingXml(id, g)}
 </product>
 `;
 }
@@ -844,6 +920,7 @@ export async function writeSafeGrd(dir: string, spec: SafeGrdSpec): Promise<Writ
     for (let y = crop.y0; y < crop.y0 + crop.height; y += block) {
       const rows = Math.min(block, crop.y0 + crop.height - y);
       scene.renderRows(y, rows, crop.x0, crop.width, sigma.get('VV') ?? null, sigma.get('VH') ?? null);
+      spec.overlay?.(geometry, y, rows, crop.x0, crop.width, sigma.get('VV') ?? null, sigma.get('VH') ?? null);
       for (const pol of pols) {
         const values = sigma.get(pol)!;
         const sampler = speckle.get(pol)!;

@@ -8,7 +8,7 @@ import type { Position } from '../geo/types.ts';
 import type { GrdGeometry } from './geometry.ts';
 import { latticeUniform, hashSeed, Random } from './random.ts';
 import { feature, polygonGeometry, type TruthFeature } from './truth.ts';
-import { WAVELENGTH_M } from './orbit.ts';
+import { EARTH_RADIUS_M, INCLINATION_DEG, ORBIT_ALTITUDE_M, WAVELENGTH_M } from './orbit.ts';
 
 const DEG = Math.PI / 180;
 
@@ -390,6 +390,59 @@ export interface GrdSceneSpec {
   ambiguities?: boolean;
 }
 
+// ------------------------------------------------------- platform and azimuth ambiguities
+
+/** Geocentric gravitational constant (m³/s², WGS84) and the Earth's rotation rate (rad/s). */
+const GM_EARTH = 3.986004418e14;
+const EARTH_ROTATION_RAD_S = 7.292115e-5;
+
+export interface PlatformState {
+  /** Sub-satellite point (degrees). */
+  lat: number;
+  lon: number;
+  /** Earth-fixed velocity, north and east components and magnitude (m/s). */
+  north: number;
+  east: number;
+  speed: number;
+}
+
+/**
+ * The platform when it images `line` (zero Doppler): a circular orbit of radius
+ * EARTH_RADIUS_M + ORBIT_ALTITUDE_M at INCLINATION_DEG, its sub-satellite point
+ * `nearGroundRange` before pixel 0 across track (the nadir of the geometry's incidence model).
+ * The Earth-fixed velocity is the inertial one (√(GM/r) along the inertial track azimuth
+ * asin(cos i / cos φ)) minus the Earth's rotation (ω·r·cos φ eastward): ≈ 7590 m/s at
+ * 50–55° N, what real S-1 annotations say (North-Sea product: 7591 m/s). The SAFE writer's
+ * orbit state vectors and the ghost displacement both come from here.
+ */
+export function platformStateAt(g: GrdGeometry, line: number): PlatformState {
+  const nadir = g.pixelToLonLat(line, -g.nearGroundRange / g.rangeSpacing);
+  const r = EARTH_RADIUS_M + ORBIT_ALTITUDE_M;
+  const phi = nadir.lat * DEG;
+  const inertial = Math.sqrt(GM_EARTH / r);
+  const ratio = Math.cos(INCLINATION_DEG * DEG) / Math.max(Math.cos(phi), 1e-6);
+  const track = Math.asin(Math.max(-1, Math.min(1, ratio)));
+  const azimuth = g.passDirection === 'ascending' ? track : Math.PI - track;
+  const north = inertial * Math.cos(azimuth);
+  const east = inertial * Math.sin(azimuth) - EARTH_ROTATION_RAD_S * r * Math.cos(phi);
+  return { lat: nadir.lat, lon: nadir.lon, north, east, speed: Math.hypot(north, east) };
+}
+
+/**
+ * Azimuth displacement (lines) of the first azimuth ambiguities of a target at (line, pixel):
+ * the ghost lies where the Doppler history is off by one PRF. With the azimuth FM rate
+ * 2·Vr²/(λR) and the image advancing at the ground speed Vg, the displacement on the ground
+ * is λ·R·PRF·Vg/(2·Vr²) = λ·R·PRF/(2·Vs), since Vr² ≈ Vs·Vg (Vs the platform's Earth-fixed
+ * speed). PRF of the sub-swath the target lies in, R the slant range. This is exactly what
+ * the ship detector computes from the annotation (src/analysis/ship/ambiguity.ts).
+ */
+export function azimuthAmbiguityShiftLines(g: GrdGeometry, line: number, pixel: number): number {
+  const p = Math.max(0, Math.min(g.width - 1, pixel));
+  const prf = subSwathPrf(subSwathAt(g.incidenceAngle(p)));
+  const vs = platformStateAt(g, line).speed;
+  return (WAVELENGTH_M * g.slantRange(p) * prf) / (2 * vs) / g.azimuthSpacing;
+}
+
 // ----------------------------------------------------------------------- scene
 
 /** Coarse grid spacing (pixels) of the smooth sea model. */
@@ -704,12 +757,9 @@ export class GrdScene {
         };
       };
       this.ships.push({ id, ghost: false, ...placed(line, 1, 1) });
-      // Azimuth ambiguities: displaced by λ·R·PRF / (2·V) along track, defocused, AASR ≈ −22 dB.
+      // Azimuth ambiguities: defocused copies at ± azimuthAmbiguityShiftLines, AASR ≈ −22 dB.
       if (this.spec.ambiguities !== false && rcsDb > 40) {
-        const theta = g.incidenceAngle(Math.max(0, Math.min(g.width - 1, pixel)));
-        const prf = subSwathPrf(subSwathAt(theta));
-        const shiftM = (WAVELENGTH_M * g.slantRange(Math.max(0, pixel)) * prf) / (2 * 7100);
-        const shift = shiftM / g.azimuthSpacing;
+        const shift = azimuthAmbiguityShiftLines(g, line, pixel);
         for (const sign of [-1, 1]) {
           const ghostLine = line + sign * shift;
           if (ghostLine < 0 || ghostLine > g.height - 1) continue;

@@ -17,7 +17,7 @@ import { intersectAoi, bboxOf } from '../../geo/clip.ts';
 import { rasterizeLandMask, type LandPolygons } from '../../geo/landMask.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
-import { ImageryError, openSafeProduct, planTiles, readTiles, type PixelWindow, type SafeProduct, type Tile } from '../../imagery/index.ts';
+import { ImageryError, openSafeProduct, planTiles, readTiles, type PixelWindow, type Sigma0Product, type Tile } from '../../imagery/index.ts';
 import { finalizeFeatureCollection, type FinalizedCollection, type PolygonInput } from '../common/result.ts';
 import { darkSpotSupportPx, detectDarkSpots, labelRegions, type PixelSpacing } from './darkSpots.ts';
 import {
@@ -449,7 +449,11 @@ export async function detectSlicksInSafeDetailed(productPath: string, options: S
   }
 }
 
-async function detectInProduct(product: SafeProduct, params: OilSlickParams, options: SafeSlickOptions): Promise<SafeSlickDetails> {
+/**
+ * The engine on an opened product (the caller closes it): a SAFE GRD product, or a σ0
+ * GeoTIFF (src/imagery/sigma0), whose incidence angle may be a constant.
+ */
+export async function detectInProduct(product: Sigma0Product, params: OilSlickParams, options: SafeSlickOptions): Promise<SafeSlickDetails> {
   const band = product.bands['VV'];
   if (!band) {
     throw new ImageryError('MEASUREMENT_UNAVAILABLE', `${product.productId} has no VV band (has ${product.polarisations.join(', ')}); oil slicks need VV`);
@@ -589,7 +593,7 @@ function intersect(a: PixelWindow, b: PixelWindow): PixelWindow | null {
  * Pixel window around an AOI's vertices, grown by AOI_CONTEXT_M; null when it misses the image.
  * A vertex the geolocation model cannot invert (far off the scene) makes it the whole image.
  */
-function polygonWindow(product: SafeProduct, polygon: AoiGeometry, spacing: PixelSpacing): PixelWindow | null {
+function polygonWindow(product: Sigma0Product, polygon: AoiGeometry, spacing: PixelSpacing): PixelWindow | null {
   const image = { x0: 0, y0: 0, width: product.width, height: product.height };
   const rings = polygon.type === 'Polygon' ? polygon.coordinates : polygon.coordinates.flat();
   let x0 = Infinity;
@@ -620,7 +624,7 @@ function polygonWindow(product: SafeProduct, polygon: AoiGeometry, spacing: Pixe
  * grid (m² fewer pixels to fill and dilate; the shore buffer dwarfs the 20 m step) and
  * expanded to full resolution.
  */
-function tileLandMask(product: SafeProduct, tile: Tile, m: number, spacing: PixelSpacing, bufferM: number, land: LandPolygons | undefined): Uint8Array {
+function tileLandMask(product: Sigma0Product, tile: Tile, m: number, spacing: PixelSpacing, bufferM: number, land: LandPolygons | undefined): Uint8Array {
   const { halo } = tile;
   const w = Math.ceil(halo.width / m);
   const h = Math.ceil(halo.height / m);

@@ -154,14 +154,38 @@ export class BrightSourceMap {
 
   /** Pool a window of values (row-major `width`-wide, placed at full-image (y0, x0)), valid pixels only. */
   add(values: Float32Array, valid: Uint8Array, width: number, window: { x0: number; y0: number; width: number; height: number }, origin: { row: number; col: number }): void {
-    const { cell, cols } = this;
+    const { cell, cols, max } = this;
+    const xEnd = window.x0 + window.width;
     for (let y = window.y0; y < window.y0 + window.height; y++) {
       const base = (((origin.row + y) / cell) | 0) * cols;
-      for (let x = window.x0; x < window.x0 + window.width; x++) {
-        const i = y * width + x;
-        if (!valid[i]) continue;
-        const k = base + (((origin.col + x) / cell) | 0);
-        if (values[i]! > this.max[k]!) this.max[k] = values[i]!;
+      const row = y * width;
+      // Cell by cell along the row: the pixels of one cell share one running maximum.
+      for (let x = window.x0; x < xEnd; ) {
+        const col = origin.col + x;
+        const k = base + ((col / cell) | 0);
+        const spanEnd = Math.min(xEnd, x + cell - (col % cell));
+        let m = max[k]!;
+        for (; x < spanEnd; x++) {
+          const v = values[row + x]!;
+          if (valid[row + x] !== 0 && v > m) m = v;
+        }
+        max[k] = m;
+      }
+    }
+  }
+
+  /** Merge a tile's pooled part (tile.ts poolSources, same cell size) by max. */
+  merge(part: { cell: number; row0: number; col0: number; rows: number; cols: number; max: Float32Array }): void {
+    if (part.cell !== this.cell) throw new RangeError(`BrightSourceMap.merge: cell ${part.cell} ≠ ${this.cell}`);
+    for (let r = 0; r < part.rows; r++) {
+      const R = part.row0 + r;
+      if (R < 0 || R >= this.rows) continue;
+      for (let c = 0; c < part.cols; c++) {
+        const C = part.col0 + c;
+        if (C < 0 || C >= this.cols) continue;
+        const v = part.max[r * part.cols + c]!;
+        const k = R * this.cols + C;
+        if (v > this.max[k]!) this.max[k] = v;
       }
     }
   }

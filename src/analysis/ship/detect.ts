@@ -8,12 +8,13 @@ import { intersectAoi } from '../../geo/clip.ts';
 import { rasterizeLandMask } from '../../geo/landMask.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
-import { openSafeProduct, planTiles, readTiles, type PixelWindow, type SafeBand, type SafeProduct } from '../../imagery/index.ts';
+import { isSafeProduct, openSafeProduct, planTiles, readTiles, SIGMA_FLOOR_LINEAR, type PixelWindow, type Sigma0Band, type Sigma0Product } from '../../imagery/index.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
 import { runTileTask } from '../engine/pool.ts';
 import { BrightSourceMap, findAzimuthAmbiguities, readAmbiguityGeometry } from './ambiguity.ts';
+import { prepareTileCalibration } from './calibrate.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
-import { detectShipsInTile, requiredHalo, type Channel, type ShipDetection, type ShipTileInput } from './tile.ts';
+import { detectShipsInTile, detectShipsInTileWithSources, requiredHalo, type Channel, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
 
 export { detectShipsInTile, requiredHalo };
 export type { Channel, ShipDetection, ShipTileInput };
@@ -57,8 +58,8 @@ export async function detectShipsInSafe(productPath: string, options: DetectShip
   }
 }
 
-function pickBands(product: SafeProduct, params: ShipParams): { vh?: SafeBand; vv?: SafeBand } {
-  const usable = (p: string): SafeBand | undefined => (product.bands[p]?.hasMeasurement ? product.bands[p] : undefined);
+function pickBands(product: Sigma0Product, params: ShipParams): { vh?: Sigma0Band; vv?: Sigma0Band } {
+  const usable = (p: string): Sigma0Band | undefined => (product.bands[p]?.hasMeasurement ? product.bands[p] : undefined);
   const cross = usable('VH') ?? usable('HV');
   const co = usable('VV') ?? usable('HH');
   switch (params.polarisation) {
@@ -79,7 +80,7 @@ function pickBands(product: SafeProduct, params: ShipParams): { vh?: SafeBand; v
 }
 
 /** Pixel window of an AOI: its vertices' bounding box in the image, grown by `margin` pixels. */
-function aoiWindow(product: SafeProduct, aoi: AoiGeometry, margin: number): PixelWindow | null {
+function aoiWindow(product: Sigma0Product, aoi: AoiGeometry, margin: number): PixelWindow | null {
   let r0 = Infinity;
   let r1 = -Infinity;
   let c0 = Infinity;
@@ -136,8 +137,11 @@ export function detectionPolygon(detection: ShipDetection, pixelToLonLat: (line:
   return polygons[0]!.geometry;
 }
 
-/** The engine on an opened product (the caller closes it). */
-export async function detectShipsInProduct(product: SafeProduct, options: DetectShipsOptions = {}): Promise<ShipSceneReport> {
+/**
+ * The engine on an opened product (the caller closes it): a SAFE GRD product, or a σ0
+ * GeoTIFF (src/imagery/sigma0), which has no annotation and so no azimuth-ambiguity step.
+ */
+export async function detectShipsInProduct(product: Sigma0Product, options: DetectShipsOptions = {}): Promise<ShipSceneReport> {
   const params = resolveShipParams(options.params);
   const bands = pickBands(product, params);
   const primaryBand = (bands.vh ?? bands.vv)!;
@@ -162,8 +166,12 @@ export async function detectShipsInProduct(product: SafeProduct, options: Detect
 
   const plan = planTiles(product.width, product.height, params.tileSize, halo, region);
   const geolocation = product.geolocation;
-  const sources = params.ambiguity.enabled ? new BrightSourceMap(product.width, product.height, 8) : null;
-  const readOptions = { quantity: 'sigma0' as const, denoise: params.denoise };
+  const safe = isSafeProduct(product) ? product : null;
+  const sources = params.ambiguity.enabled && safe ? new BrightSourceMap(product.width, product.height, 8) : null;
+  // SAFE without noise removal: the main thread reads DN only and the tile's worker calibrates
+  // it (calibrate.ts, bit-identical σ0), since reading is the critical path of a scene.
+  const calibration = safe && !params.denoise ? { vh: bands.vh && safe.bands[bands.vh.polarisation]!.calibration, vv: bands.vv && safe.bands[bands.vv.polarisation]!.calibration } : null;
+  const readOptions = calibration ? { quantity: 'dn' as const, denoise: false } : { quantity: 'sigma0' as const, denoise: params.denoise };
 
   const detections: ShipDetection[] = [];
   let done = 0;
@@ -203,8 +211,6 @@ export async function detectShipsInProduct(product: SafeProduct, options: Detect
     timings.landMask += performance.now() - mark;
     mark = performance.now();
     const origin = { row: win.y0, col: win.x0 };
-    const primaryValues = (data.vh ?? data.vv)!.data;
-    sources?.add(primaryValues, valid, win.width, tile.coreInHalo, origin);
     const input: ShipTileInput = {
       sigma0: { ...(data.vh ? { vh: data.vh.data } : {}), ...(data.vv ? { vv: data.vv.data } : {}) },
       valid,
@@ -214,8 +220,20 @@ export async function detectShipsInProduct(product: SafeProduct, options: Detect
       pixelSpacing: spacing,
       core: tile.coreInHalo,
       origin,
+      ...(calibration
+        ? {
+            calibrate: {
+              ...(data.vh && calibration.vh ? { vh: prepareTileCalibration(calibration.vh.vectors, win, SIGMA_FLOOR_LINEAR) } : {}),
+              ...(data.vv && calibration.vv ? { vv: prepareTileCalibration(calibration.vv.vectors, win, SIGMA_FLOOR_LINEAR) } : {}),
+            },
+          }
+        : {}),
     };
-    const finished = (found: ShipDetection[]): void => {
+    // With ambiguity suppression the tile also pools its core for the source map (on the worker).
+    const fn = sources ? 'detectShipsInTileWithSources' : 'detectShipsInTile';
+    const finished = (out: ShipDetection[] | { detections: ShipDetection[]; sources: PooledSources }): void => {
+      const found = Array.isArray(out) ? out : out.detections;
+      if (!Array.isArray(out)) sources?.merge(out.sources);
       detections.push(...found);
       done++;
       options.onProgress?.(Math.floor((100 * done) / plan.tiles.length));
@@ -223,13 +241,13 @@ export async function detectShipsInProduct(product: SafeProduct, options: Detect
     if (threads > 0) {
       // The tile's arrays move to the worker (not copied); at most `threads` tiles are out.
       const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
-      const task = runTileTask<ShipDetection[]>({ module: 'ship/tile.ts', fn: 'detectShipsInTile', input, params }, transfer, options.signal).then(finished);
+      const task = runTileTask<ShipDetection[] | { detections: ShipDetection[]; sources: PooledSources }>({ module: 'ship/tile.ts', fn, input, params }, transfer, options.signal).then(finished);
       task.catch(() => {}); // surfaced by the await below
       inFlight.add(task);
       void task.finally(() => inFlight.delete(task));
       if (inFlight.size >= threads) await Promise.race(inFlight);
     } else {
-      finished(detectShipsInTile(input, params));
+      finished(sources ? detectShipsInTileWithSources(input, params, sources.cell) : detectShipsInTile(input, params));
     }
     timings.detect += performance.now() - mark;
     mark = performance.now();
@@ -252,8 +270,8 @@ export async function detectShipsInProduct(product: SafeProduct, options: Detect
   mark = performance.now();
   let kept = unique;
   let ambiguities = 0;
-  if (sources && unique.length > 0) {
-    const geometry = await readAmbiguityGeometry(product, primaryBand);
+  if (sources && safe && unique.length > 0) {
+    const geometry = await readAmbiguityGeometry(safe, safe.bands[primaryBand.polarisation]!);
     const ghosts = findAzimuthAmbiguities(unique, sources, geometry, {
       minSourceContrastDb: params.ambiguity.minSourceContrastDb,
       toleranceFraction: params.ambiguity.toleranceFraction,

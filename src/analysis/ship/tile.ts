@@ -3,6 +3,7 @@
 // not import src/imagery (geotiff cannot load inside a worker thread). Algorithm: docs/ship.md.
 
 import type { PixelWindow } from '../../imagery/window.ts';
+import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
 import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters } from './cluster.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
@@ -30,6 +31,23 @@ export interface ShipTileInput {
   core: PixelWindow;
   /** Full-image (row, col) of the tile's pixel (0, 0); detections are reported in full-image coordinates. Default (0, 0). */
   origin?: { row: number; col: number };
+  /**
+   * When given, the channels named here hold DN (read with quantity 'dn') and are calibrated
+   * to σ0 in place first (calibrate.ts: the main thread only decodes); the arrays hold σ0
+   * afterwards, so such an input is used once. Default: `sigma0` holds σ0.
+   */
+  calibrate?: { vh?: TileCalibration; vv?: TileCalibration };
+}
+
+/** Calibrate the DN channels of `input` in place (see ShipTileInput.calibrate); returns the input as σ0. */
+function calibrated(input: ShipTileInput): ShipTileInput {
+  const cal = input.calibrate;
+  if (!cal) return input;
+  const y0 = input.origin?.row ?? 0;
+  if (cal.vh && input.sigma0.vh) calibrateDnInPlace(input.sigma0.vh, input.valid, input.width, input.height, y0, cal.vh);
+  if (cal.vv && input.sigma0.vv) calibrateDnInPlace(input.sigma0.vv, input.valid, input.width, input.height, y0, cal.vv);
+  const { calibrate: _, ...rest } = input;
+  return rest;
 }
 
 export interface ShipDetection {
@@ -85,10 +103,44 @@ function channelsFor(input: ShipTileInput, params: ShipParams): Channel[] {
 }
 
 /**
+ * target = valid and not land (0/1 bytes; `out` may be `valid` itself when there is no land);
+ * returns the number of target pixels. Four pixels at a time where the arrays are 4-byte
+ * aligned.
+ */
+function targetMask(valid: Uint8Array, land: Uint8Array | undefined, out: Uint8Array): number {
+  const n = valid.length;
+  let count = 0;
+  let i = 0;
+  if (valid.byteOffset % 4 === 0 && out.byteOffset % 4 === 0 && (!land || land.byteOffset % 4 === 0)) {
+    const words = n >>> 2;
+    const v32 = new Uint32Array(valid.buffer, valid.byteOffset, words);
+    if (land) {
+      const l32 = new Uint32Array(land.buffer, land.byteOffset, words);
+      const o32 = new Uint32Array(out.buffer, out.byteOffset, words);
+      for (let k = 0; k < words; k++) {
+        const t = v32[k]! & (l32[k]! ^ 0x01010101);
+        o32[k] = t;
+        count += Math.imul(t, 0x01010101) >>> 24; // the sum of its four 0/1 bytes
+      }
+    } else {
+      for (let k = 0; k < words; k++) count += Math.imul(v32[k]!, 0x01010101) >>> 24;
+    }
+    i = words * 4;
+  }
+  for (; i < n; i++) {
+    const t = land ? valid[i]! & (land[i]! ^ 1) : valid[i]!;
+    if (land) out[i] = t;
+    count += t;
+  }
+  return count;
+}
+
+/**
  * Detect vessels in one tile. Pure: typed arrays and plain objects in and out (transferable to
  * and from a worker thread). Returns only the detections this tile owns (centroid in `core`).
  */
-export function detectShipsInTile(input: ShipTileInput, paramsInput: ShipParamsInput | ShipParams = {}): ShipDetection[] {
+export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipParamsInput | ShipParams = {}): ShipDetection[] {
+  const input = calibrated(tileInput);
   const params = resolveShipParams(paramsInput);
   const { width: w, height: h, valid, land, pixelSpacing: spacing, core } = input;
   const n = w * h;
@@ -97,14 +149,11 @@ export function detectShipsInTile(input: ShipTileInput, paramsInput: ShipParamsI
   const channels = channelsFor(input, params);
 
   let target = valid;
-  let targets = 0;
   if (land) {
     if (targetScratch.length < n) targetScratch = new Uint8Array(n);
     target = targetScratch.subarray(0, n);
-    for (let i = 0; i < n; i++) targets += target[i] = valid[i]! & (land[i]! ^ 1);
-  } else {
-    for (let i = 0; i < n; i++) targets += valid[i]!;
   }
+  const targets = targetMask(valid, land, target);
   // All land or no data (inland tiles, the no-data border of a scene): nothing to look at.
   if (targets === 0) return [];
 
@@ -221,4 +270,68 @@ export function detectShipsInTile(input: ShipTileInput, paramsInput: ShipParamsI
     });
   });
   return out;
+}
+
+/** Max-pooled σ0 over cells of `cell` × `cell` full-image pixels (the azimuth-ambiguity source map's part of one tile). */
+export interface PooledSources {
+  cell: number;
+  /** Full-image cell row and column of max[0]. */
+  row0: number;
+  col0: number;
+  rows: number;
+  cols: number;
+  max: Float32Array;
+}
+
+/**
+ * Pool the valid pixels of `window` (tile-local; the tile's pixel (0, 0) is full-image `origin`)
+ * into cells aligned to full-image coordinates. Cells cut by the window edge hold the part
+ * inside; merging tiles by max gives the whole-image pooling.
+ */
+export function poolSources(
+  values: Float32Array,
+  valid: Uint8Array,
+  width: number,
+  window: PixelWindow,
+  origin: { row: number; col: number },
+  cell: number,
+): PooledSources {
+  const row0 = Math.floor((origin.row + window.y0) / cell);
+  const col0 = Math.floor((origin.col + window.x0) / cell);
+  const rows = window.height > 0 ? Math.floor((origin.row + window.y0 + window.height - 1) / cell) - row0 + 1 : 0;
+  const cols = window.width > 0 ? Math.floor((origin.col + window.x0 + window.width - 1) / cell) - col0 + 1 : 0;
+  const max = new Float32Array(rows * cols);
+  const xEnd = window.x0 + window.width;
+  for (let y = window.y0; y < window.y0 + window.height; y++) {
+    const base = (Math.floor((origin.row + y) / cell) - row0) * cols - col0;
+    const row = y * width;
+    // Cell by cell along the row: the pixels of one cell share one running maximum.
+    for (let x = window.x0; x < xEnd; ) {
+      const col = origin.col + x;
+      const k = base + Math.floor(col / cell);
+      const spanEnd = Math.min(xEnd, x + cell - (col % cell));
+      let m = max[k]!;
+      for (; x < spanEnd; x++) {
+        const v = values[row + x]!;
+        if (valid[row + x] !== 0 && v > m) m = v;
+      }
+      max[k] = m;
+    }
+  }
+  return { cell, row0, col0, rows, cols, max };
+}
+
+/**
+ * detectShipsInTile plus the tile core's pooled σ0 (primary channel: VH when given, else VV)
+ * for the azimuth-ambiguity source map, so the pooling runs on the worker with the detection.
+ */
+export function detectShipsInTileWithSources(
+  tileInput: ShipTileInput,
+  paramsInput: ShipParamsInput | ShipParams = {},
+  cell = 8,
+): { detections: ShipDetection[]; sources: PooledSources } {
+  const input = calibrated(tileInput);
+  const primary = (input.sigma0.vh ?? input.sigma0.vv)!;
+  const sources = poolSources(primary, input.valid, input.width, input.core, input.origin ?? { row: 0, col: 0 }, cell);
+  return { detections: detectShipsInTile(input, paramsInput), sources };
 }

@@ -1,0 +1,121 @@
+// σ0 calibration of a tile's DN on the worker thread. Reading a tile (src/imagery) runs on the
+// main thread, one tile after another, and was the ship detector's critical path: decoding the
+// TIFF strips and calibrating each pixel. The detector therefore reads DN (readWindow quantity
+// 'dn': the same decoding and validity, no calibration), the main thread interpolates the few
+// calibration LUT vectors that span the tile along range (prepareTileCalibration, cheap), and
+// the worker turns DN into σ0 in place (calibrateDnInPlace) before the CFAR.
+//
+// The arithmetic is src/imagery/safe/calibrate.ts's for σ0 without noise removal, step for step
+// (A bilinear between LUT vectors, rounded to float32 as its row buffers are, then squared;
+// σ0 = DN² / A², floored), so the values are bit-identical to band.readWindow(…, { quantity:
+// 'sigma0', denoise: false }); test/analysis/shipCalibrate.test.ts holds the two together.
+// Noise removal (denoise: true) keeps the main-thread path.
+//
+// No src/imagery import (this runs in the worker; types only).
+
+import type { PixelWindow } from '../../imagery/window.ts';
+
+/** What the worker needs to calibrate one tile: A_σ along the tile's columns at the LUT vectors spanning its lines. */
+export interface TileCalibration {
+  /** Lines of all LUT vectors (full image), ascending. */
+  lines: Float64Array;
+  /** rows[j] is vector firstVector + j interpolated along range over the tile's columns. */
+  firstVector: number;
+  rows: Float32Array[];
+  /** σ0 floor (src/imagery SIGMA_FLOOR_LINEAR unless overridden). */
+  floor: number;
+}
+
+/** A sparse calibration vector (src/imagery CalibrationVector: line, pixels and the σ0 LUT). */
+export interface SigmaVector {
+  line: number;
+  pixels: ArrayLike<number>;
+  sigmaNought: ArrayLike<number>;
+}
+
+/** Index i with xs[i] ≤ v < xs[i+1], clamped to 0 … n−2 (src/imagery/safe/lut.ts bracket). */
+function bracket(xs: ArrayLike<number>, v: number): number {
+  let lo = 0;
+  let hi = xs.length - 1;
+  if (hi < 1 || v <= xs[0]!) return 0;
+  if (v >= xs[hi]!) return hi - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! <= v) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** One vector along range over columns x0 … x0 + width − 1, held constant beyond its end pixels (lut.ts vectorRow). */
+function vectorRow(v: SigmaVector, x0: number, width: number): Float32Array {
+  const row = new Float32Array(width);
+  const { pixels, sigmaNought: values } = v;
+  const n = pixels.length;
+  let j = 0;
+  for (let i = 0; i < width; i++) {
+    const x = x0 + i;
+    if (n === 1 || x <= pixels[0]!) {
+      row[i] = values[0]!;
+      continue;
+    }
+    if (x >= pixels[n - 1]!) {
+      row[i] = values[n - 1]!;
+      continue;
+    }
+    while (j + 1 < n - 1 && pixels[j + 1]! <= x) j++;
+    while (j > 0 && pixels[j]! > x) j--;
+    const p0 = pixels[j]!;
+    const p1 = pixels[j + 1]!;
+    const t = p1 > p0 ? (x - p0) / (p1 - p0) : 0;
+    row[i] = values[j]! + t * (values[j + 1]! - values[j]!);
+  }
+  return row;
+}
+
+/** Main thread: the LUT vectors that lines window.y0 … y0 + height − 1 interpolate between, along the window's columns. */
+export function prepareTileCalibration(vectors: readonly SigmaVector[], window: PixelWindow, floor: number): TileCalibration {
+  if (vectors.length === 0) throw new RangeError('prepareTileCalibration: no calibration vectors');
+  const lines = Float64Array.from(vectors, (v) => v.line);
+  let first = 0;
+  let last = 0;
+  if (vectors.length > 1) {
+    first = bracket(lines, window.y0);
+    last = bracket(lines, window.y0 + window.height - 1) + 1;
+  }
+  const rows: Float32Array[] = [];
+  for (let k = first; k <= last; k++) rows.push(vectorRow(vectors[k]!, window.x0, window.width));
+  return { lines, firstVector: first, rows, floor };
+}
+
+/**
+ * Worker: DN (as read with quantity 'dn': 0 where invalid) → σ0 in place, row by row, for a
+ * window of `width` × `height` whose first line is full-image line `y0`. Invalid pixels stay 0.
+ */
+export function calibrateDnInPlace(data: Float32Array, valid: Uint8Array, width: number, height: number, y0: number, cal: TileCalibration): void {
+  const { lines, rows, firstVector, floor } = cal;
+  const a = new Float32Array(width);
+  for (let y = 0; y < height; y++) {
+    const line = y0 + y;
+    if (lines.length === 1) {
+      a.set(rows[0]!);
+    } else {
+      const k = bracket(lines, line);
+      const l0 = lines[k]!;
+      const l1 = lines[k + 1]!;
+      const t = l1 > l0 ? Math.min(1, Math.max(0, (line - l0) / (l1 - l0))) : 0;
+      const r0 = rows[k - firstVector]!;
+      const r1 = rows[k + 1 - firstVector]!;
+      for (let i = 0; i < width; i++) a[i] = r0[i]! + t * (r1[i]! - r0[i]!);
+    }
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      const i = row + x;
+      if (valid[i] === 0) continue;
+      const dn = data[i]!;
+      const ak = a[x]!;
+      const value = (dn * dn) / (ak * ak);
+      data[i] = value > floor ? value : floor;
+    }
+  }
+}
