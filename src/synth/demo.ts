@@ -9,6 +9,10 @@
  *   area 12 days later (2024-06-25: more wind, no slick, ships moved).
  * - `rtc/city/`: IJburg (Amsterdam) growing over two years: OPERA-style RTC, 200 × 200 px
  *   at 10 m, VV+VH, 61 dates at 12-day revisit from January 2023.
+ * - `grd/city/`: the same town as IW GRDH (detect family: building change, time series):
+ *   400 × 400 px SAFE products on 12 of the RTC city's dates (track 161 ascending, one
+ *   path/frame), the buildings and change areas taken from the RTC city's truth
+ *   (src/synth/grdCity.ts); `city-grd.truth.geojson` gives their GRD dates.
  * - `rtc/farmland/`: Flevoland polders over the 2024 season: 120 × 120 px at 30 m, 15 dates.
  * - `slc/`: an IW SLC product of the port's data take, manifest and annotation only: indexed
  *   as productType SLC, refused by the GRD reader (the analyze family's SCENE_NOT_FOUND path).
@@ -22,12 +26,14 @@ import path from 'node:path';
 import type { Position } from '../geo/types.ts';
 import { naturalEarthLand } from './land.ts';
 import { trackAcquisitions } from './orbit.ts';
+import { cityFromRtcTruth, writeGrdCitySeries } from './grdCity.ts';
 import { writeRtcStack } from './rtc.ts';
 import { writeSafeGrd, writeSafeSlcMetadata, type SafeGrdSpec } from './safe.ts';
 import type { ShipSpec, SurfaceSpec } from './scene.ts';
+import type { TruthCollection } from './truth.ts';
 
 /** Bump when the demo's content changes: archives with another version are regenerated. */
-export const DEMO_ARCHIVE_VERSION = 1;
+export const DEMO_ARCHIVE_VERSION = 3;
 export const DEMO_MARKER = '.sarwatch-demo.json';
 
 export interface DemoArchiveOptions {
@@ -180,6 +186,18 @@ export function demoPortSpecs(seed: number, scale = 1): [SafeGrdSpec, SafeGrdSpe
   return [portSpec(seed, scale, passes[0]!.time, 1, land), portSpec(seed, scale, passes[1]!.time, 2, land)];
 }
 
+// ------------------------------------------------------------------ the city
+
+/** IJburg, Amsterdam: centre of the RTC city stack and of the GRD city series. */
+export const DEMO_CITY_CENTER: Position = [4.995, 52.356];
+
+/**
+ * Which of the city's 61 track dates (12-day revisit from 2023-01-02) get a GRD product:
+ * every 60 days, first and last date included; not 2024-06-13 / 06-25 (indices 44, 45),
+ * the port's dates, so a GRD search of those days finds the port scenes only.
+ */
+export const DEMO_GRD_CITY_PICK = [0, 5, 10, 15, 20, 25, 30, 35, 40, 50, 55, 60];
+
 // ------------------------------------------------------------------ helpers
 
 async function exists(p: string): Promise<boolean> {
@@ -261,7 +279,7 @@ export async function generateDemoArchive(dir: string, options: DemoArchiveOptio
     const city = await writeRtcStack(path.join(tmp, 'rtc', 'city'), {
       scene: 'city',
       seed: seed + 101,
-      center: [4.995, 52.356],
+      center: DEMO_CITY_CENTER,
       start: '2023-01-01',
       count: 61,
       track: 161,
@@ -270,6 +288,20 @@ export async function generateDemoArchive(dir: string, options: DemoArchiveOptio
     });
     products.push(...city.files);
     truth.push(city.groundTruthPath);
+    // The same town for the detect family: GRD products on 12 of those dates.
+    const cityTruth = JSON.parse(await readFile(city.groundTruthPath, 'utf8')) as TruthCollection;
+    const grdCity = await writeGrdCitySeries(path.join(tmp, 'grd', 'city'), {
+      seed: seed + 303,
+      center: DEMO_CITY_CENTER,
+      track: 161,
+      passDirection: 'ascending',
+      start: '2023-01-01',
+      count: 61,
+      pick: DEMO_GRD_CITY_PICK,
+      ...cityFromRtcTruth(cityTruth),
+    });
+    products.push(...grdCity.products);
+    truth.push(grdCity.truthPath);
     const farm = await writeRtcStack(path.join(tmp, 'rtc', 'farmland'), {
       scene: 'farmland',
       seed: seed + 202,

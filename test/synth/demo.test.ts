@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexArchive, MemorySceneIndexStore, type IndexArchiveResult, type SceneRecord } from '../../src/catalog/index.ts';
 import { isImageryError, openSafeProduct } from '../../src/imagery/index.ts';
 import {
+  DEMO_GRD_CITY_PICK,
   DEMO_MARKER,
   GrdGeometry,
   GrdScene,
@@ -36,12 +37,16 @@ afterAll(async () => {
 });
 
 describe('synth demo archive', () => {
-  it('holds the port GRDs, the SLC and the two RTC stacks, with truth beside them', async () => {
+  it('holds the port GRDs, the city GRD series, the SLC and the two RTC stacks, with truth beside them', async () => {
     expect(first.generated).toBe(true);
     const safes = first.products.filter((p) => p.endsWith('.SAFE'));
-    expect(safes.map((p) => path.basename(p).slice(0, 16)).sort()).toEqual(['S1A_IW_GRDH_1SDV', 'S1A_IW_GRDH_1SDV', 'S1A_IW_SLC__1SDV']);
+    const kinds = safes.map((p) => path.basename(p).slice(0, 16));
+    expect(kinds.filter((k) => k === 'S1A_IW_GRDH_1SDV')).toHaveLength(2 + DEMO_GRD_CITY_PICK.length);
+    expect(kinds.filter((k) => k === 'S1A_IW_SLC__1SDV')).toHaveLength(1);
+    expect(safes).toHaveLength(3 + DEMO_GRD_CITY_PICK.length);
     expect(first.products.filter((p) => p.endsWith('.tif'))).toHaveLength(2 * 61 + 2 * 15);
-    expect(first.truth).toHaveLength(4);
+    // Port day 1, port day 2, RTC city, GRD city, farmland.
+    expect(first.truth).toHaveLength(5);
     for (const t of first.truth) {
       const truth = JSON.parse(await readFile(t, 'utf8')) as TruthCollection;
       expect(truth.type).toBe('FeatureCollection');
@@ -55,8 +60,15 @@ describe('synth demo archive', () => {
   it('is indexed by the local catalog without errors: GRD, SLC and RTC scenes with their dates', () => {
     expect(index.errors).toEqual([]);
     const byType = (t: string) => scenes.filter((s) => s.productType === t && !s.sceneId.includes('_EA25'));
-    const grd = byType('GRD');
+    const allGrd = byType('GRD');
+    // The port pair (June 2024) and the city series on 12 of the RTC city's dates.
+    const grd = allGrd.filter((s) => s.startTime.startsWith('2024-06'));
     expect(grd.map((s) => s.startTime.slice(0, 10))).toEqual(['2024-06-13', '2024-06-25']);
+    const cityGrd = allGrd.filter((s) => !s.startTime.startsWith('2024-06'));
+    expect(cityGrd).toHaveLength(DEMO_GRD_CITY_PICK.length);
+    expect(cityGrd.map((s) => s.startTime.slice(0, 10))).toContain('2023-01-02');
+    expect(cityGrd.map((s) => s.startTime.slice(0, 10))).toContain('2024-12-22');
+    expect(new Set(cityGrd.map((s) => s.frame.startDeg.toFixed(4))).size).toBe(1);
     expect(byType('SLC').map((s) => s.startTime.slice(0, 10))).toEqual(['2024-06-13']);
     const rtc = byType('RTC');
     expect(rtc).toHaveLength(61 + 15);
@@ -65,7 +77,7 @@ describe('synth demo archive', () => {
     expect(days).toContain('2024-12-22');
     expect(days).toContain('2024-04-14');
     expect(days).toContain('2024-09-29');
-    for (const s of [...grd, ...byType('SLC'), ...rtc]) {
+    for (const s of [...allGrd, ...byType('SLC'), ...rtc]) {
       expect(s.relativeOrbit).toBe(161);
       expect(s.orbitDirection).toBe('ascending');
     }

@@ -17,7 +17,8 @@ import { geodesicAreaSqm } from '../../geo/area.ts';
 import { intersectAoi } from '../../geo/clip.ts';
 import type { AoiGeometry, Polygon, Position } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
-import { openRasterProduct, type RasterProduct } from '../../imagery/rtc/raster.ts';
+import type { RasterProduct } from '../../imagery/rtc/raster.ts';
+import { openRasterSources, type RasterSource } from '../../imagery/geocode/source.ts';
 import { planTiles, readTiles } from '../../imagery/tiles.ts';
 import { ImageryError } from '../../imagery/errors.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
@@ -32,7 +33,13 @@ import { detectChangeInTile, type ChangeParams, type ChangeRegion, type ChangeTi
 export { detectChangeInTile, prepareFeatures, channelsOf } from './tile.ts';
 export type { ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './tile.ts';
 
-/** Local paths (or http(s) URLs) of one date's rasters; at least one polarisation. */
+/**
+ * One date's rasters, at least one polarisation: local paths or http(s) URLs of RTC
+ * GeoTIFFs, or SAFE GRD polarisations geocoded onto a UTM grid (src/imagery/geocode) —
+ * both open as RasterProducts and go through the same pipeline.
+ */
+export type PairSources = { vv: RasterSource; vh?: RasterSource } | { vv?: RasterSource; vh: RasterSource };
+/** The RTC case of PairSources (paths or URLs). */
 export type RtcPaths = { vv: string; vh?: string } | { vv?: string; vh: string };
 
 export interface RtcPairOptions {
@@ -87,23 +94,16 @@ interface OpenPair {
   preVh: RasterProduct | undefined;
 }
 
-async function openPair(prePaths: RtcPaths, postPaths: RtcPaths): Promise<OpenPair> {
-  const opened: RasterProduct[] = [];
-  const open = async (path: string | undefined): Promise<RasterProduct | undefined> => {
-    if (!path) return undefined;
-    const p = await openRasterProduct(path);
-    opened.push(p);
-    return p;
-  };
+async function openPair(prePaths: PairSources, postPaths: PairSources): Promise<OpenPair> {
+  // A polarisation is used only when both dates have it.
+  const useVv = !!(prePaths.vv && postPaths.vv);
+  const useVh = !!(prePaths.vh && postPaths.vh);
+  if (!useVv && !useVh) throw new ImageryError('INVALID_PRODUCT', 'the pre and post scenes share no polarisation (VV or VH)');
+  const wanted = [useVv ? prePaths.vv : undefined, useVh ? prePaths.vh : undefined, useVv ? postPaths.vv : undefined, useVh ? postPaths.vh : undefined];
+  const rasters = await openRasterSources(wanted.filter((s): s is RasterSource => s !== undefined));
   try {
-    // A polarisation is used only when both dates have it.
-    const useVv = !!(prePaths.vv && postPaths.vv);
-    const useVh = !!(prePaths.vh && postPaths.vh);
-    if (!useVv && !useVh) throw new ImageryError('INVALID_PRODUCT', 'the pre and post scenes share no polarisation (VV or VH)');
-    const preVv = useVv ? await open(prePaths.vv) : undefined;
-    const preVh = useVh ? await open(prePaths.vh) : undefined;
-    const postVv = useVv ? await open(postPaths.vv) : undefined;
-    const postVh = useVh ? await open(postPaths.vh) : undefined;
+    let k = 0;
+    const [preVv, preVh, postVv, postVh] = wanted.map((s) => (s === undefined ? undefined : rasters[k++]!));
     const pre = [preVv, preVh].filter((p): p is RasterProduct => !!p);
     const post = [postVv, postVh].filter((p): p is RasterProduct => !!p);
     for (const group of [pre, post]) {
@@ -114,7 +114,7 @@ async function openPair(prePaths: RtcPaths, postPaths: RtcPaths): Promise<OpenPa
     if (pre[0]!.epsg === null) throw new ImageryError('UNSUPPORTED_CRS', `${pre[0]!.location} names no EPSG code`);
     return { pre, post, preVv, preVh };
   } catch (error) {
-    await Promise.all(opened.map((p) => p.close()));
+    await Promise.all(rasters.map((p) => p.close()));
     throw error;
   }
 }
@@ -145,10 +145,11 @@ function aoiWindow(edges: PixelEdges, raster: RasterProduct): { x0: number; y0: 
 }
 
 /**
- * Building change between two RTC acquisitions of one path/frame over `aoi`.
+ * Building change between two acquisitions of one path/frame over `aoi`: RTC rasters, or
+ * GRD products geocoded onto one UTM grid (the same pipeline; see docs/change.md, Grids).
  * `kind` 'newbuilding': buildings present in post and not in pre; 'disappearbuilding': the reverse.
  */
-export async function detectChangeInRtcPair(prePaths: RtcPaths, postPaths: RtcPaths, options: RtcPairOptions): Promise<RtcPairResult> {
+export async function detectChangeInRtcPair(prePaths: PairSources, postPaths: PairSources, options: RtcPairOptions): Promise<RtcPairResult> {
   const pair = await openPair(prePaths, postPaths);
   let pass: TilePass;
   try {
@@ -467,3 +468,6 @@ function regionPolygons(
   }
   return out;
 }
+
+/** detectChangeInRtcPair under the name that says it takes any pair of sources (RTC or geocoded GRD). */
+export const detectChangeInPair = detectChangeInRtcPair;

@@ -1,6 +1,6 @@
 // Building change (newbuilding / disappearbuilding). See docs/change.md.
-export { detectChangeInRtcPair, detectChangeInTile, prepareFeatures, channelsOf } from './detect.ts';
-export type { RtcPaths, RtcPairOptions, RtcPairResult, ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './detect.ts';
+export { detectChangeInRtcPair, detectChangeInPair, detectChangeInTile, prepareFeatures, channelsOf } from './detect.ts';
+export type { PairSources, RtcPaths, RtcPairOptions, RtcPairResult, ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './detect.ts';
 export {
   DEFAULT_CHANGE_MODEL,
   FEATURE_NAMES,

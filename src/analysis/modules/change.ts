@@ -1,20 +1,24 @@
-/** newbuilding / disappearbuilding: change between the selected RTC pair (src/analysis/change). */
+/**
+ * newbuilding / disappearbuilding: change between the selected pair (src/analysis/change).
+ * analyze family: the RTC pair as it is; detect family: the GRD pair geocoded onto one UTM
+ * grid over the AOI (src/imagery/geocode) — the same detector either way.
+ */
 import { JobFailure } from '../../contract/errors.ts';
-import { detectChangeInRtcPair } from '../change/index.ts';
+import { detectChangeInPair } from '../change/index.ts';
 import { analysisThreads } from '../engine/pool.ts';
 import type { AnalysisModule } from '../registry.ts';
 import { asImageryFailure } from './sceneInput.ts';
-import { requireRtcFamily, rtcPaths } from './rtcInput.ts';
+import { detectFamilyGrid, sceneSources } from './rtcInput.ts';
 
 function changeModule(kind: 'newbuilding' | 'disappearbuilding'): AnalysisModule {
   return {
     endpointId: kind,
     async run(request, ctx) {
-      requireRtcFamily(request);
       const input = request.input;
       if (input.kind !== 'pair') throw new JobFailure('PROCESSING_ERROR', `${kind} needs a pair of scenes, got ${input.kind}`);
+      const grid = request.family === 'detect' ? detectFamilyGrid(input.aoi) : null;
       try {
-        const out = await detectChangeInRtcPair(rtcPaths(input.earlier), rtcPaths(input.later), {
+        const out = await detectChangeInPair(sceneSources(request, input.earlier, grid), sceneSources(request, input.later, grid), {
           aoi: input.aoi,
           kind,
           params: { threads: analysisThreads() },

@@ -1,7 +1,15 @@
-/** RTC scenes of a resolved job input as the raster paths the change and series detectors read. */
+/**
+ * The scenes of a resolved job input as the raster sources the change and series detectors
+ * read: RTC GeoTIFFs as they are (analyze family), GRD products geocoded onto one UTM grid
+ * over the AOI (detect family; src/imagery/geocode).
+ */
 import { JobFailure } from '../../contract/errors.ts';
 import type { SceneRecord } from '../../catalog/types.ts';
+import type { AoiGeometry } from '../../geo/types.ts';
+import { GRD_GRID_PIXEL_M, utmGridForAoi, type GrdRasterSource, type UtmGrid } from '../../imagery/geocode/index.ts';
+import type { PairSources } from '../change/detect.ts';
 import type { AnalysisRequest } from '../registry.ts';
+import { safeProductPath } from './sceneInput.ts';
 
 export function rtcPaths(scene: SceneRecord): { vv: string; vh?: string } | { vv?: string; vh: string } {
   const pick = (pol: 'vv' | 'vh') => {
@@ -16,14 +24,37 @@ export function rtcPaths(scene: SceneRecord): { vv: string; vh?: string } | { vv
 }
 
 /**
- * The detect family lists GRD imagery for building change and time series (spec item 10):
- * that needs GRD pairs geocoded onto a common grid, which this build does not do yet.
+ * VV and VH of a GRD scene geocoded onto `grid`. A polarisation is used when the product
+ * ships its measurement (a data asset; the catalog lists one per measurement TIFF).
  */
-export function requireRtcFamily(request: AnalysisRequest): void {
-  if (request.family === 'detect') {
-    throw new JobFailure(
-      'NOT_IMPLEMENTED',
-      `${request.endpointId} on GRD imagery (the detect family) is not available in this version of sarwatch; the analyze family runs it on RTC imagery. The job was not charged`,
-    );
+export function grdSources(scene: SceneRecord, grid: UtmGrid): PairSources {
+  if (scene.productType !== 'GRD') {
+    throw new JobFailure('PROCESSING_ERROR', `the detect family reads GRD products; ${scene.sceneId} is ${scene.productType}`);
   }
+  const product = safeProductPath(scene);
+  const source = (pol: 'VV' | 'VH'): GrdRasterSource | undefined =>
+    scene.assets[pol.toLowerCase()] ? { kind: 'grd', product, polarisation: pol, grid, quantity: 'sigma0', denoise: true } : undefined;
+  const vv = source('VV');
+  const vh = source('VH');
+  if (vv) return vh ? { vv, vh } : { vv };
+  if (vh) return { vh };
+  throw new JobFailure('IMAGERY_UNAVAILABLE', `the selected GRD scene ${scene.sceneId} has no VV or VH measurement`);
+}
+
+/**
+ * The common grid of a detect-family job: UTM (zone of the AOI's centroid), 10 m pixels
+ * (the GRDH spacing), covering the AOI's bounding box. Every scene of the pair or series
+ * is geocoded onto it, so pre and post (or all dates) share one pixel grid by construction.
+ */
+export function detectFamilyGrid(aoi: AoiGeometry): UtmGrid {
+  return utmGridForAoi(aoi, GRD_GRID_PIXEL_M);
+}
+
+/** The raster sources of one scene for this request's family, on `grid` for the detect family. */
+export function sceneSources(request: AnalysisRequest, scene: SceneRecord, grid: UtmGrid | null): PairSources {
+  if (request.family === 'detect') {
+    if (!grid) throw new JobFailure('PROCESSING_ERROR', 'a detect-family job needs its common grid');
+    return grdSources(scene, grid);
+  }
+  return rtcPaths(scene);
 }

@@ -5,7 +5,7 @@
 import { geodesicAreaSqm } from '../../geo/area.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
-import { openRasterProduct } from '../../imagery/rtc/raster.ts';
+import { describeSource, openRasterSource } from '../../imagery/geocode/source.ts';
 import { ImageryError } from '../../imagery/errors.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
 import { combinePolygons, measuredCoverage, type MeasuredCoverage } from '../change/coverage.ts';
@@ -43,7 +43,7 @@ export interface TimeseriesOptions {
 export interface TimeseriesChart {
   /** Acquisition dates, ascending, `YYYY-MM-DD`; every other array is index-aligned with it. */
   dates: string[];
-  /** Mean γ0 of the cell in dB (0.01 dB), null where no value. */
+  /** Mean γ0 (RTC) or σ0 (GRD) of the cell in dB (0.01 dB), null where no value. */
   vv: (number | null)[];
   vh: (number | null)[];
   /** Polarisation the moving average, band and deviation refer to. */
@@ -74,10 +74,10 @@ export async function detectTimeseries(scenes: ReadonlyArray<SeriesScene>, optio
   const params = options.params ?? {};
   const first = scenes.find((s) => s.vv || s.vh);
   if (!first) throw new ImageryError('NOT_FOUND', 'no scene with a VV or VH raster');
-  const probe = await openRasterProduct((first.vv ?? first.vh)!);
+  const probe = await openRasterSource((first.vv ?? first.vh)!);
   const epsg = probe.epsg;
   await probe.close();
-  if (epsg === null) throw new ImageryError('UNSUPPORTED_CRS', `${first.vv ?? first.vh} names no EPSG code`);
+  if (epsg === null) throw new ImageryError('UNSUPPORTED_CRS', `${describeSource((first.vv ?? first.vh)!)} names no EPSG code`);
 
   const grid = buildCellGrid(aoi, epsg, options.cellSizeM ?? DEFAULT_CELL_SIZE_M);
   options.onProgress?.(1);

@@ -1,5 +1,5 @@
-// Per-cell backscatter series: for every date and polarisation, the mean LINEAR γ0 (σ0 for
-// GRD) of the valid pixels whose centre lies in the cell and in the AOI, then converted to
+// Per-cell backscatter series: for every date and polarisation, the mean LINEAR γ0 (RTC) or
+// σ0 (GRD geocoded onto a UTM grid, src/imagery/geocode) of the valid pixels whose centre lies in the cell and in the AOI, then converted to
 // dB. Averaging in linear power and converting once is the radiometrically correct mean
 // (averaging dB values would bias low by about 10·log10(e)·(ψ(L) − ln L) for L looks).
 //
@@ -12,7 +12,8 @@
 // and one pass over the window.
 
 import type { AoiGeometry } from '../../geo/types.ts';
-import { openRasterProduct, type RasterProduct } from '../../imagery/rtc/raster.ts';
+import type { RasterProduct } from '../../imagery/rtc/raster.ts';
+import { openRasterSources, type RasterSource } from '../../imagery/geocode/source.ts';
 import { lonLatTransform } from '../../imagery/rtc/projection.ts';
 import { aoiPixelEdges, rasterizeAoi } from '../change/aoiMask.ts';
 import { cellOfMapPoint, type CellGrid } from './grid.ts';
@@ -20,8 +21,9 @@ import { cellOfMapPoint, type CellGrid } from './grid.ts';
 export interface SeriesScene {
   /** Acquisition date, `YYYY-MM-DD` (a longer ISO timestamp is cut to its date). */
   date: string;
-  vv?: string;
-  vh?: string;
+  /** RTC GeoTIFF paths/URLs, or GRD polarisations geocoded onto one UTM grid (the same grid for every scene). */
+  vv?: RasterSource;
+  vh?: RasterSource;
 }
 
 export interface CellSeries {
@@ -83,7 +85,7 @@ function buildCellMap(raster: RasterProduct, grid: CellGrid, aoi: AoiGeometry): 
   return { window, cell, expected };
 }
 
-/** Per cell and date, mean γ0 in dB of VV and VH over the cell's valid AOI pixels. */
+/** Per cell and date, mean γ0 (RTC) or σ0 (GRD) in dB of VV and VH over the cell's valid AOI pixels. */
 export async function readCellSeries(
   scenes: ReadonlyArray<SeriesScene>,
   grid: CellGrid,
@@ -109,53 +111,68 @@ export async function readCellSeries(
   const vh = hasVh ? new Float64Array(nCells * nDates).fill(Number.NaN) : null;
   const validPixels = new Int32Array(nCells * nDates);
   const maps = new Map<string, CellMap | null>();
-  const sum = new Float64Array(nCells);
-  const count = new Int32Array(nCells);
-  const expected = new Int32Array(nCells);
+  const pols = [
+    ['vv', vv],
+    ['vh', vh],
+  ] as const;
+  // Per polarisation: sums over the date's scenes.
+  const sums = { vv: new Float64Array(nCells), vh: new Float64Array(nCells) };
+  const counts = { vv: new Int32Array(nCells), vh: new Int32Array(nCells) };
+  const expected = { vv: new Int32Array(nCells), vh: new Int32Array(nCells) };
 
-  const accumulate = async (path: string): Promise<void> => {
-    const raster = await openRasterProduct(path);
-    try {
-      const key = gridKey(raster);
-      if (!maps.has(key)) maps.set(key, buildCellMap(raster, grid, aoi));
-      const map = maps.get(key)!;
-      if (!map) return;
-      for (let c = 0; c < nCells; c++) expected[c]! += map.expected[c]!;
-      const { data, valid } = await raster.readWindow(map.window, { bands: [0] });
-      const values = data[0]!;
-      for (let i = 0; i < map.cell.length; i++) {
-        const c = map.cell[i]!;
-        if (c < 0 || !valid[i]) continue;
-        const v = values[i]!;
-        if (!(v >= 0) || v === Infinity) continue;
-        sum[c]! += v;
-        count[c]!++;
-      }
-    } finally {
-      await raster.close();
+  const accumulate = (read: { data: Float32Array[]; valid: Uint8Array }, map: CellMap, pol: 'vv' | 'vh'): void => {
+    const sum = sums[pol];
+    const count = counts[pol];
+    const exp = expected[pol];
+    for (let c = 0; c < nCells; c++) exp[c]! += map.expected[c]!;
+    const values = read.data[0]!;
+    const valid = read.valid;
+    for (let i = 0; i < map.cell.length; i++) {
+      const c = map.cell[i]!;
+      if (c < 0 || !valid[i]) continue;
+      const v = values[i]!;
+      if (!(v >= 0) || v === Infinity) continue;
+      sum[c]! += v;
+      count[c]!++;
     }
   };
 
   for (let d = 0; d < nDates; d++) {
     options.signal?.throwIfAborted();
     const list = byDate.get(dates[d]!)!;
-    for (const [pol, out] of [
-      ['vv', vv],
-      ['vh', vh],
-    ] as const) {
-      if (!out) continue;
-      sum.fill(0);
-      count.fill(0);
-      expected.fill(0);
-      for (const scene of list) {
-        const path = scene[pol];
-        if (path) await accumulate(path);
+    for (const pol of ['vv', 'vh'] as const) {
+      sums[pol].fill(0);
+      counts[pol].fill(0);
+      expected[pol].fill(0);
+    }
+    for (const scene of list) {
+      // Both polarisations of a scene are opened together (a GRD product is parsed once).
+      const wanted = pols.filter(([pol, out]) => out && scene[pol]).map(([pol]) => pol);
+      if (wanted.length === 0) continue;
+      const rasters = await openRasterSources(wanted.map((pol) => scene[pol]!));
+      try {
+        for (let k = 0; k < wanted.length; k++) {
+          const raster = rasters[k]!;
+          const key = gridKey(raster);
+          if (!maps.has(key)) maps.set(key, buildCellMap(raster, grid, aoi));
+          const map = maps.get(key)!;
+          if (!map) continue;
+          accumulate(await raster.readWindow(map.window, { bands: [0] }), map, wanted[k]!);
+        }
+      } finally {
+        await Promise.all(rasters.map((r) => r.close()));
       }
+    }
+    for (const [pol, out] of pols) {
+      if (!out) continue;
+      const sum = sums[pol];
+      const count = counts[pol];
+      const exp = expected[pol];
       for (let c = 0; c < nCells; c++) {
         const n = count[c]!;
         const k = c * nDates + d;
         if (n > validPixels[k]!) validPixels[k] = n;
-        if (n > 0 && n >= minValidFraction * expected[c]!) out[k] = 10 * Math.log10(sum[c]! / n);
+        if (n > 0 && n >= minValidFraction * exp[c]!) out[k] = 10 * Math.log10(sum[c]! / n);
       }
     }
     options.onProgress?.(d + 1, nDates);
