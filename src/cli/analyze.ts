@@ -1,19 +1,33 @@
 /**
- * `sarwatch analyze ship|oilslick INPUT [--polygon WKT] --out FILE`: the detectors without
- * the service, as SNAP's gpt runs an operator. INPUT is a SAFE GRD product (folder or zip);
- * the output is the same FeatureCollection a job produces.
+ * `sarwatch analyze DETECTOR INPUT… [--polygon WKT] [--out FILE]`: the detectors without the
+ * service, as SNAP's gpt runs an operator. The output is the same FeatureCollection a job
+ * produces.
+ *
+ * - ship, oilslick: INPUT is a SAFE GRD product (folder or zip) or a GeoTIFF of calibrated
+ *   σ0 (src/imagery/sigma0: one band per polarisation named by description or `--pol`,
+ *   `--units linear|db`, georeferenced by a CRS or by GCPs).
+ * - newbuilding, disappearbuilding: PRE POST, RTC GeoTIFFs (a folder per date holding
+ *   *_VV.tif / *_VH.tif, or the files) or two SAFE GRD products of one track (geocoded onto
+ *   one UTM grid over the polygon, src/cli/grdInputs.ts); `--polygon` required.
+ * - timeseries: INPUT…, RTC GeoTIFFs or SAFE GRD products of several dates; `--polygon` required.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { detectShipsInSafe } from '../analysis/ship/index.ts';
-import { detectSlicksInSafe } from '../analysis/oilslick/index.ts';
+import { detectShipsInProduct, detectShipsInSafe, resolveShipParams } from '../analysis/ship/index.ts';
+import { detectSlicksInSafe, resolveOilSlickParams } from '../analysis/oilslick/index.ts';
+import { detectInProduct as detectSlicksInProduct } from '../analysis/oilslick/detect.ts';
+import { detectChangeInRtcPair } from '../analysis/change/index.ts';
+import { detectTimeseries } from '../analysis/timeseries/index.ts';
 import { analysisThreads, closeAnalysisPool } from '../analysis/engine/pool.ts';
+import type { FinalizedCollection } from '../analysis/common/result.ts';
 import { parseAoiWkt, GeometryError, type AoiGeometry } from '../geo/index.ts';
-import { isImageryError } from '../imagery/index.ts';
+import { DEFAULT_INCIDENCE_DEG, isImageryError, openSigma0GeoTiff, SIGMA0_UNITS, type Sigma0GeoTiff, type Sigma0Units } from '../imagery/index.ts';
+import { collectRtcFiles, looksLikeSafe, RtcInputError, selectChangePair, selectSeries } from './rtcInputs.ts';
+import { collectGrdScenes, grdChangePair, grdGridFor, grdSeries, GrdInputError } from './grdInputs.ts';
 
 export class AnalyzeUsageError extends Error {}
 
-export const CLI_DETECTORS = ['ship', 'oilslick'] as const;
+export const CLI_DETECTORS = ['ship', 'oilslick', 'newbuilding', 'disappearbuilding', 'timeseries'] as const;
 
 /** A progress bar on a terminal (stderr), one line per 10 % otherwise. */
 function progressReporter(label: string, stream: NodeJS.WriteStream = process.stderr): { update(percent: number): void; done(): void } {
@@ -39,46 +53,281 @@ function progressReporter(label: string, stream: NodeJS.WriteStream = process.st
   };
 }
 
-export async function runAnalyze(opts: { detector: string; input: string; polygon?: string; out?: string }): Promise<{ features: number; out: string | null }> {
-  if (!(CLI_DETECTORS as readonly string[]).includes(opts.detector)) {
-    throw new AnalyzeUsageError(`analyze runs ${CLI_DETECTORS.join(' or ')}; building change and time series come with their detectors`);
+export interface AnalyzeOptions {
+  detector: string;
+  /** Positional inputs after the detector. */
+  inputs: string[];
+  polygon?: string;
+  out?: string;
+  /** σ0 GeoTIFF: polarisations in band order, "VV,VH". */
+  pol?: string;
+  /** σ0 GeoTIFF: linear (default) or db. */
+  units?: string;
+  /** RTC inputs: one date per input, "2024-01-01,2024-02-01". */
+  dates?: string;
+  /** timeseries: cell edge in metres. */
+  cellSize?: string;
+  /** Request size limit the coverage polygon is simplified for (change, timeseries). */
+  maxRequestBytes?: number;
+  /** Where warnings go; default stderr. */
+  warn?: (message: string) => void;
+}
+
+export interface AnalyzeResult {
+  features: number;
+  out: string | null;
+  warnings: string[];
+}
+
+function parsePolygon(text: string | undefined, required: string | null): AoiGeometry | undefined {
+  if (!text) {
+    if (required) throw new AnalyzeUsageError(`--polygon is required for ${required}`);
+    return undefined;
   }
-  const input = path.resolve(opts.input);
-  if (!fs.existsSync(input)) throw new AnalyzeUsageError(`${opts.input} does not exist`);
-  if (/\.tiff?$/i.test(input)) {
-    throw new AnalyzeUsageError('GeoTIFF σ0 input is not supported yet; give a SAFE GRD product (folder or zip)');
-  }
-  let polygon: AoiGeometry | undefined;
-  if (opts.polygon) {
-    try {
-      polygon = parseAoiWkt(opts.polygon);
-    } catch (e) {
-      if (e instanceof GeometryError) throw new AnalyzeUsageError(`--polygon: ${e.message}`);
-      throw e;
-    }
-  }
-  const bar = progressReporter(`${opts.detector} ${path.basename(input)}`);
   try {
-    let result;
-    try {
-      result =
-      opts.detector === 'ship'
-        ? await detectShipsInSafe(input, { polygon, threads: analysisThreads(), onProgress: (p) => bar.update(p) })
-        : await detectSlicksInSafe(input, { polygon, onProgress: (f) => bar.update(100 * f) });
-    } catch (e) {
-      // Not a readable SAFE GRD product: the user's input, not our failure.
-      if (isImageryError(e)) throw new AnalyzeUsageError(`${opts.input}: ${e.message}`);
-      throw e;
-    }
-    bar.done();
-    const text = `${JSON.stringify(result)}\n`;
-    if (opts.out) {
-      fs.writeFileSync(opts.out, text);
-      return { features: result.features.length, out: opts.out };
-    }
-    process.stdout.write(text);
-    return { features: result.features.length, out: null };
+    return parseAoiWkt(text);
+  } catch (e) {
+    if (e instanceof GeometryError) throw new AnalyzeUsageError(`--polygon: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Imagery and input errors are the user's input, not our failure: exit code 2. */
+function asUsage(input: string, e: unknown): unknown {
+  if (e instanceof RtcInputError || e instanceof GrdInputError) return new AnalyzeUsageError(e.message);
+  if (isImageryError(e)) return new AnalyzeUsageError(e.message.includes(path.basename(input)) ? e.message : `${input}: ${e.message}`);
+  return e;
+}
+
+function isGeoTiffPath(input: string): boolean {
+  return /\.tiff?$/i.test(input);
+}
+
+export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
+  if (!(CLI_DETECTORS as readonly string[]).includes(opts.detector)) {
+    throw new AnalyzeUsageError(`unknown detector "${opts.detector}": analyze runs ${CLI_DETECTORS.join(', ')}`);
+  }
+  const warnings: string[] = [];
+  const warn = (message: string) => {
+    warnings.push(message);
+    (opts.warn ?? ((m: string) => process.stderr.write(`sarwatch: warning: ${m}\n`)))(message);
+  };
+  let result: FinalizedCollection;
+  try {
+    if (opts.detector === 'ship' || opts.detector === 'oilslick') result = await runSceneDetector(opts, warn);
+    else if (opts.detector === 'timeseries') result = await runTimeseries(opts, warn);
+    else result = await runChange(opts, opts.detector as 'newbuilding' | 'disappearbuilding', warn);
   } finally {
     await closeAnalysisPool();
+  }
+  const text = `${JSON.stringify(result)}\n`;
+  if (opts.out) {
+    fs.writeFileSync(opts.out, text);
+    return { features: result.features.length, out: opts.out, warnings };
+  }
+  process.stdout.write(text);
+  return { features: result.features.length, out: null, warnings };
+}
+
+// ----------------------------------------------------------------- ship, oilslick
+
+async function runSceneDetector(opts: AnalyzeOptions, warn: (m: string) => void): Promise<FinalizedCollection> {
+  const detector = opts.detector as 'ship' | 'oilslick';
+  if (opts.inputs.length !== 1) throw new AnalyzeUsageError(`analyze ${detector} takes one INPUT (a SAFE GRD product or a σ0 GeoTIFF), got ${opts.inputs.length}`);
+  if (opts.dates !== undefined || opts.cellSize !== undefined) throw new AnalyzeUsageError(`--dates and --cell-size apply to building change and time series, not ${detector}`);
+  if (opts.units !== undefined && !(SIGMA0_UNITS as readonly string[]).includes(opts.units.toLowerCase())) {
+    throw new AnalyzeUsageError(`unknown --units "${opts.units}": linear or db`);
+  }
+  const given = opts.inputs[0]!;
+  const input = path.resolve(given);
+  if (!fs.existsSync(input)) throw new AnalyzeUsageError(`${given} does not exist`);
+  const polygon = parsePolygon(opts.polygon, null);
+  const bar = progressReporter(`${detector} ${path.basename(input)}`);
+
+  if (!isGeoTiffPath(input)) {
+    if (opts.pol !== undefined || opts.units !== undefined) throw new AnalyzeUsageError('--pol and --units describe a σ0 GeoTIFF; a SAFE product is calibrated from its own annotation');
+    let result: FinalizedCollection;
+    try {
+      result =
+        detector === 'ship'
+          ? await detectShipsInSafe(input, { polygon, threads: analysisThreads(), onProgress: (p) => bar.update(p) })
+          : await detectSlicksInSafe(input, { polygon, onProgress: (f) => bar.update(100 * f) });
+    } catch (e) {
+      throw asUsage(given, e);
+    }
+    bar.done();
+    return result;
+  }
+
+  if (/\.safe[\\/]measurement[\\/]/i.test(input)) {
+    throw new AnalyzeUsageError(`${given} is a SAFE measurement (digital numbers, not σ0): give the .SAFE folder, or a calibrated σ0 GeoTIFF`);
+  }
+  let product: Sigma0GeoTiff;
+  try {
+    product = await openSigma0GeoTiff(input, {
+      pols: opts.pol !== undefined ? opts.pol.split(',').filter((p) => p.trim() !== '') : undefined,
+      units: (opts.units?.toLowerCase() ?? 'linear') as Sigma0Units,
+    });
+  } catch (e) {
+    throw asUsage(given, e);
+  }
+  try {
+    await checkUnits(product, given, warn);
+    if (detector === 'ship') {
+      const params = resolveShipParams();
+      if (params.ambiguity.enabled) {
+        warn(`${path.basename(given)} has no SAFE annotation (orbit, PRF): azimuth-ambiguity suppression is skipped, so bright targets' ghosts may be reported as vessels`);
+      }
+      const report = await detectShipsInProduct(product, { polygon, threads: analysisThreads(), onProgress: (p) => bar.update(p) }).catch((e) => {
+        throw asUsage(given, e);
+      });
+      bar.done();
+      return report.result;
+    }
+    if (!product.bands.VV) {
+      throw new AnalyzeUsageError(`${given}: oil slicks need VV σ0; the file has ${product.polarisations.join(', ')}`);
+    }
+    if (!product.hasIncidence) {
+      warn(`${path.basename(given)} has no incidence-angle band: the low-wind look-alike test assumes ${DEFAULT_INCIDENCE_DEG}° everywhere`);
+    }
+    const details = await detectSlicksInProduct(product, resolveOilSlickParams(), { polygon, onProgress: (f) => bar.update(100 * f) }).catch((e) => {
+      throw asUsage(given, e);
+    });
+    bar.done();
+    return details.collection;
+  } finally {
+    await product.close();
+  }
+}
+
+/**
+ * The values must be what --units says. σ0 cannot be negative, so linear values with a
+ * negative median are dB; dB values of real backscatter include negative ones (sea, fields
+ * are −30 to −5 dB), so "dB" values none of which is negative, with a median below 1, are
+ * linear σ0. Both are usage errors.
+ * A linear median above 10 suggests digital numbers or amplitudes: a warning.
+ */
+async function checkUnits(product: Sigma0GeoTiff, given: string, warn: (m: string) => void): Promise<void> {
+  const stats = await product.sampleStatistics();
+  if (stats === null) return;
+  const p = (v: number) => v.toPrecision(3);
+  if (product.units === 'linear' && stats.median < 0) {
+    throw new AnalyzeUsageError(`${given}: the values are negative (median ${p(stats.median)}), so they are not linear σ0; if they are dB, pass --units db`);
+  }
+  if (product.units === 'db' && stats.min >= 0 && stats.median < 1) {
+    throw new AnalyzeUsageError(`${given}: no value is negative and the median is ${p(stats.median)}, which is linear σ0, not dB; drop --units db (linear is the default)`);
+  }
+  if (product.units === 'linear' && stats.median > 10) {
+    warn(`${path.basename(given)}: median value ${p(stats.median)} is far above σ0 (linear σ0 is mostly below 1): are these digital numbers or amplitudes?`);
+  }
+}
+
+// ----------------------------------------------------------------- RTC: change, timeseries
+
+function refuseSceneOptions(opts: AnalyzeOptions): void {
+  if (opts.pol !== undefined || opts.units !== undefined) throw new AnalyzeUsageError(`--pol and --units describe a σ0 GeoTIFF for ship and oilslick; ${opts.detector} reads RTC GeoTIFFs (linear γ0, VV/VH by file name) or SAFE GRD products`);
+}
+
+/**
+ * True when every input is a SAFE GRD product (geocoded onto one UTM grid, as the service's
+ * detect family does); false when none is (RTC GeoTIFFs). A mix is a usage error: the two
+ * are different quantities (σ0 on the ellipsoid, γ0 terrain-flattened) and cannot be compared.
+ */
+function safeInputs(opts: AnalyzeOptions): boolean {
+  const safe = opts.inputs.filter((i) => fs.existsSync(i) && looksLikeSafe(i));
+  if (safe.length === 0) return false;
+  if (safe.length < opts.inputs.length) {
+    throw new AnalyzeUsageError(`give either SAFE GRD products or RTC GeoTIFFs, not both: ${opts.detector} compares like with like (GRD σ0 vs RTC γ0)`);
+  }
+  return true;
+}
+
+function maxRequestBytes(opts: AnalyzeOptions): number {
+  return opts.maxRequestBytes ?? 1_048_576;
+}
+
+async function runChange(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappearbuilding', warn: (m: string) => void): Promise<FinalizedCollection> {
+  refuseSceneOptions(opts);
+  if (opts.cellSize !== undefined) throw new AnalyzeUsageError('--cell-size applies to timeseries');
+  const aoi = parsePolygon(opts.polygon, kind)!;
+  if (safeInputs(opts)) {
+    if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
+    try {
+      const grid = grdGridFor(aoi);
+      const pair = grdChangePair(await collectGrdScenes(opts.inputs, aoi, grid));
+      for (const w of pair.warnings) warn(w);
+      const bar = progressReporter(`${kind} GRD ${pair.pre.startTime.slice(0, 10)} → ${pair.post.startTime.slice(0, 10)} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`);
+      const out = await detectChangeInRtcPair(pair.pre.sources, pair.post.sources, {
+        aoi,
+        kind,
+        params: { threads: analysisThreads() },
+        maxRequestBytes: maxRequestBytes(opts),
+        onProgress: (p) => bar.update(p),
+      });
+      bar.done();
+      process.stderr.write(`analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio}), channels ${out.stats.channels}\n`);
+      return out.result;
+    } catch (e) {
+      throw asUsage(opts.inputs.join(' '), e);
+    }
+  }
+  try {
+    const { files, skipped } = await collectRtcFiles(kind, opts.inputs, opts.dates);
+    if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
+    const pair = await selectChangePair(kind, files, opts.inputs.length, aoi);
+    for (const w of pair.warnings) warn(w);
+    const label = `${kind} ${pair.pre.burst || path.basename((pair.pre.vv ?? pair.pre.vh)!)} ${pair.pre.date ?? 'PRE'} → ${pair.post.date ?? 'POST'}`;
+    const bar = progressReporter(label);
+    const out = await detectChangeInRtcPair(pair.prePaths, pair.postPaths, {
+      aoi,
+      kind,
+      params: { threads: analysisThreads() },
+      maxRequestBytes: maxRequestBytes(opts),
+      onProgress: (p) => bar.update(p),
+    });
+    bar.done();
+    process.stderr.write(`analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio}), channels ${out.stats.channels}\n`);
+    return out.result;
+  } catch (e) {
+    throw asUsage(opts.inputs.join(' '), e);
+  }
+}
+
+async function runTimeseries(opts: AnalyzeOptions, warn: (m: string) => void): Promise<FinalizedCollection> {
+  refuseSceneOptions(opts);
+  if (opts.inputs.length === 0) throw new AnalyzeUsageError('analyze timeseries needs INPUT… (RTC GeoTIFF folders or files of several dates)');
+  const aoi = parsePolygon(opts.polygon, 'timeseries')!;
+  let cellSizeM: number | undefined;
+  if (opts.cellSize !== undefined) {
+    cellSizeM = Number(opts.cellSize);
+    if (!Number.isFinite(cellSizeM) || cellSizeM <= 0) throw new AnalyzeUsageError(`--cell-size must be a positive number of metres, got "${opts.cellSize}"`);
+  }
+  if (safeInputs(opts)) {
+    if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
+    try {
+      const grid = grdGridFor(aoi);
+      const series = grdSeries(await collectGrdScenes(opts.inputs, aoi, grid));
+      for (const w of series.warnings) warn(w);
+      const bar = progressReporter(`timeseries GRD ${series.dates.length} dates ${series.dates[0]} … ${series.dates[series.dates.length - 1]}`);
+      const out = await detectTimeseries(series.scenes, { aoi, cellSizeM, maxRequestBytes: maxRequestBytes(opts), onProgress: (p) => bar.update(p) });
+      bar.done();
+      process.stderr.write(`${out.stats.cellsWithData} of ${out.stats.cells} cells have data; analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio})\n`);
+      return out.result;
+    } catch (e) {
+      throw asUsage(opts.inputs.join(' '), e);
+    }
+  }
+  try {
+    const { files, skipped } = await collectRtcFiles('timeseries', opts.inputs, opts.dates);
+    if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
+    const series = await selectSeries(files, aoi);
+    for (const w of series.warnings) warn(w);
+    const bar = progressReporter(`timeseries ${series.dates.length} dates ${series.dates[0]} … ${series.dates[series.dates.length - 1]}`);
+    const out = await detectTimeseries(series.scenes, { aoi, cellSizeM, maxRequestBytes: maxRequestBytes(opts), onProgress: (p) => bar.update(p) });
+    bar.done();
+    process.stderr.write(`${out.stats.cellsWithData} of ${out.stats.cells} cells have data; analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio})\n`);
+    return out.result;
+  } catch (e) {
+    throw asUsage(opts.inputs.join(' '), e);
   }
 }

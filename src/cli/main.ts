@@ -8,7 +8,7 @@ import { openCatalog, openDb, startService } from '../runtime.ts';
 import { linkIntoArchive, linkSamples } from '../catalog/archive.ts';
 import type { IndexArchiveResult } from '../catalog/index.ts';
 import { searchScenes } from '../jobs/scenes.ts';
-import { AnalyzeUsageError, runAnalyze } from './analyze.ts';
+import { AnalyzeUsageError, CLI_DETECTORS, runAnalyze } from './analyze.ts';
 import { ApiError } from '../contract/errors.ts';
 import { AccountError, createAccount, createApiKey, grantCredits, revokeApiKey, showCredits } from '../jobs/accounts.ts';
 import { ensureDemoAccount } from './demo.ts';
@@ -30,8 +30,17 @@ Usage:
   sarwatch keys revoke KEY_ID_OR_KEY
   sarwatch credits grant --account ID --credits N [--note TEXT] [--json]
   sarwatch credits show --account ID [--json]
-  sarwatch analyze ship|oilslick INPUT [--polygon WKT] [--out FILE]
+  sarwatch analyze ship|oilslick INPUT [--polygon WKT] [--pol VV,VH] [--units linear|db] [--out FILE]
                                                    run a detector on a SAFE GRD product (folder or zip)
+                                                   or a σ0 GeoTIFF (bands named VV/VH, or --pol in band
+                                                   order; georeferenced by a CRS or by GCPs)
+  sarwatch analyze newbuilding|disappearbuilding PRE POST --polygon WKT [--dates D1,D2] [--out FILE]
+  sarwatch analyze timeseries INPUT... --polygon WKT [--dates D1,...] [--cell-size M] [--out FILE]
+                                                   building change / backscatter series on RTC GeoTIFFs
+                                                   (a folder per date holding *_VV.tif/*_VH.tif, or the
+                                                   files; dates from OPERA names or --dates, one per
+                                                   INPUT) or on SAFE GRD products of one track, geocoded
+                                                   onto one UTM grid over the polygon
   sarwatch catalog index [DIR]                     add DIR to the scene archive (a link) and index it
   sarwatch catalog list [--polygon WKT] [--date-start D] [--date-end D] [--product-type GRD,RTC]
                         [--orbit-direction ascending|descending] [--limit N] [--json]
@@ -70,6 +79,10 @@ const OPTIONS = {
   'orbit-direction': { type: 'string' },
   limit: { type: 'string' },
   out: { type: 'string' },
+  pol: { type: 'string' },
+  units: { type: 'string' },
+  dates: { type: 'string' },
+  'cell-size': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -178,10 +191,23 @@ export async function main(argv: string[]): Promise<number> {
         print(values.json, shown, lines.join('\n'));
         return 0;
       });
+    case 'analyze':
+      throw new UsageError(`analyze needs a detector: ${CLI_DETECTORS.join(', ')} (see sarwatch --help)`);
     case `analyze ${sub}`: {
-      if (!arg) throw new UsageError(`analyze ${sub ?? 'ship|oilslick'} needs an INPUT product`);
+      const inputs = positionals.slice(2);
+      if (inputs.length === 0) throw new UsageError(`analyze ${sub ?? 'DETECTOR'} needs INPUT (see sarwatch --help)`);
       try {
-        const done = await runAnalyze({ detector: sub!, input: arg, polygon: values.polygon, out: values.out });
+        const done = await runAnalyze({
+          detector: sub!,
+          inputs,
+          polygon: values.polygon,
+          out: values.out,
+          pol: values.pol,
+          units: values.units,
+          dates: values.dates,
+          cellSize: values['cell-size'],
+          maxRequestBytes: config.maxRequestBytes,
+        });
         if (done.out) process.stderr.write(`${done.features} features written to ${done.out}\n`);
       } catch (e) {
         if (e instanceof AnalyzeUsageError) throw new UsageError(e.message);

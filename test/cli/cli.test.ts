@@ -171,9 +171,10 @@ describe('sarwatch CLI shares the data directory with the server', () => {
     expect(fc.features.length).toBeGreaterThanOrEqual(16);
     const tif = await sarwatch(dataDir, 'analyze', 'ship', path.join(ROOT, 'package.json').replace('package.json', 'README.md'));
     expect(tif.code).toBe(2);
-    const tiff = await sarwatch(dataDir, 'analyze', 'timeseries', safe);
-    expect(tiff.code).toBe(2);
-    expect(tiff.stderr).toMatch(/analyze runs ship or oilslick/);
+    // A time series of GRD products needs several dates.
+    const grd = await sarwatch(dataDir, 'analyze', 'timeseries', safe, '--polygon', 'POLYGON ((2.5 51.3, 2.7 51.3, 2.7 51.45, 2.5 51.45, 2.5 51.3))');
+    expect(grd.code).toBe(2);
+    expect(grd.stderr).toMatch(/a time series needs at least two SAFE products; got 1/);
   });
 
   it('bad usage exits 2 with a message; unknown scopes are refused', async () => {
