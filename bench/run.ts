@@ -1,21 +1,27 @@
 /**
- * `npm run bench [-- --json] [-- --only NAME] [-- --size WxH]`: the speed figures of the
- * README. Each suite measures wall time and peak RSS per stage on generated full-size
- * data (made once into the bench folder, then reused).
+ * `npm run bench [-- --json] [-- --only NAME[,NAME]] [-- --size WxH]`: the speed figures of
+ * the README. Each suite measures wall time and peak RSS per stage on generated full-size
+ * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick
+ * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
+ * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them).
  *
  *   SARWATCH_BENCH_DIR  where generated scenes are kept (default <tmp>/sarwatch-bench)
  */
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchChange } from './change.ts';
 import { benchImageryRead, type BenchStage } from './imagery-read.ts';
 import { benchOilSlicks } from './oilslick.ts';
 import { benchShips } from './ship.ts';
+import { benchTimeseries } from './timeseries.ts';
 
 interface SuiteResult {
   name: string;
   description: string;
-  stages: BenchStage[];
+  stages: Array<BenchStage & { cpuSeconds?: number; loadAverage?: number }>;
+  /** Suite-specific figures (counts, sizes), printed under the table and carried by --json. */
+  details?: Record<string, unknown>;
 }
 
 type Suite = (ctx: { workDir: string; width: number; height: number }) => Promise<SuiteResult>;
@@ -33,14 +39,41 @@ const SUITES: Record<string, Suite> = {
     const r = await benchOilSlicks({ workDir, width, height });
     return { name: 'oilslick', description: `detectSlicksInSafe on a ${r.width} × ${r.height} px IW GRDH scene (VV): ${r.found} slicks found, ${r.truth} in the truth`, stages: r.stages };
   },
+  // Fixed sizes of their own (--size does not apply): bench/change.ts, bench/timeseries.ts.
+  change: async ({ workDir }) => {
+    const { stages, files: _files, ...details } = await benchChange({ workDir });
+    return {
+      name: 'change',
+      description: `detectChangeInRtcPair (newbuilding, ${details.threads} threads) on a ${details.sizePx} × ${details.sizePx} px RTC pair at 10 m, VV+VH, Deflate 512² tiles; AOI ${details.aoiSqkm} km²: ${details.detections} regions found, ${details.truthNewBuildings} new buildings ≥ 400 m² in the image`,
+      stages,
+      details,
+    };
+  },
+  timeseries: async ({ workDir }) => {
+    const { stages, ...details } = await benchTimeseries({ workDir });
+    return {
+      name: 'timeseries',
+      description: `detectTimeseries on ${details.aoiSqkm} km² × ${details.dates} dates (${details.firstDate} → ${details.lastDate}), VV+VH at 10 m: ${details.cellsWithData} cells`,
+      stages,
+      details,
+    };
+  },
 };
 
 function table(result: SuiteResult): string {
-  const rows = result.stages.map((s) => [s.name, s.seconds.toFixed(1), s.mpxPerSecond ? s.mpxPerSecond.toFixed(1) : '—', s.peakRssMb.toFixed(0)]);
-  const head = ['stage', 'seconds', 'Mpx/s', 'peak RSS MB'];
+  const withCpu = result.stages.some((s) => s.cpuSeconds !== undefined);
+  const rows = result.stages.map((s) => [
+    s.name,
+    s.seconds.toFixed(1),
+    s.mpxPerSecond ? s.mpxPerSecond.toFixed(1) : '—',
+    s.peakRssMb.toFixed(0),
+    ...(withCpu ? [s.cpuSeconds?.toFixed(1) ?? '—', s.loadAverage?.toFixed(2) ?? '—'] : []),
+  ]);
+  const head = ['stage', 'seconds', 'Mpx/s', 'peak RSS MB', ...(withCpu ? ['CPU s', 'load 1 min'] : [])];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [`${result.name}: ${result.description}`, line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ''].join('\n');
+  const details = result.details ? [`  ${Object.entries(result.details).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('; ')}`] : [];
+  return [`${result.name}: ${result.description}`, line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ...details, ''].join('\n');
 }
 
 async function main(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * `npm run eval [-- --json]`: accuracy of the ship and oil-slick detectors against ground
+ * `npm run eval [-- --json] [-- --only ship,oilslick,change,timeseries]`: accuracy of the ship and oil-slick detectors against ground
  * truth, on generated SAFE products (src/synth `writeSafeGrd`, deterministic seeds) and on
  * the real North-Sea crop (../shared/data, read-only).
  *
@@ -17,6 +17,9 @@
  * the outline (polygon overlay in lon/lat, geodesic areas); a missed slick has IoU 0.
  * False alarms: features overlapping a look-alike, and features overlapping no truth.
  *
+ * Building change (per-object F1 and pixel IoU on generated cities) and time-series change
+ * points (date error on generated series with known breaks): eval/change.ts.
+ *
  *   SARWATCH_SHARED_DATA   location of the shared samples (default <repo>/../shared/data)
  *   SARWATCH_EVAL_DIR      where generated products go (default: a temp dir, removed after)
  */
@@ -33,6 +36,7 @@ import type { Polygon, Position } from '../src/geo/types.ts';
 import { openSafeProduct } from '../src/imagery/index.ts';
 import { GrdGeometry, Random, writeSafeGrd, type LowWindPatchSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
 import { distanceM, scoreDetections, type Score, type TruthPoint } from '../test/analysis/shipEval.ts';
+import { evalChange, evalTimeseries, printChange, printTimeseries } from './change.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const sharedData = process.env.SARWATCH_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data');
@@ -438,17 +442,27 @@ function printSlicks(oil: Awaited<ReturnType<typeof evalSlicks>>): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean' } }, allowPositionals: false });
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' } }, allowPositionals: false });
+  // `--only ship,oilslick,change,timeseries` (any of them, comma-separated): run just those parts.
+  const only = values.only ? new Set(values.only.split(',')) : null;
+  const parts = ['ship', 'oilslick', 'change', 'timeseries'];
+  for (const name of only ?? []) if (!parts.includes(name)) throw new Error(`unknown eval part ${name}; known: ${parts.join(', ')}`);
+  const runs = (name: string): boolean => !only || only.has(name);
   const own = !process.env.SARWATCH_EVAL_DIR;
   const dir = process.env.SARWATCH_EVAL_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'sarwatch-eval-'));
   const t0 = performance.now();
   try {
-    const ship = await evalShips(dir);
-    if (!values.json) printShips(ship);
-    const oilslick = await evalSlicks(dir);
-    if (values.json) process.stdout.write(`${JSON.stringify({ ship, oilslick })}\n`);
+    const ship = runs('ship') ? await evalShips(dir) : undefined;
+    if (ship && !values.json) printShips(ship);
+    const oilslick = runs('oilslick') ? await evalSlicks(dir) : undefined;
+    if (oilslick && !values.json) printSlicks(oilslick);
+    // Building change and time series: eval/change.ts.
+    const change = runs('change') ? await evalChange(dir) : undefined;
+    if (change && !values.json) printChange(change);
+    const timeseries = runs('timeseries') ? await evalTimeseries(dir) : undefined;
+    if (timeseries && !values.json) printTimeseries(timeseries);
+    if (values.json) process.stdout.write(`${JSON.stringify({ ship, oilslick, change, timeseries })}\n`);
     else {
-      printSlicks(oilslick);
       console.log(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     }
   } finally {

@@ -10,7 +10,6 @@ import { SimRandom } from '../../src/analysis/change/simulate.ts';
 import {
   buildCellGrid,
   cellOfMapPoint,
-  detectChangePoints,
   detectTimeseries,
   deviationStyle,
   latestDeviation,
@@ -20,15 +19,15 @@ import {
   type TimeseriesChart,
   type TimeseriesResult,
 } from '../../src/analysis/timeseries/index.ts';
-import { bboxOf, geodesicAreaSqkm, geodesicAreaSqm, intersectAoi, parseAoiWkt, type AoiGeometry } from '../../src/geo/index.ts';
+import { geodesicAreaSqkm, geodesicAreaSqm, intersectAoi, parseAoiWkt, type AoiGeometry } from '../../src/geo/index.ts';
 import { lonLatTransform, openRasterProduct } from '../../src/imagery/index.ts';
 import { writeRtcStack } from '../../src/synth/index.ts';
 import { S1_DATA } from '../helpers/sharedData.ts';
+import { evaluateGeneratedBreaks, scoreSeriesBreaks, scoreStackBreaks } from './timeseriesEval.ts';
 
 const MIB = 1 << 20;
 const SB_ROOT = path.join(S1_DATA, 'rtc-stack-santabarbara/tests/test_data/cropped/10SGD/137');
 const ENGA_DIR = path.join(S1_DATA, 'rtc-stack-png-enga/tests/test_data/T009_019294_IW2_cropped');
-const DAY = 86_400_000;
 
 describe('deviation = (latest − moving average) / moving std', () => {
   it('matches a hand computation (window of the previous 5 observations)', () => {
@@ -74,46 +73,28 @@ describe('change points (PELT, Gaussian mean shift, BIC-like penalty)', () => {
   });
 
   it('dates ≥ 90 % of true breaks within one revisit on generated series; series without breaks stay quiet', () => {
-    const rng = new SimRandom(2024);
-    let found = 0;
-    let breaksTotal = 0;
-    let quietSeries = 0;
-    let noBreakSeries = 0;
-    for (let s = 0; s < 300; s++) {
-      // 20–90 dates (12-day revisit), noise 0.3–1.2 dB, 0–2 breaks of 3–8 σ, 5 % missing VV values.
-      const n = 20 + Math.floor(rng.uniform() * 71);
-      const sigma = 0.3 + 0.9 * rng.uniform();
-      const count = s % 4 === 0 ? 0 : 1 + Math.floor(rng.uniform() * 2);
-      const breaks: number[] = [];
-      while (breaks.length < count) {
-        const b = 3 + Math.floor(rng.uniform() * (n - 6));
-        if (breaks.every((x) => Math.abs(x - b) >= 4)) breaks.push(b);
-      }
-      const vv: number[] = [];
-      const vh: number[] = [];
-      let lv = -10;
-      let lh = -17;
-      for (let t = 0; t < n; t++) {
-        if (breaks.includes(t)) {
-          const step = (rng.uniform() < 0.5 ? -1 : 1) * (3 + 5 * rng.uniform()) * sigma;
-          lv += step;
-          lh += step * (0.5 + rng.uniform());
-        }
-        vv.push(rng.uniform() < 0.05 ? Number.NaN : lv + sigma * rng.normal());
-        vh.push(lh + 1.2 * sigma * rng.normal());
-      }
-      const cps = detectChangePoints([vv, vh]);
-      if (count === 0) {
-        noBreakSeries++;
-        if (cps.length === 0) quietSeries++;
-      }
-      for (const b of breaks) {
-        breaksTotal++;
-        if (cps.some((c) => Math.abs(c - b) <= 1)) found++;
-      }
-    }
-    expect(found / breaksTotal).toBeGreaterThanOrEqual(0.9);
-    expect(quietSeries / noBreakSeries).toBeGreaterThanOrEqual(0.9);
+    // 300 series: 20–90 dates (12-day revisit), noise 0.3–1.2 dB, 0–2 breaks of 3–8 σ, 5 % missing VV values.
+    const s = evaluateGeneratedBreaks(2024, 300);
+    expect(s.breaks).toBeGreaterThan(250);
+    expect(s.breakFreeSeries).toBe(75);
+    expect(s.fractionDated).toBeGreaterThanOrEqual(0.9);
+    expect(1 - s.breakFreeWithDetection / s.breakFreeSeries).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('scores breaks by the nearest change point, in acquisitions', () => {
+    const s = scoreSeriesBreaks([
+      { breaks: [10, 30], detected: [11, 20] },
+      { breaks: [5], detected: [] },
+      { breaks: [], detected: [7] },
+      { breaks: [], detected: [] },
+    ]);
+    expect(s.errors).toEqual([1, 10, Infinity]);
+    expect(s.dated).toBe(1);
+    expect(s.exact).toBe(0);
+    expect(s.fractionDated).toBeCloseTo(1 / 3, 10);
+    expect(s.breakFreeSeries).toBe(2);
+    expect(s.breakFreeWithDetection).toBe(1);
+    expect(s.extraChangePoints).toBe(2); // 20 (10 from both breaks) and 7
   });
 });
 
@@ -310,39 +291,18 @@ describe('generated stacks with known change dates', () => {
     return { result: await detectTimeseries(scenes, { aoi, maxRequestBytes: MIB }), truth, stack };
   }
 
-  /** Truth breaks of the cells that lie (mostly) inside a changed area, and how many were dated within one revisit. */
-  function score(result: TimeseriesResult, truth: Awaited<ReturnType<typeof run>>['truth'], minInside: number) {
-    let total = 0;
-    let within = 0;
-    for (const t of truth.features.filter((f) => (f.properties.change_dates ?? []).length > 0)) {
-      const [a, b, c, d] = bboxOf(t.geometry);
-      for (const f of result.result.features) {
-        const [p, q, r, s] = bboxOf(f.geometry);
-        if (r < a || c < p || s < b || d < q) continue;
-        const x = intersectAoi(f.geometry, t.geometry);
-        if (!x || geodesicAreaSqm(x) < minInside * f.properties.area_sqm) continue;
-        const found = (f.properties.changePointDates as string[]).map((day) => Date.parse(day));
-        for (const day of t.properties.change_dates!) {
-          total++;
-          if (found.some((x) => Math.abs(x - Date.parse(day)) <= 12 * DAY)) within++;
-        }
-      }
-    }
-    return { total, within };
-  }
-
   it('farmland (30 m, 30 dates): harvests dated within one revisit for ≥ 90 % of the field cells', async () => {
     const { result, stack } = await run('farmland', 30, 120);
     expect(result.stats.dates).toBe(30);
     const truth = JSON.parse(await readFile(stack.groundTruthPath, 'utf8'));
-    const s = score(result, truth, 0.99);
+    const s = scoreStackBreaks(result, truth, 0.99);
     expect(s.total).toBeGreaterThan(100);
     expect(s.within / s.total).toBeGreaterThanOrEqual(0.9);
   });
 
   it('city (10 m, 24 dates): forest clearing and flood dated within one revisit', async () => {
     const { result, truth } = await run('city', 24, 300);
-    const s = score(result, truth, 0.5);
+    const s = scoreStackBreaks(result, truth, 0.5);
     expect(s.total).toBeGreaterThanOrEqual(2);
     expect(s.within / s.total).toBeGreaterThanOrEqual(0.9);
   });

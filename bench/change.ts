@@ -1,0 +1,249 @@
+/**
+ * Building-change benchmark (`npm run bench -- --only change`): a generated 30,000 km² RTC
+ * pair at 10 m end to end through detectChangeInRtcPair (newbuilding, threads =
+ * analysisThreads()), as the service runs it, then the result serialised as the worker does.
+ *
+ * The pair: 17,408 × 17,408 px per band (174 km square, UTM 31N), VV + VH of a pre and a
+ * post date, float32 linear γ0, 512 × 512 tiles, Deflate (zlib level 6, predictor 1) — the
+ * layout of OPERA RTC-S1 COGs — 4 files of ~1.1 GB. Content: tiles of the calibration
+ * generator (src/analysis/change/simulate.ts: land texture and moisture, fields redrawn per
+ * date, water, stable / new / vanished buildings 150–2500 m² at ~40 new per km², transient
+ * scatterers, ENL 4.4 speckle): 128 distinct 512² tiles (seeds 70001–70128) placed by a hash
+ * of the tile position, so generation takes about a minute, not half an hour; the detector
+ * does the full work on every tile. A dense new town everywhere: the worst case for the
+ * result's size. The AOI is the central 17,320 × 17,320 px (≈ 30,000 km², the limit).
+ * Generated once into `<workDir>/bench-change-<px>/` (marker `pair.json`) and reused.
+ *
+ * Stages: generate (or reuse); read the pair as the detector does (1024-px tiles + halo,
+ * pre and post windows, Deflate inflated by node:zlib); the detection; JSON.stringify of
+ * the result. Each stage: wall time, peak RSS (10 ms samples, worker threads included),
+ * CPU seconds of the process (all threads) and the load average.
+ *
+ *   SARWATCH_BENCH_CHANGE_PX=4096       a smaller square pair for a quick run (default 17408)
+ *   SARWATCH_BENCH_JS_INFLATE=1         also time the read with geotiff.js's JavaScript inflate (pako)
+ */
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { addDecoder, BaseDecoder } from 'geotiff';
+import { detectChangeInRtcPair, gridRelation, readOnReferenceGrid } from '../src/analysis/change/index.ts';
+import { simulateChangePair } from '../src/analysis/change/simulate.ts';
+import { analysisThreads, closeAnalysisPool } from '../src/analysis/engine/pool.ts';
+import type { AoiGeometry } from '../src/geo/types.ts';
+import { DEFLATE_COMPRESSIONS, registerNodeZlibDeflate } from '../src/imagery/geotiff-source.ts';
+import { lonLatTransform, openRasterProduct, planTiles, readTiles, type RasterProduct } from '../src/imagery/index.ts';
+import { TiledTiffWriter } from '../test/imagery/tiledTiff.ts';
+import { benchStage, type BenchStage } from './imagery-read.ts';
+
+const PAIR_VERSION = 1;
+const TILE = 512;
+const DISTINCT_TILES = 128;
+const PIXEL_M = 10;
+const EPSG = 32631;
+/** Centre of the pair (lon, lat): on land in northern France / Belgium, UTM 31N. */
+const CENTER: [number, number] = [3.0, 50.8];
+/** AOI inset from each image edge: 17,408 − 2 × 44 = 17,320 px, (173.2 km)² ≈ 30,000 km². */
+const AOI_INSET_PX = 44;
+
+export interface ChangeBenchStage extends BenchStage {
+  cpuSeconds: number;
+  /** 1-minute load average at the end of the stage (2 cores: 2.0 = fully busy). */
+  loadAverage: number;
+}
+
+export interface ChangeBenchResult {
+  stages: ChangeBenchStage[];
+  sizePx: number;
+  aoiSqkm: number;
+  threads: number;
+  detections: number;
+  /** New buildings ≥ 400 m² in the generated tiles placed in the image. */
+  truthNewBuildings: number;
+  resultMb: number;
+  timingsMs: Record<string, number>;
+  files: string[];
+}
+
+interface PairMarker {
+  version: number;
+  sizePx: number;
+  files: string[];
+  truthNewBuildings: number;
+}
+
+const BANDS = ['pre_VV', 'pre_VH', 'post_VV', 'post_VH'] as const;
+
+function tileContent(tx: number, ty: number): number {
+  let h = Math.imul(tx + 1, 0x9e3779b1) ^ Math.imul(ty + 1, 0x85ebca77);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  return (h >>> 0) % DISTINCT_TILES;
+}
+
+async function ensurePair(workDir: string, sizePx: number): Promise<{ marker: PairMarker; reused: boolean }> {
+  const dir = path.join(workDir, `bench-change-${sizePx}`);
+  const markerPath = path.join(dir, 'pair.json');
+  try {
+    const m = JSON.parse(await readFile(markerPath, 'utf8')) as PairMarker;
+    if (m.version === PAIR_VERSION && m.sizePx === sizePx && (await Promise.all(m.files.map((f) => stat(f)))).every((s) => s.size > 0)) {
+      return { marker: m, reused: true };
+    }
+  } catch {
+    // none yet
+  }
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const utm = lonLatTransform(EPSG);
+  const [cx, cy] = utm.fromLonLat(CENTER[0], CENTER[1]);
+  const half = (sizePx * PIXEL_M) / 2;
+  const originX = Math.round((cx - half) / PIXEL_M) * PIXEL_M;
+  const originY = Math.round((cy + half) / PIXEL_M) * PIXEL_M;
+  const files = BANDS.map((b) => path.join(dir, `bench_change_${b}.tif`));
+  const writers = await Promise.all(
+    files.map((f, i) =>
+      TiledTiffWriter.create(f, {
+        width: sizePx,
+        height: sizePx,
+        sampleType: 'float32',
+        tileSize: TILE,
+        compression: 8,
+        level: 6,
+        georeference: { epsg: EPSG, originX, originY, pixelSize: PIXEL_M },
+        nodata: Number.NaN,
+        metadata: { SARWATCH_SYNTHETIC: 'true', SARWATCH_BENCH: `change pair, ${BANDS[i]}` },
+      }),
+    ),
+  );
+  // Each distinct tile generated once, kept encoded (4 bands × ~0.9 MB).
+  const encoded = new Map<number, { bands: Uint8Array[]; newBuildings: number }>();
+  const content = async (k: number) => {
+    let hit = encoded.get(k);
+    if (!hit) {
+      const pair = simulateChangePair({ width: TILE, height: TILE, seed: 70_001 + k, waterFraction: k % 6 === 0 ? 0.4 : 0 });
+      const bands = await Promise.all([pair.pre.vv, pair.pre.vh, pair.post.vv, pair.post.vh].map((a, i) => writers[i]!.encodeTile(a)));
+      hit = { bands, newBuildings: pair.appeared.filter((b) => b.areaSqm >= 400).length };
+      encoded.set(k, hit);
+    }
+    return hit;
+  };
+  const tilesAcross = Math.ceil(sizePx / TILE);
+  let truthNewBuildings = 0;
+  try {
+    for (let ty = 0; ty < tilesAcross; ty++) {
+      const row: Array<{ bands: Uint8Array[]; newBuildings: number }> = [];
+      for (let tx = 0; tx < tilesAcross; tx++) row.push(await content(tileContent(tx, ty)));
+      for (const t of row) truthNewBuildings += t.newBuildings;
+      await Promise.all(writers.map((w, i) => w.writeEncodedTiles(row.map((t) => t.bands[i]!))));
+    }
+    await Promise.all(writers.map((w) => w.close()));
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const marker: PairMarker = { version: PAIR_VERSION, sizePx, files, truthNewBuildings };
+  await writeFile(markerPath, `${JSON.stringify(marker)}\n`);
+  return { marker, reused: false };
+}
+
+/** A timed stage with CPU time and load average. */
+async function stage<T>(name: string, megapixels: number, run: (sample: () => void) => Promise<T>): Promise<{ stage: ChangeBenchStage; value: T }> {
+  const cpu0 = process.cpuUsage();
+  const r = await benchStage(name, megapixels, run);
+  const cpu = process.cpuUsage(cpu0);
+  return { stage: { ...r.stage, cpuSeconds: Math.round((cpu.user + cpu.system) / 1e4) / 100, loadAverage: Math.round(os.loadavg()[0]! * 100) / 100 }, value: r.value };
+}
+
+/** Every window the detector reads (1024-px tiles with its 46-px halo over the AOI), pre and post. */
+async function readPair(pre: RasterProduct[], post: RasterProduct[], region: { x0: number; y0: number; width: number; height: number }, sample: () => void): Promise<number> {
+  const reference = pre[0]!;
+  const relation = gridRelation(reference, post[0]!);
+  const plan = planTiles(reference.width, reference.height, 1024, 46, region);
+  let checksum = 0;
+  const read = async (w: { x0: number; y0: number; width: number; height: number }) =>
+    Promise.all([readOnReferenceGrid(reference, pre, { kind: 'identical' }, w), readOnReferenceGrid(reference, post, relation, w)]);
+  for await (const { data } of readTiles(plan, read, { prefetch: 1 })) {
+    checksum += data[0].data[0]![data[0].data[0]!.length >> 1]! + data[1].data[1]![0]!;
+    sample();
+  }
+  return checksum;
+}
+
+export async function benchChange(opts: { workDir: string }): Promise<ChangeBenchResult> {
+  const sizePx = Number(process.env.SARWATCH_BENCH_CHANGE_PX ?? 17_408);
+  if (!Number.isInteger(sizePx) || sizePx < 2 * AOI_INSET_PX + 256) throw new Error(`SARWATCH_BENCH_CHANGE_PX must be an integer ≥ ${2 * AOI_INSET_PX + 256}`);
+  const megapixels = (sizePx * sizePx) / 1e6;
+  const stages: ChangeBenchStage[] = [];
+
+  const generated = await stage('generate RTC pair VV+VH, Deflate 512² tiles', 4 * megapixels, () => ensurePair(opts.workDir, sizePx));
+  stages.push(generated.value.reused ? { ...generated.stage, name: 'generate RTC pair (reused)', mpxPerSecond: 0 } : generated.stage);
+  const { marker } = generated.value;
+  const [preVv, preVh, postVv, postVh] = marker.files as [string, string, string, string];
+
+  // The AOI: the central square, in lon/lat (corners of the inset pixel edges, densified).
+  const probe = await openRasterProduct(preVv);
+  const lo = AOI_INSET_PX - 0.5;
+  const hi = sizePx - AOI_INSET_PX - 0.5;
+  const ring: [number, number][] = [];
+  const steps = 16;
+  for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(lo, lo + ((hi - lo) * i) / steps));
+  for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(lo + ((hi - lo) * i) / steps, hi));
+  for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(hi, hi - ((hi - lo) * i) / steps));
+  for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(hi - ((hi - lo) * i) / steps, lo));
+  ring.reverse(); // counter-clockwise
+  ring.push(ring[0]!);
+  const aoi: AoiGeometry = { type: 'Polygon', coordinates: [ring] };
+  await probe.close();
+  const region = { x0: AOI_INSET_PX, y0: AOI_INSET_PX, width: sizePx - 2 * AOI_INSET_PX, height: sizePx - 2 * AOI_INSET_PX };
+  const aoiMpx = (region.width * region.height) / 1e6;
+
+  const timeRead = async (label: string) => {
+    const rasters = await Promise.all([preVv, preVh, postVv, postVh].map((f) => openRasterProduct(f)));
+    try {
+      return (await stage(label, aoiMpx, (s) => readPair(rasters.slice(0, 2), rasters.slice(2), region, s))).stage;
+    } finally {
+      await Promise.all(rasters.map((r) => r.close()));
+    }
+  };
+  stages.push(await timeRead('read pair as the detector does, node:zlib inflate'));
+  if (process.env.SARWATCH_BENCH_JS_INFLATE === '1') {
+    // geotiff.js's own decoder for comparison: pako's JavaScript inflate.
+    const pako = createRequire(import.meta.url)('pako') as { inflate(data: Uint8Array): Uint8Array };
+    class PakoDeflateDecoder extends BaseDecoder {
+      override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
+        return pako.inflate(new Uint8Array(buffer)).buffer;
+      }
+    }
+    addDecoder([...DEFLATE_COMPRESSIONS], async () => PakoDeflateDecoder, undefined, false);
+    try {
+      stages.push(await timeRead('read pair as the detector does, pako (geotiff.js default)'));
+    } finally {
+      registerNodeZlibDeflate();
+    }
+  }
+
+  const threads = analysisThreads();
+  try {
+    const detected = await stage(`detectChangeInRtcPair newbuilding (${threads} threads)`, aoiMpx, () =>
+      detectChangeInRtcPair({ vv: preVv, vh: preVh }, { vv: postVv, vh: postVh }, { aoi, kind: 'newbuilding', maxRequestBytes: 1 << 20, params: { threads } }),
+    );
+    stages.push(detected.stage);
+    const out = detected.value;
+    const serialised = await stage('result as GeoJSON (JSON.stringify)', 0, async () => JSON.stringify(out.result).length);
+    stages.push(serialised.stage);
+    return {
+      stages,
+      sizePx,
+      aoiSqkm: Math.round(out.coverage.requested_area_sqkm),
+      threads,
+      detections: out.result.features.length,
+      truthNewBuildings: marker.truthNewBuildings,
+      resultMb: Math.round(serialised.value / 1e5) / 10,
+      timingsMs: Object.fromEntries(Object.entries(out.stats.timingsMs).map(([k, v]) => [k, Math.round(v)])),
+      files: marker.files,
+    };
+  } finally {
+    await closeAnalysisPool();
+  }
+}
