@@ -37,6 +37,7 @@ import { openRasterProduct } from '../src/imagery/index.ts';
 import { writeRtcStack } from '../src/synth/index.ts';
 import { pixelIou, prf, readBuildings, scoreBuildingChange, type ChangeKind } from '../test/analysis/changeEval.ts';
 import { evaluateGeneratedBreaks, scoreStackBreaks, type StackTruthFeature } from '../test/analysis/timeseriesEval.ts';
+import { f3, table } from './format.ts';
 
 const MIB = 1 << 20;
 const KINDS: ChangeKind[] = ['newbuilding', 'disappearbuilding'];
@@ -288,14 +289,6 @@ export async function evalTimeseries(dir: string) {
 
 // ------------------------------------------------------------------------------ output
 
-function table(head: string[], rows: Array<Array<string | number>>): string {
-  const cells = rows.map((r) => r.map(String));
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
-  const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
-}
-
-const f3 = (v: number) => v.toFixed(3);
 
 export function printChange(r: Awaited<ReturnType<typeof evalChange>>): void {
   console.log(`building change: buildings ≥ ${r.minAreaSqm} m², target per-object F1 ≥ ${r.target.f1}`);

@@ -37,6 +37,7 @@ import { openSafeProduct } from '../src/imagery/index.ts';
 import { GrdGeometry, Random, writeSafeGrd, type LowWindPatchSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
 import { distanceM, scoreDetections, type Score, type TruthPoint } from '../test/analysis/shipEval.ts';
 import { evalChange, evalTimeseries, printChange, printTimeseries } from './change.ts';
+import { f3, table } from './format.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const sharedData = process.env.SARWATCH_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data');
@@ -385,14 +386,6 @@ async function evalSlicks(dir: string) {
 
 // ------------------------------------------------------------------------------ output
 
-function table(head: string[], rows: Array<Array<string | number>>): string {
-  const cells = rows.map((r) => r.map(String));
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
-  const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
-}
-
-const f3 = (v: number) => v.toFixed(3);
 
 function printShips(ship: Awaited<ReturnType<typeof evalShips>>): void {
   console.log(`ships: generated open sea, ${SHIP_SIZE} × ${SHIP_SIZE} px VV+VH, ${SHIP_COUNT} vessels 20–300 m per scene, match ≤ 100 m`);

@@ -16,8 +16,8 @@ import path from 'node:path';
 import { detectShipsInProduct, detectShipsInSafe, resolveShipParams } from '../analysis/ship/index.ts';
 import { detectSlicksInSafe, resolveOilSlickParams } from '../analysis/oilslick/index.ts';
 import { detectInProduct as detectSlicksInProduct } from '../analysis/oilslick/detect.ts';
-import { detectChangeInRtcPair } from '../analysis/change/index.ts';
-import { detectTimeseries } from '../analysis/timeseries/index.ts';
+import { detectChangeInPair } from '../analysis/change/index.ts';
+import { detectTimeseries, type SeriesScene } from '../analysis/timeseries/index.ts';
 import { analysisThreads, closeAnalysisPool } from '../analysis/engine/pool.ts';
 import type { FinalizedCollection } from '../analysis/common/result.ts';
 import { parseAoiWkt, GeometryError, type AoiGeometry } from '../geo/index.ts';
@@ -246,39 +246,32 @@ function maxRequestBytes(opts: AnalyzeOptions): number {
   return opts.maxRequestBytes ?? 1_048_576;
 }
 
+/** The pair a change run compares, with its progress label: SAFE GRD products geocoded onto one grid, or RTC GeoTIFFs. */
+async function changeInputs(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappearbuilding', aoi: AoiGeometry, warn: (m: string) => void) {
+  if (safeInputs(opts)) {
+    if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
+    const grid = grdGridFor(aoi);
+    const pair = grdChangePair(await collectGrdScenes(opts.inputs, aoi, grid));
+    for (const w of pair.warnings) warn(w);
+    const label = `${kind} GRD ${pair.pre.startTime.slice(0, 10)} → ${pair.post.startTime.slice(0, 10)} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
+    return { pre: pair.pre.sources, post: pair.post.sources, label };
+  }
+  const { files, skipped } = await collectRtcFiles(kind, opts.inputs, opts.dates);
+  if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
+  const pair = await selectChangePair(kind, files, opts.inputs.length, aoi);
+  for (const w of pair.warnings) warn(w);
+  const label = `${kind} ${pair.pre.burst || path.basename((pair.pre.vv ?? pair.pre.vh)!)} ${pair.pre.date ?? 'PRE'} → ${pair.post.date ?? 'POST'}`;
+  return { pre: pair.prePaths, post: pair.postPaths, label };
+}
+
 async function runChange(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappearbuilding', warn: (m: string) => void): Promise<FinalizedCollection> {
   refuseSceneOptions(opts);
   if (opts.cellSize !== undefined) throw new AnalyzeUsageError('--cell-size applies to timeseries');
   const aoi = parsePolygon(opts.polygon, kind)!;
-  if (safeInputs(opts)) {
-    if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    try {
-      const grid = grdGridFor(aoi);
-      const pair = grdChangePair(await collectGrdScenes(opts.inputs, aoi, grid));
-      for (const w of pair.warnings) warn(w);
-      const bar = progressReporter(`${kind} GRD ${pair.pre.startTime.slice(0, 10)} → ${pair.post.startTime.slice(0, 10)} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`);
-      const out = await detectChangeInRtcPair(pair.pre.sources, pair.post.sources, {
-        aoi,
-        kind,
-        params: { threads: analysisThreads() },
-        maxRequestBytes: maxRequestBytes(opts),
-        onProgress: (p) => bar.update(p),
-      });
-      bar.done();
-      process.stderr.write(`analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio}), channels ${out.stats.channels}\n`);
-      return out.result;
-    } catch (e) {
-      throw asUsage(opts.inputs.join(' '), e);
-    }
-  }
   try {
-    const { files, skipped } = await collectRtcFiles(kind, opts.inputs, opts.dates);
-    if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
-    const pair = await selectChangePair(kind, files, opts.inputs.length, aoi);
-    for (const w of pair.warnings) warn(w);
-    const label = `${kind} ${pair.pre.burst || path.basename((pair.pre.vv ?? pair.pre.vh)!)} ${pair.pre.date ?? 'PRE'} → ${pair.post.date ?? 'POST'}`;
+    const { pre, post, label } = await changeInputs(opts, kind, aoi, warn);
     const bar = progressReporter(label);
-    const out = await detectChangeInRtcPair(pair.prePaths, pair.postPaths, {
+    const out = await detectChangeInPair(pre, post, {
       aoi,
       kind,
       params: { threads: analysisThreads() },
@@ -293,37 +286,37 @@ async function runChange(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappearb
   }
 }
 
+/** The dated scenes of a series, with its progress label: SAFE GRD products geocoded onto one grid, or RTC GeoTIFFs. */
+async function seriesInputs(opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: string) => void) {
+  let series: { scenes: SeriesScene[]; dates: string[]; warnings: string[] };
+  let family = '';
+  if (safeInputs(opts)) {
+    if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
+    series = grdSeries(await collectGrdScenes(opts.inputs, aoi, grdGridFor(aoi)));
+    family = 'GRD ';
+  } else {
+    const { files, skipped } = await collectRtcFiles('timeseries', opts.inputs, opts.dates);
+    if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
+    series = await selectSeries(files, aoi);
+  }
+  for (const w of series.warnings) warn(w);
+  const label = `timeseries ${family}${series.dates.length} dates ${series.dates[0]} … ${series.dates[series.dates.length - 1]}`;
+  return { scenes: series.scenes, label };
+}
+
 async function runTimeseries(opts: AnalyzeOptions, warn: (m: string) => void): Promise<FinalizedCollection> {
   refuseSceneOptions(opts);
-  if (opts.inputs.length === 0) throw new AnalyzeUsageError('analyze timeseries needs INPUT… (RTC GeoTIFF folders or files of several dates)');
+  if (opts.inputs.length === 0) throw new AnalyzeUsageError('analyze timeseries needs INPUT… (RTC GeoTIFF folders or files, or SAFE GRD products, of several dates)');
   const aoi = parsePolygon(opts.polygon, 'timeseries')!;
   let cellSizeM: number | undefined;
   if (opts.cellSize !== undefined) {
     cellSizeM = Number(opts.cellSize);
     if (!Number.isFinite(cellSizeM) || cellSizeM <= 0) throw new AnalyzeUsageError(`--cell-size must be a positive number of metres, got "${opts.cellSize}"`);
   }
-  if (safeInputs(opts)) {
-    if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    try {
-      const grid = grdGridFor(aoi);
-      const series = grdSeries(await collectGrdScenes(opts.inputs, aoi, grid));
-      for (const w of series.warnings) warn(w);
-      const bar = progressReporter(`timeseries GRD ${series.dates.length} dates ${series.dates[0]} … ${series.dates[series.dates.length - 1]}`);
-      const out = await detectTimeseries(series.scenes, { aoi, cellSizeM, maxRequestBytes: maxRequestBytes(opts), onProgress: (p) => bar.update(p) });
-      bar.done();
-      process.stderr.write(`${out.stats.cellsWithData} of ${out.stats.cells} cells have data; analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio})\n`);
-      return out.result;
-    } catch (e) {
-      throw asUsage(opts.inputs.join(' '), e);
-    }
-  }
   try {
-    const { files, skipped } = await collectRtcFiles('timeseries', opts.inputs, opts.dates);
-    if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
-    const series = await selectSeries(files, aoi);
-    for (const w of series.warnings) warn(w);
-    const bar = progressReporter(`timeseries ${series.dates.length} dates ${series.dates[0]} … ${series.dates[series.dates.length - 1]}`);
-    const out = await detectTimeseries(series.scenes, { aoi, cellSizeM, maxRequestBytes: maxRequestBytes(opts), onProgress: (p) => bar.update(p) });
+    const { scenes, label } = await seriesInputs(opts, aoi, warn);
+    const bar = progressReporter(label);
+    const out = await detectTimeseries(scenes, { aoi, cellSizeM, maxRequestBytes: maxRequestBytes(opts), onProgress: (p) => bar.update(p) });
     bar.done();
     process.stderr.write(`${out.stats.cellsWithData} of ${out.stats.cells} cells have data; analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio})\n`);
     return out.result;

@@ -5,12 +5,10 @@
  * the CLI writes what the library returns for those sources. Data: a generated GRD city
  * series (src/synth/grdCity.ts) whose new and demolished buildings are known.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectChangeInPair, type PairSources } from '../../src/analysis/change/index.ts';
 import { detectTimeseries } from '../../src/analysis/timeseries/index.ts';
@@ -20,10 +18,8 @@ import { utmGridForAoi } from '../../src/imagery/index.ts';
 import { cityFromRtcTruth, writeGrdCitySeries, writeRtcStack, type GrdCitySeriesResult } from '../../src/synth/index.ts';
 import { AnalyzeUsageError, runAnalyze } from '../../src/cli/analyze.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
+import { runSarwatch } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/sarwatch.js');
 const MIB = 1_048_576;
 const CENTER: [number, number] = [4.995, 52.356];
 // Inside the generated town (2 × 2 km around CENTER).
@@ -42,15 +38,7 @@ interface Fc {
   features: { id: number; geometry: Polygon; properties: Record<string, any> }[];
 }
 
-async function sarwatch(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, SARWATCH_DATA_DIR: path.join(dir, 'data') }, cwd: ROOT, maxBuffer: 64 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+const sarwatch = (...args: string[]) => runSarwatch(path.join(dir, 'data'), ...args);
 
 let outputs = 0;
 async function analyze(...args: string[]): Promise<{ fc: Fc; stderr: string }> {

@@ -5,11 +5,9 @@
  * one folder, ~65 % no-data), and a generated city with the demo archive's parameters
  * (src/synth/demo.ts) whose new and demolished buildings and change points are known.
  */
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import proj4 from 'proj4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectChangeInRtcPair } from '../../src/analysis/change/index.ts';
@@ -22,25 +20,15 @@ import { AnalyzeUsageError, runAnalyze } from '../../src/cli/analyze.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { ENGA_DIR, NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
 import { S1_DATA } from '../helpers/sharedData.ts';
+import { runSarwatch } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/sarwatch.js');
 const SB = path.join(S1_DATA, 'rtc-stack-santabarbara/tests/test_data/cropped/10SGD/137');
 const SB_DATES = readdirSync(SB).sort();
 const MIB = 1_048_576;
 
 let dir: string;
 
-async function sarwatch(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, SARWATCH_DATA_DIR: path.join(dir, 'data') }, cwd: ROOT, maxBuffer: 64 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+const sarwatch = (...args: string[]) => runSarwatch(path.join(dir, 'data'), ...args);
 
 interface Fc {
   type: string;

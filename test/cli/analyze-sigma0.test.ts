@@ -4,11 +4,9 @@
  * made from real and generated SAFE products (test/imagery/sigma0Fixtures.ts); the detections
  * from each GeoTIFF are compared with those from the SAFE it came from and with the truth.
  */
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geodesicAreaSqm, intersectAoi, unionAoi, type Polygon, type Position } from '../../src/geo/index.ts';
 import { writeSafeGrd } from '../../src/synth/safe.ts';
@@ -16,22 +14,12 @@ import { AnalyzeUsageError, runAnalyze } from '../../src/cli/analyze.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { GDAL_TAG, HAS_GDAL, NORTH_SEA_SAFE, NORTH_SEA_TRUTH, NORTH_SEA_VV_TIFF, gdal } from '../imagery/fixtures.ts';
 import { featureCentre, nearestDistances, readSigma0, writeGcpSigma0, writeUtmSigma0 } from '../imagery/sigma0Fixtures.ts';
+import { runSarwatch } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/sarwatch.js');
 
 let dir: string;
 
-async function sarwatch(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, SARWATCH_DATA_DIR: path.join(dir, 'data') }, cwd: ROOT, maxBuffer: 64 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+const sarwatch = (...args: string[]) => runSarwatch(path.join(dir, 'data'), ...args);
 
 interface Fc {
   features: { id: number; geometry: Polygon; properties: Record<string, unknown> }[];

@@ -10,20 +10,11 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/service.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
+import { runSarwatch } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/sarwatch.js');
 
-async function sarwatch(dataDir: string, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, SARWATCH_DATA_DIR: dataDir }, cwd: ROOT });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+const sarwatch = runSarwatch;
 
 let dataDir: string;
 let server: ChildProcess;

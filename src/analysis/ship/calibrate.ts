@@ -11,9 +11,11 @@
 // 'sigma0', denoise: false }); test/analysis/shipCalibrate.test.ts holds the two together.
 // Noise removal (denoise: true) keeps the main-thread path.
 //
-// No src/imagery import (this runs in the worker; types only).
+// From src/imagery only the LUT's range interpolation (lut.ts, no further imports), which
+// must be the same code for the values to be the same bits.
 
 import type { PixelWindow } from '../../imagery/window.ts';
+import { interpolateVectorRow } from '../../imagery/safe/lut.ts';
 
 /** What the worker needs to calibrate one tile: A_σ along the tile's columns at the LUT vectors spanning its lines. */
 export interface TileCalibration {
@@ -47,30 +49,9 @@ function bracket(xs: ArrayLike<number>, v: number): number {
   return lo;
 }
 
-/** One vector along range over columns x0 … x0 + width − 1, held constant beyond its end pixels (lut.ts vectorRow). */
+/** One vector along range over columns x0 … x0 + width − 1 (the LUT's own interpolation). */
 function vectorRow(v: SigmaVector, x0: number, width: number): Float32Array {
-  const row = new Float32Array(width);
-  const { pixels, sigmaNought: values } = v;
-  const n = pixels.length;
-  let j = 0;
-  for (let i = 0; i < width; i++) {
-    const x = x0 + i;
-    if (n === 1 || x <= pixels[0]!) {
-      row[i] = values[0]!;
-      continue;
-    }
-    if (x >= pixels[n - 1]!) {
-      row[i] = values[n - 1]!;
-      continue;
-    }
-    while (j + 1 < n - 1 && pixels[j + 1]! <= x) j++;
-    while (j > 0 && pixels[j]! > x) j--;
-    const p0 = pixels[j]!;
-    const p1 = pixels[j + 1]!;
-    const t = p1 > p0 ? (x - p0) / (p1 - p0) : 0;
-    row[i] = values[j]! + t * (values[j + 1]! - values[j]!);
-  }
-  return row;
+  return interpolateVectorRow(v.pixels, v.sigmaNought, x0, width);
 }
 
 /** Main thread: the LUT vectors that lines window.y0 … y0 + height − 1 interpolate between, along the window's columns. */

@@ -75,27 +75,8 @@ export class LutRowInterpolator {
   private vectorRow(k: number): Float32Array {
     let row = this.rows.get(k);
     if (row) return row;
-    row = new Float32Array(this.width);
     const { pixels, values } = this.vectors[k]!;
-    const n = pixels.length;
-    let j = 0;
-    for (let i = 0; i < this.width; i++) {
-      const x = this.x0 + i;
-      if (n === 1 || x <= pixels[0]!) {
-        row[i] = values[0]!;
-        continue;
-      }
-      if (x >= pixels[n - 1]!) {
-        row[i] = values[n - 1]!;
-        continue;
-      }
-      while (j + 1 < n - 1 && pixels[j + 1]! <= x) j++;
-      while (j > 0 && pixels[j]! > x) j--;
-      const p0 = pixels[j]!;
-      const p1 = pixels[j + 1]!;
-      const t = p1 > p0 ? (x - p0) / (p1 - p0) : 0;
-      row[i] = values[j]! + t * (values[j + 1]! - values[j]!);
-    }
+    row = interpolateVectorRow(pixels, values, this.x0, this.width);
     this.rows.set(k, row);
     return row;
   }
@@ -125,4 +106,33 @@ export class NoiseRowInterpolator {
       for (let x = from; x <= to; x++) out[x - x0] *= factor;
     }
   }
+}
+
+/**
+ * One LUT vector along range, linearly interpolated over columns x0 … x0 + width − 1 and held
+ * constant beyond its end pixels. Shared by the LUT above and the ship workers' own DN → σ0
+ * calibration (src/analysis/ship/calibrate.ts), which must agree with it bit for bit.
+ */
+export function interpolateVectorRow(pixels: ArrayLike<number>, values: ArrayLike<number>, x0: number, width: number): Float32Array {
+  const row = new Float32Array(width);
+  const n = pixels.length;
+  let j = 0;
+  for (let i = 0; i < width; i++) {
+    const x = x0 + i;
+    if (n === 1 || x <= pixels[0]!) {
+      row[i] = values[0]!;
+      continue;
+    }
+    if (x >= pixels[n - 1]!) {
+      row[i] = values[n - 1]!;
+      continue;
+    }
+    while (j + 1 < n - 1 && pixels[j + 1]! <= x) j++;
+    while (j > 0 && pixels[j]! > x) j--;
+    const p0 = pixels[j]!;
+    const p1 = pixels[j + 1]!;
+    const t = p1 > p0 ? (x - p0) / (p1 - p0) : 0;
+    row[i] = values[j]! + t * (values[j + 1]! - values[j]!);
+  }
+  return row;
 }
