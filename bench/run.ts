@@ -15,6 +15,7 @@ import { benchImageryRead, type BenchStage } from './imagery-read.ts';
 import { benchOilSlicks } from './oilslick.ts';
 import { benchShips } from './ship.ts';
 import { benchTimeseries } from './timeseries.ts';
+import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
 interface SuiteResult {
   name: string;
@@ -98,7 +99,10 @@ async function main(): Promise<void> {
   else process.stdout.write(`machine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGb} GiB, Node ${machine.node}\n`);
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+main()
+  .catch((e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  // The analysis threads would keep the process alive after the last suite.
+  .finally(() => closeAnalysisPool());

@@ -9,6 +9,7 @@ import type { GrdGeometry } from './geometry.ts';
 import { latticeUniform, hashSeed, Random } from './random.ts';
 import { feature, polygonGeometry, type TruthFeature } from './truth.ts';
 import { EARTH_RADIUS_M, INCLINATION_DEG, ORBIT_ALTITUDE_M, WAVELENGTH_M } from './orbit.ts';
+import { cmod5nSigma0 } from '../imagery/cmod5n.ts';
 
 const DEG = Math.PI / 180;
 
@@ -28,56 +29,13 @@ export function linearToDb(v: number): number {
 // ------------------------------------------------------------------------------ sea
 
 /**
- * CMOD5.N coefficients (Hersbach 2010, "Comparison of C-band scatterometer CMOD5.N
- * equivalent neutral winds with ECMWF", J. Atmos. Oceanic Technol.); the functional form is
- * CMOD5's (Hersbach, Stoffelen & de Haan 2007, JGR 112, C03006). c[0] is unused.
+ * VV σ0 (linear) of the sea by CMOD5.N (src/imagery/cmod5n.ts, the model the oil-slick
+ * detector uses too): 10 m neutral wind speed (m/s), wind direction relative to the look
+ * direction (0° = wind blowing towards the radar, upwind) and incidence angle (degrees). At
+ * 7 m/s, averaged over direction, about −12 dB at 30° and −20 dB at 46°; upwind about 3 dB
+ * higher, crosswind 2–3 dB lower.
  */
-const CMOD5N = [
-  0, -0.6878, -0.7957, 0.338, -0.1728, 0, 0.004, 0.1103, 0.0159, 6.7329, 2.7713, -2.2885, 0.4971, -0.725, 0.045, 0.0066, 0.3222, 0.012,
-  22.7, 2.0813, 3, 8.3659, -3.3428, 1.3236, 6.2437, 2.3893, 0.3249, 4.159, 1.693,
-] as const;
-
-/**
- * VV σ0 (linear) of the sea by CMOD5.N: 10 m neutral wind speed (m/s), wind direction
- * relative to the look direction (0° = wind blowing towards the radar, upwind) and
- * incidence angle (degrees). At 7 m/s, averaged over direction, about −12 dB at 30° and
- * −20 dB at 46°; upwind about 3 dB higher, crosswind 2–3 dB lower.
- */
-export function cmod5n(windSpeed: number, relativeDirectionDeg: number, incidenceDeg: number): number {
-  const c = CMOD5N;
-  const v = Math.max(windSpeed, 0.2);
-  const x = (incidenceDeg - 40) / 25;
-  const x2 = x * x;
-  const a0 = c[1] + c[2] * x + c[3] * x2 + c[4] * x2 * x;
-  const a1 = c[5] + c[6] * x;
-  const a2 = c[7] + c[8] * x;
-  const gamma = c[9] + c[10] * x + c[11] * x2;
-  const s0 = c[12] + c[13] * x;
-  const s = a2 * v;
-  let a3: number;
-  if (s < s0) {
-    const g0 = 1 / (1 + Math.exp(-s0));
-    a3 = g0 * Math.pow(s / s0, s0 * (1 - g0));
-  } else {
-    a3 = 1 / (1 + Math.exp(-s));
-  }
-  const b0 = Math.pow(a3, gamma) * Math.pow(10, a0 + a1 * v);
-  let b1 = c[15] * v * (0.5 + x - Math.tanh(4 * (x + c[16] + c[17] * v)));
-  b1 = (c[14] * (1 + x) - b1) / (Math.exp(0.34 * (v - c[18])) + 1);
-  const v0 = c[21] + c[22] * x + c[23] * x2;
-  const d1 = c[24] + c[25] * x + c[26] * x2;
-  const d2 = c[27] + c[28] * x;
-  const y0 = c[19];
-  const pn = c[20];
-  const a = y0 - (y0 - 1) / pn;
-  const b = 1 / (pn * Math.pow(y0 - 1, pn - 1));
-  let y = v / v0 + 1;
-  if (y < y0) y = a + b * Math.pow(y - 1, pn);
-  const b2 = (-d1 + d2 * y) * Math.exp(-y);
-  const phi = relativeDirectionDeg * DEG;
-  const harmonic = Math.max(0, 1 + b1 * Math.cos(phi) + b2 * Math.cos(2 * phi));
-  return b0 * Math.pow(harmonic, 1.6);
-}
+export const cmod5n = cmod5nSigma0;
 
 /**
  * VH σ0 (linear) of the sea: C-2PO-like linear dB law, σ0_VH ≈ 0.58·U − 35.6 dB (Zhang &

@@ -12,6 +12,7 @@ import { bboxOf, intersectAoi, unionAoi } from '../../src/geo/clip.ts';
 import type { Polygon, Position } from '../../src/geo/types.ts';
 import { writeSafeGrd } from '../../src/synth/safe.ts';
 import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
+import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
 
 interface TruthFeature {
   geometry: Polygon;
@@ -71,7 +72,8 @@ describe('oil slicks in a synthetic SAFE product (40 × 30 km, VV, 6 m/s wind)',
     details = await detectSlicksInSafeDetailed(productPath, { workers: 1 });
   }, 120_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    await closeAnalysisPool();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -19,13 +19,11 @@ import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import { ImageryError, openSafeProduct, planTiles, readTiles, type PixelWindow, type Sigma0Product, type Tile } from '../../imagery/index.ts';
 import { finalizeFeatureCollection, type FinalizedCollection, type PolygonInput } from '../common/result.ts';
-import { darkSpotSupportPx, detectDarkSpots, labelRegions, type PixelSpacing } from './darkSpots.ts';
+import type { PixelSpacing } from './darkSpots.ts';
 import {
   addStats,
   emptyStats,
   lookAlikeReasons,
-  measureRegionParts,
-  measureSupportPx,
   regionFeatures,
   type LookAlikeReason,
   type RegionPart,
@@ -33,108 +31,14 @@ import {
   type SlickFeatures,
 } from './discriminate.ts';
 import { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams, type OilSlickParams } from './params.ts';
-import { TileWorkerPool } from './workers.ts';
+import { runTileTask } from '../engine/pool.ts';
+import { detectSlicksInTile, requiredHaloPx, type SlickTileInput, type TileRegions } from './tile.ts';
 
-// ------------------------------------------------------------------------ one tile
-
-export interface SlickTileInput {
-  /** Linear σ0 VV of the tile's halo window, row-major width × height. */
-  sigma0VV: Float32Array;
-  valid: Uint8Array;
-  /** 1 on land (shore buffer included). */
-  land?: Uint8Array;
-  width: number;
-  height: number;
-  /** Metres between full-resolution columns (range) and rows (azimuth). */
-  pixelSpacing: PixelSpacing;
-  /**
-   * The tile's core in this array's pixel coordinates. With multilook m, the array's origin
-   * must lie on the global m-grid and core.x0/core.y0 must be multiples of m (a core may end
-   * off the grid only at the image edge).
-   */
-  core: PixelWindow;
-}
-
-export interface TileRegions {
-  multilook: number;
-  /** Working-grid size of the tile and working-pixel spacing (m). */
-  width: number;
-  height: number;
-  spacing: PixelSpacing;
-  /** The core in working pixels of this tile. */
-  core: PixelWindow;
-  /** Each region's part inside the core (tile-local working coordinates). */
-  parts: RegionPart[];
-  /** Region labels (0 none) along the core's first/last row and first/last column. */
-  edges: { top: Int32Array; bottom: Int32Array; left: Int32Array; right: Int32Array };
-}
-
-/**
- * The halo (full-resolution pixels) a tile needs for its core to match a whole-image pass:
- * the dark-spot filters plus what measurements look at, rounded up to the multilook grid.
- */
-export function requiredHaloPx(params: OilSlickParams, pixelSpacing: PixelSpacing): number {
-  const m = params.multilook;
-  const spacing = { range: pixelSpacing.range * m, azimuth: pixelSpacing.azimuth * m };
-  return m * (darkSpotSupportPx(params, spacing) + measureSupportPx(params, spacing) + 1);
-}
-
-function minPixels(params: OilSlickParams, spacing: PixelSpacing): number {
-  return Math.ceil((params.minAreaSqkm * 1e6) / (spacing.range * spacing.azimuth));
-}
-
-/**
- * Dark regions of one tile: pure typed arrays in and out, so it can run in a worker thread.
- * Returns the parts of the regions inside the core; merge tiles with `mergeTileRegions`.
- */
-export function detectSlicksInTile(input: SlickTileInput, params: OilSlickParams = { ...DEFAULT_OIL_SLICK_PARAMS }): TileRegions {
-  const m = params.multilook;
-  const { core } = input;
-  if (core.x0 % m !== 0 || core.y0 % m !== 0) throw new RangeError(`detectSlicksInTile: core origin must be a multiple of multilook ${m}`);
-  if (core.x0 < 0 || core.y0 < 0 || core.x0 + core.width > input.width || core.y0 + core.height > input.height) {
-    throw new RangeError('detectSlicksInTile: core must lie inside the tile');
-  }
-  const map = detectDarkSpots(
-    { sigma0: input.sigma0VV, valid: input.valid, land: input.land, width: input.width, height: input.height, pixelSpacing: input.pixelSpacing },
-    params,
-  );
-  const lab = labelRegions(map.dark, map.width, map.height);
-  const wx0 = core.x0 / m;
-  const wy0 = core.y0 / m;
-  const wcore = {
-    x0: wx0,
-    y0: wy0,
-    width: Math.ceil((core.x0 + core.width) / m) - wx0,
-    height: Math.ceil((core.y0 + core.height) / m) - wy0,
-  };
-  const { parts, kept } = measureRegionParts(map, lab, wcore, params, minPixels(params, map.spacing));
-  const w = map.width;
-  const strip = (x0: number, y0: number, dx: number, dy: number, n: number): Int32Array => {
-    const out = new Int32Array(n);
-    for (let k = 0; k < n; k++) {
-      const l = lab.labels[(y0 + k * dy) * w + x0 + k * dx]!;
-      out[k] = kept[l] ? l : 0;
-    }
-    return out;
-  };
-  return {
-    multilook: m,
-    width: map.width,
-    height: map.height,
-    spacing: map.spacing,
-    core: wcore,
-    parts,
-    edges: {
-      top: strip(wcore.x0, wcore.y0, 1, 0, wcore.width),
-      bottom: strip(wcore.x0, wcore.y0 + wcore.height - 1, 1, 0, wcore.width),
-      left: strip(wcore.x0, wcore.y0, 0, 1, wcore.height),
-      right: strip(wcore.x0 + wcore.width - 1, wcore.y0, 0, 1, wcore.height),
-    },
-  };
-}
+// One tile (tile.ts): detectSlicksInTile runs on the worker threads.
+export { detectSlicksInTile, minPixels, requiredHaloPx } from './tile.ts';
+export type { SlickTileInput, TileRegions } from './tile.ts';
 
 // ------------------------------------------------------------------------ merging
-
 export interface PlacedTileRegions {
   /** Global working-grid position of the tile array's (0, 0): the halo window's origin / multilook. */
   originX: number;
@@ -494,9 +398,10 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
     done++;
     options.onProgress?.((0.9 * done) / plan.tiles.length);
   };
-  const workers = options.workers ?? Math.max(0, Math.min(2, availableParallelism() - 1));
-  const pool = workers > 0 && plan.tiles.length >= 3 ? await TileWorkerPool.start(workers) : null;
-  const usedWorkers = pool?.size ?? 0;
+  // Tiles go to the shared analysis pool (src/analysis/engine), at most `workers` at a time:
+  // this thread reads and masks tile n+1 while a worker finds the dark spots of tile n.
+  const workers = plan.tiles.length >= 3 ? (options.workers ?? Math.max(0, Math.min(2, availableParallelism() - 1))) : 0;
+  const usedWorkers = workers;
   let skipped = 0;
   const inflight: Promise<void>[] = [];
   try {
@@ -516,19 +421,23 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
         pixelSpacing,
         core: tile.coreInHalo,
       };
-      if (!pool) {
+      if (workers === 0) {
         place(tile, detectSlicksInTile(input, params));
         continue;
       }
-      const job = pool.run(input, params).then((regions) => place(tile, regions));
+      // The tile's arrays move to the worker (not copied).
+      const transfer = [...new Set([input.sigma0VV.buffer, input.valid.buffer, ...(input.land ? [input.land.buffer] : [])])] as ArrayBuffer[];
+      const job = runTileTask<TileRegions>({ module: 'oilslick/tile.ts', fn: 'detectSlicksInTile', input, params }, transfer, options.signal).then((regions) => place(tile, regions));
       job.catch(() => {}); // surfaced when awaited below
       inflight.push(job);
       // Bounded memory: at most one tile waiting besides those the workers hold.
-      while (inflight.length > pool.size) await inflight.shift();
+      while (inflight.length > workers) await inflight.shift();
     }
     await Promise.all(inflight);
-  } finally {
-    await pool?.close();
+  } catch (error) {
+    // No tile is left running behind a failure (or an abort).
+    await Promise.allSettled(inflight);
+    throw error;
   }
 
   const candidates = classifyRegions(mergeTileRegions(placed.filter(Boolean)), spacing, m, (line, pixel) => geo.incidenceAngle(line, pixel), params);
