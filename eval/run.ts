@@ -3,8 +3,8 @@
  * truth, on generated SAFE products (src/synth `writeSafeGrd`, deterministic seeds) and on
  * the real North-Sea crop (../shared/data, read-only).
  *
- * Ships: 4 generated open-sea scenes of 2000 × 2000 px (20 × 20 km, VV+VH), wind 3, 5, 7 and
- * 10 m/s, 40 vessels each of 20–300 m (log-uniform), placed ≥ 500 m apart. A detection's
+ * Ships: 4 generated open-sea scenes of 2000 × 2000 px (20 × 20 km, VV+VH; crops of a full-width
+ * IW image, in IW1, IW2, IW3 and IW1), wind 3, 5, 7 and 10 m/s, 40 vessels each of 20–300 m (log-uniform), placed ≥ 500 m apart. A detection's
  * centroid within 100 m of a vessel centre matches it (one-to-one, closest first;
  * test/analysis/shipEval.ts). Scored twice: vessels ≥ 30 m (smaller ones neither hit nor
  * miss; a detection on one is not a false alarm), and all sizes. Detections on azimuth
@@ -34,7 +34,7 @@ import { geodesicAreaSqm } from '../src/geo/area.ts';
 import { intersectAoi, unionAoi } from '../src/geo/clip.ts';
 import type { Polygon, Position } from '../src/geo/types.ts';
 import { openSafeProduct } from '../src/imagery/index.ts';
-import { GrdGeometry, Random, writeSafeGrd, type LowWindPatchSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
+import { GrdGeometry, Random, subSwathBounds, writeSafeGrd, type LowWindPatchSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
 import { distanceM, scoreDetections, type Score, type TruthPoint } from '../test/analysis/shipEval.ts';
 import { evalChange, evalTimeseries, printChange, printTimeseries } from './change.ts';
 import { f3, table } from './format.ts';
@@ -78,9 +78,16 @@ const r3 = (v: number): number => Math.round(v * 1000) / 1000;
 const SHIP_WINDS = [3, 5, 7, 10];
 const SHIP_SIZE = 2000;
 const SHIP_COUNT = 40;
+/** Width of the full IW GRDH image the ship scenes are cut from. */
+const FULL_WIDTH = 25_000;
+/** The sub-swath of each ship scene, by wind: 3 m/s IW1, 5 IW2, 7 IW3, 10 IW1 (near range, the brightest sea). */
+const SHIP_SCENE_SWATHS = ['IW1', 'IW2', 'IW3', 'IW1'] as const;
 
 interface ShipSceneResult {
   windSpeed: number;
+  /** Sub-swath the scene is cut from, and the incidence range of its columns (°). */
+  swath: string;
+  incidenceDeg: [number, number];
   vessels: number;
   vesselsAtLeast30m: number;
   detections: number;
@@ -98,25 +105,35 @@ async function shipScene(dir: string, wind: number, index: number): Promise<Ship
   const rng = new Random(seed, 'eval-ships');
   // Open North Sea, a different spot per scene.
   const center: [number, number] = [2.2 + 0.5 * index, 55.6 - 0.3 * index];
-  const geometry = new GrdGeometry({ center, width: SHIP_SIZE, height: SHIP_SIZE, passDirection: 'ascending' });
+  // A full-width IW GRDH image (25,000 px across the three sub-swaths) of which a 2000 px
+  // square is written (a crop, as GDAL crops; the annotation describes the full image), in
+  // the middle of the scene's sub-swath: PRF, incidence, noise floor and ghost offsets differ.
+  const swath = SHIP_SCENE_SWATHS[index % SHIP_SCENE_SWATHS.length]!;
+  const full = new GrdGeometry({ center, width: FULL_WIDTH, height: SHIP_SIZE, passDirection: 'ascending' });
+  const [from, to] = subSwathBounds(swath);
+  const mid = (from + to) / 2;
+  let x0 = 0;
+  while (x0 + SHIP_SIZE < FULL_WIDTH && full.incidenceAngle(x0 + SHIP_SIZE / 2) < mid) x0 += 100;
+  const crop = { x0, y0: 0, width: SHIP_SIZE, height: SHIP_SIZE };
   const placed: Array<{ line: number; pixel: number; lengthM: number }> = [];
   for (let attempts = 0; placed.length < SHIP_COUNT && attempts < 20_000; attempts++) {
     const lengthM = Math.round(20 * 15 ** rng.uniform());
     const line = rng.range(80, SHIP_SIZE - 80);
-    const pixel = rng.range(80, SHIP_SIZE - 80);
+    const pixel = x0 + rng.range(80, SHIP_SIZE - 80);
     if (placed.some((p) => Math.hypot(p.line - line, p.pixel - pixel) * 10 < 500 + (p.lengthM + lengthM) / 2)) continue;
     placed.push({ line, pixel, lengthM });
   }
   const ships: ShipSpec[] = placed.map((p, i) => {
-    const g = geometry.pixelToLonLat(p.line, p.pixel);
+    const g = full.pixelToLonLat(p.line, p.pixel);
     return { id: `v${i + 1}`, lon: g.lon, lat: g.lat, lengthM: p.lengthM, headingDeg: Math.round(rng.range(0, 360)) };
   });
   const written = await writeSafeGrd(dir, {
     seed,
     start: new Date(Date.UTC(2024, 5, 3 + index, 17, 30)),
     center,
-    width: SHIP_SIZE,
+    width: FULL_WIDTH,
     height: SHIP_SIZE,
+    crop,
     passDirection: 'ascending',
     wind: { speed: wind, directionDeg: 40 + 70 * index },
     ships,
@@ -146,6 +163,8 @@ async function shipScene(dir: string, wind: number, index: number): Promise<Ship
   const onGhosts = all.falseAlarms.filter((i) => ghosts.some((g) => distanceM(points[i]!, point(g)) <= 150)).length;
   return {
     windSpeed: wind,
+    swath,
+    incidenceDeg: [Math.round(full.incidenceAngle(x0) * 10) / 10, Math.round(full.incidenceAngle(x0 + SHIP_SIZE - 1) * 10) / 10],
     vessels: vessels.length,
     vesselsAtLeast30m: vessels.filter((f) => f.properties.length_m! >= 30).length,
     detections: points.length,
@@ -391,8 +410,8 @@ function printShips(ship: Awaited<ReturnType<typeof evalShips>>): void {
   console.log(`ships: generated open sea, ${SHIP_SIZE} × ${SHIP_SIZE} px VV+VH, ${SHIP_COUNT} vessels 20–300 m per scene, match ≤ 100 m`);
   const rows: Array<Array<string | number>> = [];
   for (const s of ship.generated) {
-    rows.push([`${s.windSpeed} m/s, ≥ 30 m`, s.vesselsAtLeast30m, s.detections, s.atLeast30m.truePositives, s.atLeast30m.falsePositives, s.atLeast30m.falseNegatives, f3(s.atLeast30m.precision), f3(s.atLeast30m.recall), f3(s.atLeast30m.f1), s.falseAlarmsOnGhosts, s.seconds]);
-    rows.push([`${s.windSpeed} m/s, all sizes`, s.vessels, s.detections, s.allSizes.truePositives, s.allSizes.falsePositives, s.allSizes.falseNegatives, f3(s.allSizes.precision), f3(s.allSizes.recall), f3(s.allSizes.f1), '', '']);
+    rows.push([`${s.windSpeed} m/s ${s.swath}, ≥ 30 m`, s.vesselsAtLeast30m, s.detections, s.atLeast30m.truePositives, s.atLeast30m.falsePositives, s.atLeast30m.falseNegatives, f3(s.atLeast30m.precision), f3(s.atLeast30m.recall), f3(s.atLeast30m.f1), s.falseAlarmsOnGhosts, s.seconds]);
+    rows.push([`${s.windSpeed} m/s ${s.swath}, all sizes`, s.vessels, s.detections, s.allSizes.truePositives, s.allSizes.falsePositives, s.allSizes.falseNegatives, f3(s.allSizes.precision), f3(s.allSizes.recall), f3(s.allSizes.f1), '', '']);
   }
   for (const [label, c] of [['total, ≥ 30 m', ship.total.atLeast30m], ['total, all sizes', ship.total.allSizes]] as const) {
     rows.push([label, c.truePositives + c.falseNegatives, '', c.truePositives, c.falsePositives, c.falseNegatives, f3(c.precision), f3(c.recall), f3(c.f1), '', '']);
