@@ -4,7 +4,6 @@
  * annotation's geolocation grid as GCPs (the crop's TIFF has none: they are written with the
  * crop offset removed and the centre-of-pixel convention, pixel + 0.5).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

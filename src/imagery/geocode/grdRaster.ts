@@ -24,7 +24,7 @@ import { lonLatTransform, proj4DefinitionForEpsg, type LonLatTransform } from '.
 import type { SafeBand, SafeProduct } from '../safe/product.js';
 import type { GeolocationGrid } from '../safe/geolocation.js';
 import type { CalibrationQuantity } from '../safe/calibrate.js';
-import { planTiles, readTiles } from '../tiles.js';
+import { traceFootprint } from '../footprint.js';
 import type { UtmGrid } from './utmGrid.js';
 
 /**
@@ -358,44 +358,11 @@ export class GeocodedGrdRaster implements RasterProduct {
   }
 
   /** Valid fraction and the row-span envelope of the valid pixels, read tile by tile. */
-  async footprint(options: { tileSize?: number } = {}): Promise<RasterFootprint> {
-    const { width, height } = this;
-    const first = new Int32Array(height).fill(-1);
-    const last = new Int32Array(height).fill(-1);
-    let validPixels = 0;
-    const plan = planTiles(width, height, options.tileSize ?? 512, 0);
-    for await (const { tile, data } of readTiles(plan, (w) => this.readWindow(w))) {
-      const { x0, y0, width: tw, height: th } = tile.halo;
-      for (let y = 0; y < th; y++) {
-        const row = y0 + y;
-        for (let x = 0; x < tw; x++) {
-          if (!data.valid[y * tw + x]) continue;
-          validPixels++;
-          const col = x0 + x;
-          if (first[row]! < 0 || col < first[row]!) first[row] = col;
-          if (col > last[row]!) last[row] = col;
-        }
-      }
-    }
-    const total = width * height;
-    const result = { validPixels, totalPixels: total, validFraction: total ? validPixels / total : 0 };
-    if (validPixels === 0) return { polygon: null, ...result };
-    const rows: number[] = [];
-    for (let r = 0; r < height; r++) if (first[r]! >= 0) rows.push(r);
-    const chunk = Math.max(1, Math.ceil(rows.length / 64));
-    const left: [number, number][] = [];
-    const right: [number, number][] = [];
-    for (let k = 0; k < rows.length; k += chunk) {
-      const group = rows.slice(k, k + chunk);
-      const top = group[0]!;
-      const bottom = group[group.length - 1]! + 1;
-      const minCol = Math.min(...group.map((r) => first[r]!));
-      const maxCol = Math.max(...group.map((r) => last[r]!)) + 1;
-      left.push([minCol, top], [minCol, bottom]);
-      right.push([maxCol, top], [maxCol, bottom]);
-    }
-    const ring = [...left, ...right.reverse()].map(([px, py]) => this.pixelToLonLat(py - 0.5, px - 0.5));
-    return { polygon: { type: 'Polygon', coordinates: [closeCounterClockwise(ring)] }, ...result };
+  footprint(options: { tileSize?: number } = {}): Promise<RasterFootprint> {
+    return traceFootprint(
+      { width: this.width, height: this.height, readWindow: (w) => this.readWindow(w), cornerToLonLat: (x, y) => this.pixelToLonLat(y - 0.5, x - 0.5) },
+      options.tileSize,
+    );
   }
 
   close(): Promise<void> {

@@ -3,7 +3,7 @@ import type { GeoTIFF, GeoTIFFImage } from 'geotiff';
 import { BlockReader, type BlockReaderOptions } from '../blockreader.js';
 import { ImageryError } from '../errors.js';
 import { isHttpUrl, openTiff } from '../geotiff-source.js';
-import { planTiles, readTiles } from '../tiles.js';
+import { traceFootprint } from '../footprint.js';
 import { assertWindow, closeCounterClockwise, intersectWindows, type LonLatPolygon, type PixelWindow } from '../window.js';
 import { children, attr, parseXml, text } from '../xml.js';
 import { operaMetadata, type OperaMetadata } from './opera.js';
@@ -242,44 +242,10 @@ class GeoTiffRaster implements RasterProduct {
   }
 
   async footprint(options: { tileSize?: number } = {}): Promise<RasterFootprint> {
-    const { width, height } = this;
-    const first = new Int32Array(height).fill(-1);
-    const last = new Int32Array(height).fill(-1);
-    let validPixels = 0;
-    const plan = planTiles(width, height, options.tileSize ?? 512, 0);
-    for await (const { tile, data } of readTiles(plan, (w) => this.readWindow(w, { bands: [0] }))) {
-      const { x0, y0, width: tw, height: th } = tile.halo;
-      for (let y = 0; y < th; y++) {
-        const row = y0 + y;
-        for (let x = 0; x < tw; x++) {
-          if (!data.valid[y * tw + x]) continue;
-          validPixels++;
-          const col = x0 + x;
-          if (first[row]! < 0 || col < first[row]!) first[row] = col;
-          if (col > last[row]!) last[row] = col;
-        }
-      }
-    }
-    const total = width * height;
-    const result = { validPixels, totalPixels: total, validFraction: total ? validPixels / total : 0 };
-    if (validPixels === 0) return { polygon: null, ...result };
-
-    // Outer envelope of the row spans, in chunks of rows so the ring stays small.
-    const rows = Array.from({ length: height }, (_, r) => r).filter((r) => first[r]! >= 0);
-    const chunk = Math.max(1, Math.ceil(rows.length / 64));
-    const left: [number, number][] = [];
-    const right: [number, number][] = [];
-    for (let k = 0; k < rows.length; k += chunk) {
-      const group = rows.slice(k, k + chunk);
-      const top = group[0]!;
-      const bottom = group[group.length - 1]! + 1;
-      const minCol = Math.min(...group.map((r) => first[r]!));
-      const maxCol = Math.max(...group.map((r) => last[r]!)) + 1;
-      left.push([minCol, top], [minCol, bottom]);
-      right.push([maxCol, top], [maxCol, bottom]);
-    }
-    const ring = [...left, ...right.reverse()].map(([px, py]) => this.cornerToLonLat(px, py));
-    return { polygon: { type: 'Polygon', coordinates: [closeCounterClockwise(ring)] }, ...result };
+    return traceFootprint(
+      { width: this.width, height: this.height, readWindow: (w) => this.readWindow(w, { bands: [0] }), cornerToLonLat: (x, y) => this.cornerToLonLat(x, y) },
+      options.tileSize,
+    );
   }
 
   private closing: Promise<void> | null = null;
