@@ -93,10 +93,13 @@ function benchSpec(width: number, height: number): SafeGrdSpec {
     lengthM: Math.round(15 + 285 * rng.uniform() ** 2),
     headingDeg: Math.round(rng.range(0, 360)),
   }));
+  // Slick and calm-patch sizes scale with the scene so a small --size still holds them
+  // (k = 1 at full size and above).
+  const k = Math.min(1, width / 25_000 / 0.4);
   const slicks: SlickSpec[] = Array.from({ length: 4 }, (_, i) => {
     const lon = center[0] + rng.range(-0.7, 0.7) * lonSpan;
     const lat = center[1] + rng.range(-0.7, 0.7) * latSpan;
-    return { id: `slick-${i + 1}`, path: [[lon, lat], [lon - 0.04, lat - 0.02], [lon - 0.09, lat - 0.03]], widthM: [150, 800] };
+    return { id: `slick-${i + 1}`, path: [[lon, lat], [lon - 0.04 * k, lat - 0.02 * k], [lon - 0.09 * k, lat - 0.03 * k]], widthM: [150, 800] };
   });
   const start = trackAcquisitions('S1A', 132, 'ascending', center[1] - latSpan, new Date('2024-07-01T00:00:00Z'), 1)[0]!.time;
   return {
@@ -108,15 +111,16 @@ function benchSpec(width: number, height: number): SafeGrdSpec {
     passDirection: 'ascending',
     wind: { speed: 7, directionDeg: 240 },
     lowWind: [
-      { center: [center[0] - 0.3 * lonSpan, center[1] + 0.4 * latSpan], lengthM: 20_000, widthM: 8000, orientationDeg: 30 },
-      { center: [center[0] + 0.5 * lonSpan, center[1] - 0.3 * latSpan], lengthM: 12_000, widthM: 5000, orientationDeg: 100 },
+      { center: [center[0] - 0.3 * lonSpan, center[1] + 0.4 * latSpan], lengthM: 20_000 * k, widthM: 8000 * k, orientationDeg: 30 },
+      { center: [center[0] + 0.5 * lonSpan, center[1] - 0.3 * latSpan], lengthM: 12_000 * k, widthM: 5000 * k, orientationDeg: 100 },
     ],
     ships,
     slicks,
   };
 }
 
-async function ensureScene(workDir: string, width: number, height: number): Promise<{ productPath: string; reused: boolean }> {
+/** The bench scene of this size (imagery, ship and oil-slick suites), generated once and reused while its marker matches. */
+export async function ensureBenchScene(workDir: string, width: number, height: number): Promise<{ productPath: string; reused: boolean }> {
   const markerPath = path.join(workDir, 'bench-imagery-read.json');
   try {
     const marker = JSON.parse(await readFile(markerPath, 'utf8')) as { version: number; width: number; height: number; productPath: string };
@@ -151,7 +155,7 @@ export async function benchImageryRead(opts: BenchImageryReadOptions): Promise<B
   const megapixels = (width * height) / 1e6;
   const stages: BenchStage[] = [];
 
-  const generated = await benchStage('generate IW GRDH VV+VH', 2 * megapixels, () => ensureScene(opts.workDir, width, height));
+  const generated = await benchStage('generate IW GRDH VV+VH', 2 * megapixels, () => ensureBenchScene(opts.workDir, width, height));
   if (generated.value.reused) {
     stages.push({ ...generated.stage, name: 'generate IW GRDH VV+VH (reused)', mpxPerSecond: 0 });
   } else {

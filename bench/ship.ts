@@ -4,21 +4,15 @@
  * Reports wall time, throughput and peak RSS (sampled every 10 ms, worker threads included:
  * they share the process).
  *
- * The scene: imagery-read's cached scene when its marker (bench-imagery-read.json) matches
- * the size; otherwise this file's own scene (200 ships, 4 slicks, 2 calm patches on open
- * North Sea), generated once into the work dir and recorded in bench-analysis-scene.json.
- * bench/oilslick.ts uses the same scene.
+ * The scene: bench/imagery-read.ts's (200 ships, 4 slicks, 2 calm patches on open North Sea),
+ * generated once into the work dir and reused while its marker (bench-imagery-read.json)
+ * matches the size. bench/oilslick.ts uses the same scene.
  */
-import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { analysisThreads, closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 import { detectShipsInProduct } from '../src/analysis/ship/index.ts';
 import { openSafeProduct } from '../src/imagery/index.ts';
-import { Random, trackAcquisitions, writeSafeGrd, type SafeGrdSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
-import { BENCH_VERSION as IMAGERY_BENCH_VERSION, benchStage, type BenchStage } from './imagery-read.ts';
-
-// 2: the annotation carries the orbit and swath-merge bounds; ghosts at the orbit's speed.
-const SCENE_VERSION = 2;
+import { benchStage, ensureBenchScene, type BenchStage } from './imagery-read.ts';
 
 export interface BenchAnalysisResult {
   stages: BenchStage[];
@@ -31,74 +25,6 @@ export interface BenchAnalysisResult {
 }
 
 
-/** Open central North Sea (no land in 250 × 170 km): ships 15–300 m, slicks, calm patches. */
-function analysisSpec(width: number, height: number): SafeGrdSpec {
-  const rng = new Random(2025, 'bench-analysis-scene');
-  const center: [number, number] = [2.6, 55.2];
-  const lonSpan = (width * 10) / (111_000 * Math.cos((center[1] * Math.PI) / 180)) / 2;
-  const latSpan = (height * 10) / 111_000 / 2;
-  const ships: ShipSpec[] = Array.from({ length: 200 }, (_, i) => ({
-    id: `ship-${i + 1}`,
-    lon: center[0] + rng.range(-0.85, 0.85) * lonSpan,
-    lat: center[1] + rng.range(-0.85, 0.85) * latSpan,
-    lengthM: Math.round(15 + 285 * rng.uniform() ** 2),
-    headingDeg: Math.round(rng.range(0, 360)),
-  }));
-  // Slick size in degrees scales with the scene so a small --size still holds them.
-  const k = Math.min(1, width / 25_000 / 0.4);
-  const slicks: SlickSpec[] = Array.from({ length: 4 }, (_, i) => {
-    const lon = center[0] + rng.range(-0.6, 0.6) * lonSpan;
-    const lat = center[1] + rng.range(-0.6, 0.6) * latSpan;
-    return { id: `slick-${i + 1}`, path: [[lon, lat], [lon - 0.04 * k, lat - 0.02 * k], [lon - 0.09 * k, lat - 0.03 * k]], widthM: [150, 600] };
-  });
-  const start = trackAcquisitions('S1A', 132, 'ascending', center[1] - latSpan, new Date('2024-07-01T00:00:00Z'), 1)[0]!.time;
-  return {
-    seed: 2025,
-    start,
-    center,
-    width,
-    height,
-    passDirection: 'ascending',
-    wind: { speed: 7, directionDeg: 240 },
-    lowWind: [
-      { center: [center[0] - 0.3 * lonSpan, center[1] + 0.4 * latSpan], lengthM: 20_000 * k, widthM: 8000 * k, orientationDeg: 30 },
-      { center: [center[0] + 0.5 * lonSpan, center[1] - 0.3 * latSpan], lengthM: 12_000 * k, widthM: 5000 * k, orientationDeg: 100 },
-    ],
-    ships,
-    slicks,
-  };
-}
-
-interface Marker {
-  version: number;
-  width: number;
-  height: number;
-  productPath: string;
-}
-
-async function usable(markerPath: string, version: number, width: number, height: number): Promise<string | null> {
-  try {
-    const m = JSON.parse(await readFile(markerPath, 'utf8')) as Marker;
-    if (m.version === version && m.width === width && m.height === height && (await stat(m.productPath)).isDirectory()) return m.productPath;
-  } catch {
-    // none
-  }
-  return null;
-}
-
-/** The VV+VH scene of the given size: imagery-read's if cached, else ours (generated once). */
-export async function ensureAnalysisScene(workDir: string, width: number, height: number): Promise<{ productPath: string; reused: boolean }> {
-  const imagery = await usable(path.join(workDir, 'bench-imagery-read.json'), IMAGERY_BENCH_VERSION, width, height);
-  if (imagery) return { productPath: imagery, reused: true };
-  const markerPath = path.join(workDir, 'bench-analysis-scene.json');
-  const own = await usable(markerPath, SCENE_VERSION, width, height);
-  if (own) return { productPath: own, reused: true };
-  await mkdir(workDir, { recursive: true });
-  const { productPath } = await writeSafeGrd(workDir, analysisSpec(width, height));
-  await writeFile(markerPath, `${JSON.stringify({ version: SCENE_VERSION, width, height, productPath })}\n`);
-  return { productPath, reused: false };
-}
-
 export async function truthCount(productPath: string, kind: string): Promise<number> {
   const truthPath = productPath.replace(/\.SAFE$/, '.truth.geojson');
   try {
@@ -110,7 +36,7 @@ export async function truthCount(productPath: string, kind: string): Promise<num
 }
 
 export async function sceneStage(workDir: string, width: number, height: number): Promise<{ stage: BenchStage; productPath: string }> {
-  const generated = await benchStage('generate IW GRDH VV+VH', (2 * width * height) / 1e6, () => ensureAnalysisScene(workDir, width, height));
+  const generated = await benchStage('generate IW GRDH VV+VH', (2 * width * height) / 1e6, () => ensureBenchScene(workDir, width, height));
   const stage = generated.value.reused ? { ...generated.stage, name: 'generate IW GRDH VV+VH (reused)', mpxPerSecond: 0 } : generated.stage;
   return { stage, productPath: generated.value.productPath };
 }

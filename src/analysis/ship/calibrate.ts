@@ -11,11 +11,11 @@
 // 'sigma0', denoise: false }); test/analysis/shipCalibrate.test.ts holds the two together.
 // Noise removal (denoise: true) keeps the main-thread path.
 //
-// From src/imagery only the LUT's range interpolation (lut.ts, no further imports), which
+// From src/imagery only the LUT's interpolation helpers (lut.ts, no further imports), which
 // must be the same code for the values to be the same bits.
 
 import type { PixelWindow } from '../../imagery/window.ts';
-import { interpolateVectorRow } from '../../imagery/safe/lut.ts';
+import { bracket, interpolateVectorRow } from '../../imagery/safe/lut.ts';
 
 /** What the worker needs to calibrate one tile: A_σ along the tile's columns at the LUT vectors spanning its lines. */
 export interface TileCalibration {
@@ -33,20 +33,6 @@ export interface SigmaVector {
   line: number;
   pixels: ArrayLike<number>;
   sigmaNought: ArrayLike<number>;
-}
-
-/** Index i with xs[i] ≤ v < xs[i+1], clamped to 0 … n−2 (src/imagery/safe/lut.ts bracket). */
-function bracket(xs: ArrayLike<number>, v: number): number {
-  let lo = 0;
-  let hi = xs.length - 1;
-  if (hi < 1 || v <= xs[0]!) return 0;
-  if (v >= xs[hi]!) return hi - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid]! <= v) lo = mid;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** One vector along range over columns x0 … x0 + width − 1 (the LUT's own interpolation). */
