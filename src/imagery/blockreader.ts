@@ -34,8 +34,13 @@ export class BlockReader {
   private readonly sizes = new Map<number, number>();
   private cachedBytes = 0;
   private decoder: Promise<Decoder | null> | null = null;
-  /** Counters for benchmarks and tests: blocks decoded vs. served from the cache. */
-  readonly stats = { blocksDecoded: 0, cacheHits: 0 };
+  /** Strip offsets and byte counts, loaded once (stripped images whose strips can be fetched in runs). */
+  private stripLayout: Promise<{ offsets: number[]; counts: number[] } | null> | null = null;
+  /**
+   * Counters for benchmarks and tests: blocks decoded vs. served from the cache (a strip
+   * prefetched in a run is decoded once and then served from the cache), and file reads.
+   */
+  readonly stats = { blocksDecoded: 0, cacheHits: 0, fetches: 0 };
 
   constructor(
     readonly image: GeoTIFFImage,
@@ -88,11 +93,18 @@ export class BlockReader {
       return hit;
     }
     this.stats.blocksDecoded++;
+    this.stats.fetches++;
     const request = image.getTileOrStrip(bx, by, sample, decoder).then((b) => b.data);
+    this.track(key, request);
+    return request;
+  }
+
+  /** Puts a block being decoded into the LRU; its size counts once it is there. */
+  private track(key: number, request: Promise<ArrayBufferLike>): void {
     this.cache.set(key, request);
     request.then(
       (data) => {
-        if (!this.cache.has(key)) return;
+        if (this.cache.get(key) !== request) return;
         if (data.byteLength > this.cacheBytes) {
           this.cache.delete(key);
           return;
@@ -101,9 +113,10 @@ export class BlockReader {
         this.cachedBytes += data.byteLength;
         this.evict(key);
       },
-      () => this.cache.delete(key),
+      () => {
+        if (this.cache.get(key) === request) this.cache.delete(key);
+      },
     );
-    return request;
   }
 
   private evict(keep: number): void {
@@ -115,6 +128,63 @@ export class BlockReader {
       this.sizes.delete(key);
       this.cachedBytes -= size;
     }
+  }
+
+  /**
+   * Offsets and byte counts of the strips, when strips may be fetched several at a time:
+   * a stripped, chunky image whose samples need no bit-level normalisation. Null otherwise.
+   */
+  private getStripLayout(): Promise<{ offsets: number[]; counts: number[] } | null> {
+    this.stripLayout ??= (async () => {
+      const image = this.image;
+      if (image.isTiled || image.planarConfiguration === 2) return null;
+      const format = image.getSampleFormat(0);
+      const bits = image.getBitsPerSample(0);
+      const plainBytes = (format === 1 || format === 2) ? bits % 8 === 0 && bits <= 32 : format === 3 && (bits === 32 || bits === 64);
+      if (!plainBytes) return null;
+      const fd = image.getFileDirectory();
+      const offsets = Array.from((await fd.loadValue('StripOffsets')) as ArrayLike<number | bigint>, Number);
+      const counts = Array.from((await fd.loadValue('StripByteCounts')) as ArrayLike<number | bigint>, Number);
+      return offsets.length === counts.length ? { offsets, counts } : null;
+    })().catch(() => null);
+    return this.stripLayout;
+  }
+
+  /**
+   * Strips first … last (inclusive) that are not cached yet and lie back to back in the file
+   * are fetched with one read per run and decoded one by one into the cache, where block()
+   * then finds them. A GRD measurement has one-row strips: a 1024-row tile would otherwise
+   * cost 1024 separate file reads.
+   */
+  private async prefetchStrips(decoder: Decoder, first: number, last: number): Promise<void> {
+    const layout = await this.getStripLayout();
+    if (!layout || last <= first) return;
+    const { offsets, counts } = layout;
+    const MAX_RUN_BYTES = 16 * 1024 * 1024;
+    let runStart = -1;
+    const flush = (end: number): void => {
+      if (runStart < 0) return;
+      const start = runStart;
+      runStart = -1;
+      if (end - start < 1) return; // a single strip: block() fetches it as usual
+      const offset = offsets[start]!;
+      const length = offsets[end]! + counts[end]! - offset;
+      this.stats.fetches++;
+      const fetched = this.image.source.fetch([{ offset, length }]).then((buffers) => buffers[0]!);
+      for (let i = start; i <= end; i++) {
+        const key = i;
+        this.stats.blocksDecoded++;
+        const request = fetched.then((buffer) => decoder.decode(buffer.slice(offsets[key]! - offset, offsets[key]! - offset + counts[key]!)));
+        this.track(key, request);
+      }
+    };
+    for (let i = first; i <= last; i++) {
+      const usable = !this.cache.has(i) && counts[i]! > 0;
+      const contiguous = runStart >= 0 && offsets[i]! === offsets[i - 1]! + counts[i - 1]! && offsets[i]! + counts[i]! - offsets[runStart]! <= MAX_RUN_BYTES;
+      if (!usable || !contiguous) flush(i - 1);
+      if (usable && runStart < 0) runStart = i;
+    }
+    flush(last);
   }
 
   /** Drop all decoded blocks. */
@@ -158,6 +228,7 @@ export class BlockReader {
 
     const tw = image.getTileWidth();
     const th = image.getTileHeight();
+    if (!image.isTiled) await this.prefetchStrips(decoder, Math.floor(y0 / th), Math.ceil(y1 / th) - 1);
     const copy = this.copier(sample);
     const jobs: Promise<void>[] = [];
     for (let by = Math.floor(y0 / th); by * th < y1; by++) {
