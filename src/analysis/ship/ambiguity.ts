@@ -13,6 +13,8 @@
 import { children, child, parseXml, text } from '../../imagery/xml.ts';
 import { openSafeContainer } from '../../imagery/safe/container.ts';
 import type { SafeBand, SafeProduct } from '../../imagery/index.ts';
+import type { PixelWindow } from '../../imagery/window.ts';
+import { poolSources } from './tile.ts';
 
 const SPEED_OF_LIGHT = 299_792_458;
 /** Sentinel-1 nominal PRFs (Hz) when the annotation cannot be read: IW1, IW2, IW3. */
@@ -152,26 +154,9 @@ export class BrightSourceMap {
     this.max = new Float32Array(this.rows * this.cols);
   }
 
-  /** Pool a window of values (row-major `width`-wide, placed at full-image (y0, x0)), valid pixels only. */
-  add(values: Float32Array, valid: Uint8Array, width: number, window: { x0: number; y0: number; width: number; height: number }, origin: { row: number; col: number }): void {
-    const { cell, cols, max } = this;
-    const xEnd = window.x0 + window.width;
-    for (let y = window.y0; y < window.y0 + window.height; y++) {
-      const base = (((origin.row + y) / cell) | 0) * cols;
-      const row = y * width;
-      // Cell by cell along the row: the pixels of one cell share one running maximum.
-      for (let x = window.x0; x < xEnd; ) {
-        const col = origin.col + x;
-        const k = base + ((col / cell) | 0);
-        const spanEnd = Math.min(xEnd, x + cell - (col % cell));
-        let m = max[k]!;
-        for (; x < spanEnd; x++) {
-          const v = values[row + x]!;
-          if (valid[row + x] !== 0 && v > m) m = v;
-        }
-        max[k] = m;
-      }
-    }
+  /** Pool a window of values (row-major `width`-wide; the array's pixel (0, 0) is full-image `origin`), valid pixels only. */
+  add(values: Float32Array, valid: Uint8Array, width: number, window: PixelWindow, origin: { row: number; col: number }): void {
+    this.merge(poolSources(values, valid, width, window, origin, this.cell));
   }
 
   /** Merge a tile's pooled part (tile.ts poolSources, same cell size) by max. */
