@@ -76,31 +76,12 @@ export class GrdGeocoder {
     this.toLonLat = lonLatTransform(grid.epsg);
   }
 
-  /** Image (line, pixel) of a lon/lat: Newton from `guess` (numeric Jacobian), else the grid's own inverse. */
+  /** Image (line, pixel) of a lon/lat: the grid's Newton inverse, warm-started from `guess` when there is one. */
   invert(lon: number, lat: number, guess: { line: number; pixel: number } | null): { line: number; pixel: number } {
     const g = this.geolocation;
     if (guess && Number.isFinite(guess.line) && Number.isFinite(guess.pixel)) {
-      let line = guess.line;
-      let pixel = guess.pixel;
-      const wrap = (d: number): number => d - 360 * Math.round(d / 360);
-      for (let it = 0; it < 12; it++) {
-        const [lo, la] = g.pixelToLonLat(line, pixel);
-        const [lo1, la1] = g.pixelToLonLat(line + 1, pixel);
-        const [lo2, la2] = g.pixelToLonLat(line, pixel + 1);
-        const fx = wrap(lo - lon);
-        const fy = la - lat;
-        const dxdl = wrap(lo1 - lo);
-        const dydl = la1 - la;
-        const dxdp = wrap(lo2 - lo);
-        const dydp = la2 - la;
-        const det = dxdl * dydp - dxdp * dydl;
-        if (!Number.isFinite(det) || det === 0) break;
-        const dl = (fx * dydp - fy * dxdp) / det;
-        const dp = (dxdl * fy - dydl * fx) / det;
-        line -= dl;
-        pixel -= dp;
-        if (Math.abs(dl) < 1e-4 && Math.abs(dp) < 1e-4) return { line, pixel };
-      }
+      const p = g.lonLatToPixel(lon, lat, { tolerance: 1e-4, maxIterations: 12, start: guess });
+      if (Number.isFinite(p.line) && Number.isFinite(p.pixel)) return p;
     }
     return g.lonLatToPixel(lon, lat, { tolerance: 1e-4 });
   }

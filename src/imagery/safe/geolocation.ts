@@ -14,6 +14,8 @@ export interface LonLatToPixelOptions {
   /** Stop when a Newton step is smaller than this (pixels). Default 1e-6. */
   tolerance?: number;
   maxIterations?: number;
+  /** Where Newton starts (e.g. a neighbouring point's answer); default the nearest grid point. */
+  start?: ImagePoint;
 }
 
 /** 1-D cubic Hermite on a non-uniform grid; slopes by the three-point formula (exact for parabolas). */
@@ -147,29 +149,14 @@ export class GeolocationGrid {
 
   /**
    * Full-image (line, pixel) of a lon/lat, by Newton iteration on pixelToLonLat
-   * (numeric Jacobian), started from the nearest grid point. Points off the image
+   * (numeric Jacobian), started from options.start or the nearest grid point. Points off the image
    * come back with coordinates outside 0…width/height; NaN if Newton does not converge.
    */
   lonLatToPixel(lon: number, lat: number, options: LonLatToPixelOptions = {}): ImagePoint {
     const tolerance = options.tolerance ?? 1e-6;
     const maxIterations = options.maxIterations ?? 50;
     const lonU = lon + 360 * Math.round((this.lon[0]! - lon) / 360);
-    const coslat = Math.cos((lat * Math.PI) / 180);
-
-    let best = 0;
-    let bestD = Infinity;
-    for (let k = 0; k < this.lat.length; k++) {
-      const dx = (this.lon[k]! - lonU) * coslat;
-      const dy = this.lat[k]! - lat;
-      const d = dx * dx + dy * dy;
-      if (d < bestD) {
-        bestD = d;
-        best = k;
-      }
-    }
-    const np = this.pixels.length;
-    let line = this.lines[Math.floor(best / np)]!;
-    let pixel = this.pixels[best % np]!;
+    let { line, pixel } = options.start ?? this.nearestGridPoint(lonU, lat);
 
     const h = 0.5;
     for (let it = 0; it < maxIterations; it++) {
@@ -188,6 +175,24 @@ export class GeolocationGrid {
       if (Math.abs(dl) < tolerance && Math.abs(dp) < tolerance) return { line, pixel };
     }
     return { line: Number.NaN, pixel: Number.NaN };
+  }
+
+  /** The grid point nearest to (lon, lat), lon already unwrapped to the grid's side. */
+  private nearestGridPoint(lonU: number, lat: number): ImagePoint {
+    const coslat = Math.cos((lat * Math.PI) / 180);
+    let best = 0;
+    let bestD = Infinity;
+    for (let k = 0; k < this.lat.length; k++) {
+      const dx = (this.lon[k]! - lonU) * coslat;
+      const dy = this.lat[k]! - lat;
+      const d = dx * dx + dy * dy;
+      if (d < bestD) {
+        bestD = d;
+        best = k;
+      }
+    }
+    const np = this.pixels.length;
+    return { line: this.lines[Math.floor(best / np)]!, pixel: this.pixels[best % np]! };
   }
 
   /**
