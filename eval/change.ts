@@ -35,7 +35,7 @@ import { detectTimeseries } from '../src/analysis/timeseries/index.ts';
 import type { AoiGeometry, Position } from '../src/geo/types.ts';
 import { openRasterProduct } from '../src/imagery/index.ts';
 import { writeRtcStack } from '../src/synth/index.ts';
-import { pixelIou, prf, readBuildings, scoreBuildingChange, type ChangeKind } from '../test/analysis/changeEval.ts';
+import { pixelIou, prf, readBuildings, scoreBuildingChange, type BuildingChangeScore, type ChangeKind } from '../test/analysis/changeEval.ts';
 import { evaluateGeneratedBreaks, scoreStackBreaks, type StackTruthFeature } from '../test/analysis/timeseriesEval.ts';
 import { f3, table } from './format.ts';
 
@@ -43,15 +43,8 @@ const MIB = 1 << 20;
 const KINDS: ChangeKind[] = ['newbuilding', 'disappearbuilding'];
 const r3 = (v: number): number => Math.round(v * 1000) / 1000;
 
-interface ObjectCounts {
-  targets: number;
-  truePositives: number;
-  falsePositives: number;
-  falseNegatives: number;
-  precision: number;
-  recall: number;
-  f1: number;
-}
+/** Per-object counts as scoreBuildingChange gives them, without its `ignored`. */
+type ObjectCounts = Omit<BuildingChangeScore, 'ignored'>;
 
 // ------------------------------------------------------------------------------ building change
 

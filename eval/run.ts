@@ -37,6 +37,7 @@ import { openSafeProduct } from '../src/imagery/index.ts';
 import { GrdGeometry, Random, subSwathBounds, writeSafeGrd, type LowWindPatchSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
 import { distanceM, scoreDetections, type Score, type TruthPoint } from '../test/analysis/shipEval.ts';
 import { evalChange, evalTimeseries, printChange, printTimeseries } from './change.ts';
+import { prf } from '../test/analysis/changeEval.ts';
 import { f3, table } from './format.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -64,10 +65,7 @@ interface Counts {
 }
 
 function counts(tp: number, fp: number, fn: number): Counts {
-  const precision = tp + fp > 0 ? tp / (tp + fp) : 1;
-  const recall = tp + fn > 0 ? tp / (tp + fn) : 1;
-  const f1 = precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0;
-  return { truePositives: tp, falsePositives: fp, falseNegatives: fn, precision: r3(precision), recall: r3(recall), f1: r3(f1) };
+  return { truePositives: tp, falsePositives: fp, falseNegatives: fn, ...prf(tp, fp, fn) };
 }
 
 const fromScore = (s: Score): Counts => counts(s.truePositives, s.falsePositives, s.falseNegatives);
