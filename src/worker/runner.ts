@@ -16,6 +16,7 @@ import { centroidLonLat } from '../geo/index.ts';
 import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
 import { resolveRequest } from '../jobs/selection.ts';
 import { claimJob, completeJob, failJob, heartbeat } from '../jobs/transitions.ts';
+import { coverageOnJob } from '../jobs/views.ts';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -148,7 +149,7 @@ export class JobRunner {
       areaSqkm: output.measured?.areaSqkm ?? resolution.expectedAreaSqkm,
       lat: centroid.lat,
       lon: centroid.lon,
-      coverage: output.measured ? output.measured.coverage : resolution.coverage,
+      coverage: coverageOnJob(output.measured ? output.measured.coverage : resolution.coverage),
       sceneSelection: resolution.sceneSelection,
       warnings: [...resolution.warnings, ...(output.warnings ?? [])],
       pricePerSqkm: config.pricesPerSqkm[endpoint] ?? 0,
