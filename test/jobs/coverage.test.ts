@@ -35,7 +35,7 @@ const storedCoverage = async (jobId: string) =>
   JSON.parse((await t.service.db.selectFrom('jobs').select('coverage').where('id', '=', jobId).executeTakeFirstOrThrow()).coverage!);
 
 describe('issue 10.5: coverage.polygon on a job only when measured (spec: Coverage object)', () => {
-  it('a ship job with a polygon has estimated coverage without polygon; the preview of the same body carries the predicted extent', async () => {
+  it('issue 10.5: a ship job with a polygon has estimated coverage without polygon; the preview of the same body carries the predicted extent', async () => {
     const preview = await t.client.preview('ship', shipBody);
     expect(preview.coverage!.method).toBe('estimated');
     expect(geodesicAreaSqkm(parseAoiWkt(preview.coverage!.polygon!))).toBeCloseTo(geodesicAreaSqkm(parseAoiWkt(SMALL_SQUARE)), 3);
@@ -53,7 +53,7 @@ describe('issue 10.5: coverage.polygon on a job only when measured (spec: Covera
     expect((await storedCoverage(job_id)).polygon).toBeNull();
   });
 
-  it('a job row stored with an estimated polygon (before this rule) is shown without it', async () => {
+  it('issue 10.5: a job row stored with an estimated polygon (before this rule) is shown without it', async () => {
     const { job_id } = await t.client.submit('analyze', 'ship', shipBody);
     await waitForTerminal(t.client, job_id);
     const old = { method: 'estimated', requested_area_sqkm: 77.4, ratio: 1, polygon: SMALL_SQUARE };
@@ -61,7 +61,7 @@ describe('issue 10.5: coverage.polygon on a job only when measured (spec: Covera
     expect((await t.client.getJob(job_id)).coverage).toEqual({ ...old, polygon: null });
   });
 
-  it('measured coverage (timeseries) keeps its polygon on the job', async () => {
+  it('issue 10.5: measured coverage (timeseries) keeps its polygon on the job', async () => {
     const { job_id } = await t.client.submit('analyze', 'timeseries', {
       satellite_id: 'sentinel-1',
       polygon: TINY_SQUARE,
