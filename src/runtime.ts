@@ -18,6 +18,7 @@ import { buildApi } from './api/app.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
 import { sweepExpiredResults } from './worker/retention.ts';
 import { defaultRegistry, type AnalysisRegistry } from './analysis/registry.ts';
+import { closeAnalysisPool } from './analysis/engine/pool.ts';
 import { LocalSceneCatalog, StacSceneCatalog, type SceneCatalog } from './catalog/index.ts';
 import { linkSamples } from './catalog/archive.ts';
 import { SqlSceneIndexStore } from './store/sceneIndexStore.ts';
@@ -126,10 +127,15 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     queue,
     runner,
     url,
+    // Running analyses are aborted rather than run to their end: their jobs go back to
+    // pending (uncharged, the reservation held) for the next start. Then the analysis pool
+    // (one per process: a later user starts a fresh one) and, last, the store.
     async close() {
       clearInterval(sweeper);
-      await app.close();
-      await Promise.race([queue.close(), new Promise((r) => setTimeout(r, 10_000))]);
+      const drained = queue.close();
+      await Promise.all([runner.close(), app.close()]);
+      await drained;
+      await closeAnalysisPool();
       await db.destroy();
     },
   };

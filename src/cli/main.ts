@@ -12,6 +12,7 @@ import { AnalyzeUsageError, CLI_DETECTORS, runAnalyze } from './analyze.ts';
 import { ApiError } from '../contract/errors.ts';
 import { AccountError, createAccount, createApiKey, grantCredits, revokeApiKey, showCredits } from '../jobs/accounts.ts';
 import { ensureDemoAccount } from './demo.ts';
+import { closeOnSignals } from './shutdown.ts';
 import { VERSION } from '../version.ts';
 import { generateDemoArchive } from '../synth/index.ts';
 import path from 'node:path';
@@ -129,15 +130,7 @@ async function serve(config: Config): Promise<void> {
       '',
     ].join('\n'),
   );
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    service.app.log.info({ signal }, 'shutting down');
-    void service.close().then(() => process.exit(0));
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  closeOnSignals(() => service.close(), { log: service.app.log, exit: (code) => process.exit(code) });
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -180,15 +180,42 @@ async function settle(tx: Db, job: JobRow, chargeMicros: number): Promise<void> 
 }
 
 /**
+ * processing → pending: the job goes back to the queue as it was submitted. Its credit
+ * reservation stays held (nothing is charged or released until it completes or fails), so a
+ * requeued job settles exactly once, like any other.
+ *
+ * - Crash recovery (`workerId` absent): the attempt counts, so a job that kills its worker
+ *   fails with JOB_INTERRUPTED after `maxAttempts` (see recoverInterruptedJobs).
+ * - Shutdown (`workerId`: the worker that holds the lease, and only while it does): the
+ *   attempt is given back — the job did nothing wrong; stopping the service is not its failure.
+ */
+export async function requeueJob(db: Db, jobId: string, guard: { workerId?: string } = {}): Promise<JobRow | null> {
+  let update = db
+    .updateTable('jobs')
+    .set({
+      status: TRANSITIONS.requeue.to,
+      updated_at: isoNow(),
+      progress: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      started_at: null,
+      ...(guard.workerId ? { attempts: sql<number>`attempts - 1` } : {}),
+    })
+    .where('id', '=', jobId)
+    .where('status', 'in', from('requeue'));
+  if (guard.workerId) update = update.where('lease_owner', '=', guard.workerId);
+  return (await update.returningAll().executeTakeFirst()) ?? null;
+}
+
+/**
  * Crash recovery: jobs left in `processing` by a worker that is gone (lease expired, or
  * every lease when `all` — the embedded mode at start-up, where no other worker exists).
  * Each goes back to `pending`, or fails with JOB_INTERRUPTED after `maxAttempts` tries so a
  * job that kills its worker cannot loop forever.
  */
 export async function recoverInterruptedJobs(db: Db, opts: { all: boolean; maxAttempts: number }): Promise<{ requeued: string[]; failed: string[] }> {
-  const now = isoNow();
   let query = db.selectFrom('jobs').select(['id', 'attempts']).where('status', '=', 'processing');
-  if (!opts.all) query = query.where('lease_expires_at', '<', now);
+  if (!opts.all) query = query.where('lease_expires_at', '<', isoNow());
   const stuck = await query.execute();
   const requeued: string[] = [];
   const failed: string[] = [];
@@ -198,13 +225,7 @@ export async function recoverInterruptedJobs(db: Db, opts: { all: boolean; maxAt
       if (row) failed.push(job.id);
       continue;
     }
-    const res = await db
-      .updateTable('jobs')
-      .set({ status: TRANSITIONS.requeue.to, updated_at: now, progress: null, lease_owner: null, lease_expires_at: null, started_at: null })
-      .where('id', '=', job.id)
-      .where('status', 'in', from('requeue'))
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) > 0) requeued.push(job.id);
+    if (await requeueJob(db, job.id)) requeued.push(job.id);
   }
   return { requeued, failed };
 }

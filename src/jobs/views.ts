@@ -11,6 +11,17 @@ export function resultPathOf(row: Pick<JobRow, 'id' | 'status' | 'endpoint_id'>)
 
 const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
+/**
+ * The coverage a job carries. Spec, Coverage object: `polygon` is "in job responses present
+ * only for measured coverage; a preview carries the predicted extent" — so an estimated
+ * coverage (ship/oilslick with a polygon) keeps its ratio and area but no polygon. Applied
+ * when the job is stored and again when it is read (rows stored before this rule).
+ */
+export function coverageOnJob(coverage: Coverage | null): Coverage | null {
+  if (!coverage || coverage.method === 'measured') return coverage;
+  return { ...coverage, polygon: null };
+}
+
 export function toSubmissionResponse(row: JobRow): JobSubmissionResponse {
   return { job_id: row.id, status: 'pending', created_at: row.created_at, completed_at: null, result_path: null, error: null };
 }
@@ -28,7 +39,7 @@ export function toJobStatus(row: JobRow): JobStatusResponse {
     error_message: row.error_message,
     error: row.error_code,
     area_sqkm: row.area_sqkm === null ? null : Number(row.area_sqkm),
-    coverage: parseJson<Coverage>(row.coverage),
+    coverage: coverageOnJob(parseJson<Coverage>(row.coverage)),
     scene_selection: parseJson<SceneSelection>(row.scene_selection),
     warnings: parseJson<Warning[]>(row.warnings) ?? [],
     progress: row.progress === null ? null : Number(row.progress),

@@ -1,7 +1,8 @@
 /**
  * Runs one job: claim → resolve input → analyse → write result → settle. Every failure
  * ends the job in `failed` with a code (never stuck in `processing`); a lease with
- * heartbeats lets another process recover the job if this one dies.
+ * heartbeats lets another process recover the job if this one dies; close() aborts the
+ * running analyses and puts their jobs back in the queue.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db, JobRow } from '../store/index.ts';
@@ -15,7 +16,8 @@ import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
 import { centroidLonLat } from '../geo/index.ts';
 import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
 import { resolveRequest } from '../jobs/selection.ts';
-import { claimJob, completeJob, failJob, heartbeat } from '../jobs/transitions.ts';
+import { claimJob, completeJob, failJob, heartbeat, requeueJob } from '../jobs/transitions.ts';
+import { coverageOnJob } from '../jobs/views.ts';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -36,6 +38,9 @@ export interface RunnerDeps {
 export class JobRunner {
   readonly workerId: string;
   private readonly leaseSeconds: number;
+  /** Aborted by close(): every running analysis sees it through its job's signal. */
+  private readonly stopping = new AbortController();
+  private readonly running = new Set<Promise<void>>();
 
   constructor(private readonly deps: RunnerDeps) {
     this.workerId = deps.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
@@ -43,18 +48,42 @@ export class JobRunner {
   }
 
   /** Handler for the queue: runs the job if this worker wins the claim. */
-  readonly run = async (jobId: string): Promise<void> => {
+  readonly run = (jobId: string): Promise<void> => {
+    const job = this.runJob(jobId);
+    this.running.add(job);
+    return job.finally(() => this.running.delete(job));
+  };
+
+  /**
+   * Stops the worker: claims no more jobs and aborts the running analyses (the signal
+   * reaches the detectors and their tasks on the analysis pool). Each interrupted job goes
+   * back to pending for the next start. Resolves once every job has let go.
+   */
+  async close(): Promise<void> {
+    this.stopping.abort(new Error('the worker is shutting down'));
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async runJob(jobId: string): Promise<void> {
     const { db, log } = this.deps;
+    if (this.stopping.signal.aborted) return;
     const job = await claimJob(db, jobId, this.workerId, this.leaseSeconds);
     if (!job) return;
     log.info({ jobId, endpoint: job.endpoint_id, attempt: job.attempts }, 'job started');
 
     let progress = 0;
+    // The job's signal aborts when the worker stops or when the job is taken from it.
     const abort = new AbortController();
+    let leaseLost = false;
+    const stop = () => abort.abort(this.stopping.signal.reason);
+    this.stopping.signal.addEventListener('abort', stop, { once: true });
+    if (this.stopping.signal.aborted) stop(); // closed while the claim was on its way
     const beat = setInterval(() => {
       heartbeat(db, jobId, this.workerId, this.leaseSeconds, progress).then(
         (mine) => {
-          if (!mine) abort.abort(); // the job was taken from us (recovered elsewhere): stop.
+          if (mine) return;
+          leaseLost = true; // the job was taken from us (recovered elsewhere): stop.
+          abort.abort();
         },
         (e) => log.error({ jobId, err: String(e) }, 'heartbeat failed'),
       );
@@ -81,7 +110,13 @@ export class JobRunner {
     try {
       await this.execute(job, reportProgress, abort.signal);
     } catch (e) {
-      if (abort.signal.aborted) {
+      if (this.stopping.signal.aborted) {
+        // Not the job's failure: it runs again on the next start, uncharged until then.
+        const requeued = await requeueJob(db, jobId, { workerId: this.workerId });
+        log.info({ jobId, applied: requeued !== null }, 'job requeued: the worker is shutting down');
+        return;
+      }
+      if (leaseLost) {
         log.info({ jobId }, 'job abandoned: its lease passed to another worker');
         return;
       }
@@ -91,10 +126,11 @@ export class JobRunner {
       const failed = await failJob(db, jobId, failure, { workerId: this.workerId });
       log.info({ jobId, code: failure.code, applied: failed !== null }, 'job failed');
     } finally {
+      this.stopping.signal.removeEventListener('abort', stop);
       clearInterval(beat);
       if (trailing) clearTimeout(trailing);
     }
-  };
+  }
 
   private async execute(job: JobRow, setProgress: (p: number) => void, signal: AbortSignal): Promise<void> {
     const { config, objects, registry, db, log, catalog } = this.deps;
@@ -126,6 +162,8 @@ export class JobRunner {
     const { resolution } = outcome;
     setProgress(5);
 
+    // A job claimed as the worker stops does not start its analysis.
+    signal.throwIfAborted();
     const module = registry.get(endpoint);
     if (!module) {
       throw new JobFailure('NOT_IMPLEMENTED', `${endpoint} analysis is not available in this version of sarwatch; the job was not charged`);
@@ -148,7 +186,7 @@ export class JobRunner {
       areaSqkm: output.measured?.areaSqkm ?? resolution.expectedAreaSqkm,
       lat: centroid.lat,
       lon: centroid.lon,
-      coverage: output.measured ? output.measured.coverage : resolution.coverage,
+      coverage: coverageOnJob(output.measured ? output.measured.coverage : resolution.coverage),
       sceneSelection: resolution.sceneSelection,
       warnings: [...resolution.warnings, ...(output.warnings ?? [])],
       pricePerSqkm: config.pricesPerSqkm[endpoint] ?? 0,

@@ -3,7 +3,9 @@
  * retention, crash recovery) independently of any real detector. They are injected by
  * tests through the registry and never shipped in the product registry.
  */
+import { MessageChannel } from 'node:worker_threads';
 import type { AnalysisModule } from '../../src/analysis/registry.ts';
+import { runTileTask } from '../../src/analysis/engine/pool.ts';
 import { geodesicAreaSqm } from '../../src/geo/index.ts';
 
 /** Returns the analysed extent's outer ring (polygon ∩ imagery, or the scene footprint) as the one "detection". */
@@ -30,13 +32,36 @@ export function aoiEchoTestDetector(endpointId: AnalysisModule['endpointId'], op
 }
 
 /** Never finishes until aborted: a job that is "processing" for as long as the test wants. */
-export function hangingTestDetector(endpointId: AnalysisModule['endpointId']): AnalysisModule {
+export function hangingTestDetector(endpointId: AnalysisModule['endpointId'], opts: { onRunning?: () => void } = {}): AnalysisModule {
   return {
     endpointId,
     run: (_request, ctx) =>
       new Promise((_resolve, reject) => {
         ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        opts.onRunning?.();
       }),
+  };
+}
+
+/**
+ * Busy on a thread of the analysis pool until its job's signal aborts (the gate is never
+ * opened): a job whose analysis runs off the main thread. `onRunning` fires once the task
+ * holds its thread.
+ */
+export function poolHoldingTestDetector(endpointId: AnalysisModule['endpointId'], opts: { onRunning?: () => void } = {}): AnalysisModule {
+  return {
+    endpointId,
+    async run(_request, ctx) {
+      const gate = new Int32Array(new SharedArrayBuffer(4));
+      const { port1, port2 } = new MessageChannel();
+      port1.once('message', () => opts.onRunning?.());
+      try {
+        await runTileTask({ module: 'engine/selfTest.ts', fn: 'holdUntilReleased', input: { gate, started: port2 } }, [port2], ctx.signal);
+      } finally {
+        port1.close();
+      }
+      throw new Error('the holding task ended without an abort');
+    },
   };
 }
 

@@ -385,9 +385,10 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
         transfer,
         options.signal,
       ).then((out) => finished(out, keep));
-      task.catch(() => {}); // surfaced by the awaits below
       inFlight.add(task);
-      void task.finally(() => inFlight.delete(task));
+      // Leaves the set however it settles; a failed or aborted tile surfaces through the awaits
+      // below (`finally` here would rethrow into a promise nobody awaits: an unhandled rejection).
+      void task.then(() => inFlight.delete(task), () => inFlight.delete(task));
       if (inFlight.size >= threads) await Promise.race(inFlight);
     } else {
       finished(detectChangeInTile(input, { kind, params: tileParams, scratch }), inside);

@@ -4,6 +4,7 @@
  * jobs of the process, so concurrent jobs share the cores instead of oversubscribing them.
  */
 import os from 'node:os';
+import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { TileTask } from './worker.ts';
 
@@ -27,8 +28,12 @@ function getPool(): Piscina {
   return pool;
 }
 
-/** Runs one tile task on a worker thread; `transfer` lists buffers to move, not copy. */
-export function runTileTask<T>(task: TileTask, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<T> {
+/**
+ * Runs one tile task on a worker thread; `transfer` lists buffers (or ports) to move, not
+ * copy. Aborting `signal` rejects the task at once: a queued task is dropped, a running one
+ * has its thread terminated (piscina starts a fresh one), so a job's analysis stops promptly.
+ */
+export function runTileTask<T>(task: TileTask, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<T> {
   return getPool().run(task, { transferList: transfer, signal }) as Promise<T>;
 }
 

@@ -242,9 +242,10 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
       // The tile's arrays move to the worker (not copied); at most `threads` tiles are out.
       const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
       const task = runTileTask<ShipDetection[] | { detections: ShipDetection[]; sources: PooledSources }>({ module: 'ship/tile.ts', fn, input, params }, transfer, options.signal).then(finished);
-      task.catch(() => {}); // surfaced by the await below
       inFlight.add(task);
-      void task.finally(() => inFlight.delete(task));
+      // Leaves the set however it settles; a failed or aborted tile surfaces through the awaits
+      // below (`finally` here would rethrow into a promise nobody awaits: an unhandled rejection).
+      void task.then(() => inFlight.delete(task), () => inFlight.delete(task));
       if (inFlight.size >= threads) await Promise.race(inFlight);
     } else {
       finished(sources ? detectShipsInTileWithSources(input, params, sources.cell) : detectShipsInTile(input, params));

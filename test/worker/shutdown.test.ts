@@ -1,0 +1,220 @@
+/**
+ * Issue 10.8, shutdown: close() aborts the running analyses (an AbortSignal from the runner
+ * through the job module to the analysis pool), puts their jobs back in the queue through a
+ * guarded transition, then closes the pool and the store; `sarwatch serve` does the same on
+ * SIGTERM/SIGINT. Nothing here sleeps: test detectors say when they run or wait for the test
+ * to release them, and the tests await the service's own promises.
+ */
+import { EventEmitter } from 'node:events';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDb, startService, type Service } from '../../src/runtime.ts';
+import { createAccount, createApiKey } from '../../src/jobs/accounts.ts';
+import { requeueJob } from '../../src/jobs/transitions.ts';
+import { createRegistry, type AnalysisModule, type AnalysisRegistry } from '../../src/analysis/registry.ts';
+import { SarwatchClient } from '../../src/client/index.ts';
+import type { Db } from '../../src/store/index.ts';
+import { closeOnSignals } from '../../src/cli/shutdown.ts';
+import { TINY_SQUARE, tempDataDir } from '../helpers/service.ts';
+import { northSeaFixtureScenes, writeStacArchive } from '../helpers/stacFixtures.ts';
+import { aoiEchoTestDetector, hangingTestDetector, poolHoldingTestDetector } from '../helpers/testDetectors.ts';
+
+const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
+const quiet = { info: () => {}, error: () => {} };
+
+const open: Service[] = [];
+afterEach(async () => {
+  while (open.length) await open.pop()!.close().catch(() => {});
+});
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+async function boot(dataDir: string, registry: AnalysisRegistry) {
+  writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
+  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '' });
+  const service = await startService(config, { queuePollMs: 30, registry });
+  return { service, config };
+}
+
+/** An account, its key, and one submitted time-series job. */
+async function submitJob(service: Service) {
+  const { accountId } = await createAccount(service.db, { name: 'a', credits: 100 });
+  const { apiKey } = await createApiKey(service.db, { accountId });
+  const { job_id } = await new SarwatchClient({ baseUrl: service.url, apiKey }).submit('analyze', 'timeseries', periodBody);
+  return { accountId, apiKey, jobId: job_id };
+}
+
+const jobRow = (db: Db, jobId: string) => db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+const ledgerKinds = async (db: Db, jobId: string) =>
+  (await db.selectFrom('credit_ledger').select('kind').where('job_id', '=', jobId).execute()).map((r) => r.kind).sort();
+const balance = async (db: Db, accountId: string) =>
+  Number((await db.selectFrom('accounts').select('balance_micros').where('id', '=', accountId).executeTakeFirstOrThrow()).balance_micros);
+
+/** The job as the stopped service left it, read from its store. */
+async function afterShutdown(config: Config, jobId: string, accountId: string) {
+  const db = await openDb(config);
+  try {
+    const row = await jobRow(db, jobId);
+    return {
+      job: {
+        status: row.status,
+        attempts: Number(row.attempts),
+        progress: row.progress,
+        lease_owner: row.lease_owner,
+        started_at: row.started_at,
+        completed_at: row.completed_at,
+        error_code: row.error_code,
+        credits_used_micros: row.credits_used_micros,
+      },
+      reservedMicros: Number(row.credits_reserved_micros),
+      ledger: await ledgerKinds(db, jobId),
+      balance: await balance(db, accountId),
+    };
+  } finally {
+    await db.destroy();
+  }
+}
+
+const requeued = { status: 'pending', attempts: 0, progress: null, lease_owner: null, started_at: null, completed_at: null, error_code: null, credits_used_micros: null };
+
+/** A main-thread detector over `tiles` tiles: each waits for the test to release it, and the signal is checked between tiles. */
+function steppedTestDetector(tiles: number) {
+  const gates = Array.from({ length: tiles }, () => deferred());
+  const reached = Array.from({ length: tiles }, () => deferred());
+  const aborted = deferred();
+  let analysed = 0;
+  const module: AnalysisModule = {
+    endpointId: 'timeseries',
+    async run(_request, ctx) {
+      ctx.signal.addEventListener('abort', () => aborted.resolve(), { once: true });
+      for (let i = 0; i < tiles; i++) {
+        ctx.signal.throwIfAborted();
+        reached[i]!.resolve();
+        await gates[i]!.promise; // reading the tile
+        analysed++;
+        ctx.reportProgress((100 * (i + 1)) / tiles);
+      }
+      return { result: { type: 'FeatureCollection', features: [] } };
+    },
+  };
+  return {
+    module,
+    release: (i: number) => gates[i]!.resolve(),
+    reached: (i: number) => reached[i]!.promise,
+    aborted: aborted.promise,
+    analysed: () => analysed,
+  };
+}
+
+describe('issue 10.8: shutdown aborts running analyses and requeues their jobs', () => {
+  it('issue 10.8: close() stops an analysis busy on the worker pool; the job is pending again, not failed, not charged, its reservation held; the next start completes it', async () => {
+    const dataDir = tempDataDir();
+    const running = deferred();
+    const first = await boot(dataDir, createRegistry([poolHoldingTestDetector('timeseries', { onRunning: running.resolve })]));
+    const { accountId, apiKey, jobId } = await submitJob(first.service);
+    await running.promise;
+    await first.service.close(); // the held pool thread is terminated: close() needs no wait for it
+
+    const stopped = await afterShutdown(first.config, jobId, accountId);
+    expect(stopped.job).toEqual(requeued);
+    expect(stopped.ledger).toEqual(['reserve']);
+    expect(stopped.reservedMicros).toBeGreaterThan(0);
+    expect(stopped.balance).toBe(100e6 - stopped.reservedMicros);
+
+    const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
+    open.push(second.service);
+    const client = new SarwatchClient({ baseUrl: second.service.url, apiKey });
+    const job = await client.wait(jobId, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    expect(job.status).toBe('completed');
+    expect(Number((await jobRow(second.service.db, jobId)).attempts)).toBe(1); // the interrupted run did not count
+    expect(await ledgerKinds(second.service.db, jobId)).toEqual(['charge', 'release', 'reserve']);
+    const charged = (await client.listJobs({ limit: 1 })).jobs[0]!.credits_used!;
+    expect(charged).toBeGreaterThan(0);
+    expect(await balance(second.service.db, accountId)).toBe(Math.round((100 - charged) * 1e6));
+  });
+
+  it('issue 10.8: a detector looping on the main thread stops at its next tile once close() aborts; the store stays open until it has let go', async () => {
+    const dataDir = tempDataDir();
+    const detector = steppedTestDetector(3);
+    const { service, config } = await boot(dataDir, createRegistry([detector.module]));
+    const { accountId, jobId } = await submitJob(service);
+    detector.release(0);
+    await detector.reached(1);
+    const closed = service.close();
+    await detector.aborted;
+    detector.release(1); // tile 2 finishes reading; the check before tile 3 sees the abort
+    await closed;
+    expect(detector.analysed()).toBe(2);
+
+    const stopped = await afterShutdown(config, jobId, accountId);
+    expect(stopped.job).toEqual(requeued);
+    expect(stopped.ledger).toEqual(['reserve']);
+  });
+
+  it('issue 10.8: after close() the runner claims nothing: a job handed to it late stays pending', async () => {
+    const dataDir = tempDataDir();
+    const { service } = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
+    open.push(service);
+    // The service's order: the queue stops dispatching, then the runner closes; a job the
+    // queue handed over just before (its claim still on the way) must not start.
+    await service.queue.close();
+    await service.runner.close();
+    const { jobId } = await submitJob(service);
+    await service.runner.run(jobId);
+    const row = await jobRow(service.db, jobId);
+    expect({ status: row.status, attempts: Number(row.attempts) }).toEqual({ status: 'pending', attempts: 0 });
+  });
+
+  it('issue 10.8: the shutdown requeue is guarded: only the worker holding the lease can put its job back', async () => {
+    const dataDir = tempDataDir();
+    const running = deferred();
+    const { service } = await boot(dataDir, createRegistry([hangingTestDetector('timeseries', { onRunning: running.resolve })]));
+    open.push(service);
+    const { jobId } = await submitJob(service);
+    await running.promise;
+    expect(await requeueJob(service.db, jobId, { workerId: 'another-worker' })).toBeNull();
+    expect((await jobRow(service.db, jobId)).status).toBe('processing');
+    const back = await requeueJob(service.db, jobId, { workerId: service.runner.workerId });
+    expect({ status: back?.status, attempts: Number(back?.attempts), lease_owner: back?.lease_owner }).toEqual({ status: 'pending', attempts: 0, lease_owner: null });
+  });
+});
+
+describe('issue 10.8: SIGTERM and SIGINT go through the same close()', () => {
+  it('issue 10.8: SIGTERM closes the service — the running job is requeued — then exits 0', async () => {
+    const dataDir = tempDataDir();
+    const running = deferred();
+    const { service, config } = await boot(dataDir, createRegistry([poolHoldingTestDetector('timeseries', { onRunning: running.resolve })]));
+    const { accountId, jobId } = await submitJob(service);
+    await running.promise;
+    const signals = new EventEmitter();
+    const exited = deferred<number>();
+    closeOnSignals(() => service.close(), { log: quiet, exit: exited.resolve, signals });
+    signals.emit('SIGTERM');
+    expect(await exited.promise).toBe(0);
+    expect((await afterShutdown(config, jobId, accountId)).job).toEqual(requeued);
+  });
+
+  it('issue 10.8: a second signal while closing exits at once with 1', async () => {
+    const closing = deferred();
+    let closes = 0;
+    const exits: number[] = [];
+    const signals = new EventEmitter();
+    closeOnSignals(
+      () => {
+        closes++;
+        return closing.promise;
+      },
+      { log: quiet, exit: (code) => exits.push(code), signals },
+    );
+    signals.emit('SIGINT');
+    expect(exits).toEqual([]);
+    signals.emit('SIGTERM');
+    expect(exits).toEqual([1]);
+    expect(closes).toBe(1);
+  });
+});
