@@ -13,10 +13,10 @@ import type { ObjectStore } from './objects/port.ts';
 import { StoreBackedQueue } from './queue/storeBacked.ts';
 import type { JobQueue } from './queue/port.ts';
 import { JobService } from './jobs/service.ts';
-import { recoverInterruptedJobs } from './jobs/transitions.ts';
 import { buildApi } from './api/app.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
-import { sweepExpiredResults } from './worker/retention.ts';
+import { startMaintenance } from './worker/maintenance.ts';
+import { runWhenFree } from './store/leases.ts';
 import { defaultRegistry, type AnalysisRegistry } from './analysis/registry.ts';
 import { LocalSceneCatalog, StacSceneCatalog, type SceneCatalog } from './catalog/index.ts';
 import { linkSamples } from './catalog/archive.ts';
@@ -24,7 +24,7 @@ import { SqlSceneIndexStore } from './store/sceneIndexStore.ts';
 import { VERSION } from './version.ts';
 
 export function storeUrl(config: Config): string {
-  return process.env.DATABASE_URL || `sqlite:${path.join(config.dataDir, 'sarwatch.db')}`;
+  return config.databaseUrl || `sqlite:${path.join(config.dataDir, 'sarwatch.db')}`;
 }
 
 /** A random secret kept in the data directory, so signed URLs survive restarts and the CLI can share it. */
@@ -42,7 +42,7 @@ export function loadOrCreateSecret(dataDir: string, name: string): Buffer {
 }
 
 export async function openDb(config: Config): Promise<Db> {
-  return openStore(storeUrl(config));
+  return openStore(storeUrl(config), { poolSize: config.databasePoolSize });
 }
 
 /**
@@ -95,26 +95,33 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const jobs = new JobService({ db, config, objects, queue, catalog });
   const app = await buildApi({ db, config, jobs, objects, objectSecret, logger: opts.logger, version: VERSION });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
-  const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds: opts.leaseSeconds });
+  const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
+  const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds });
 
   // The archive is indexed before workers start, so queued jobs see every scene.
   if (reindex) {
     if (linkSamples(config.archiveDir, config.samplesDir)) log.info({ samples: config.samplesDir }, 'linked real Sentinel-1 samples into the archive');
     await opts.beforeIndex?.(config.archiveDir);
-    const indexed = await reindex();
-    log.info({ archive: config.archiveDir, ...(indexed as object) }, 'scene archive indexed');
+    // One indexer at a time across processes sharing the store; the others wait, then find
+    // the index up to date.
+    await runWhenFree(db, 'archive-indexer', runner.workerId, 60, async () => {
+      const indexed = await reindex();
+      log.info({ archive: config.archiveDir, ...(indexed as object) }, 'scene archive indexed');
+    });
   }
 
-  // Embedded mode has exactly one worker process: anything still `processing` was cut off
-  // by a crash or kill of the previous run.
-  const recovered = await recoverInterruptedJobs(db, { all: true, maxAttempts: config.maxJobAttempts });
-  if (recovered.requeued.length || recovered.failed.length) log.info(recovered, 'recovered interrupted jobs');
-
+  // Jobs cut off by a dead process (this one's previous run, or another worker) come back
+  // when their lease expires; a live worker's jobs are never taken at start-up.
+  const stopMaintenance = startMaintenance({
+    db,
+    objects,
+    log,
+    owner: runner.workerId,
+    leaseSeconds,
+    maxJobAttempts: config.maxJobAttempts,
+    sweepIntervalSeconds: config.sweepIntervalSeconds,
+  });
   queue.consume(runner.run, config.workerConcurrency);
-  const sweeper = setInterval(() => {
-    void sweepExpiredResults(db, objects).catch((e) => log.error({ err: String(e) }, 'retention sweep failed'));
-  }, config.sweepIntervalSeconds * 1000);
-  sweeper.unref();
 
   const address = await app.listen({ host: config.host, port: config.port });
   const url = address.replace('[::1]', 'localhost');
@@ -127,7 +134,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     runner,
     url,
     async close() {
-      clearInterval(sweeper);
+      stopMaintenance();
       await app.close();
       await Promise.race([queue.close(), new Promise((r) => setTimeout(r, 10_000))]);
       await db.destroy();

@@ -2,12 +2,14 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_scene_index.ts';
 import * as m0003 from './migrations/0003_idempotency.ts';
+import * as m0004 from './migrations/0004_leases.ts';
 
 /** Migrations are listed here in order; a new one is a new file plus one line. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_scene_index': m0002,
   '0003_idempotency': m0003,
+  '0004_leases': m0004,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,0 +1,49 @@
+/**
+ * Background duties of a worker process: lease-based recovery of jobs whose worker died
+ * (every process may run it: each change is guarded) and the retention sweep (one process
+ * at a time, under a store lease).
+ */
+import type { Db } from '../store/index.ts';
+import type { ObjectStore } from '../objects/port.ts';
+import { runExclusive } from '../store/leases.ts';
+import { recoverInterruptedJobs } from '../jobs/transitions.ts';
+import { sweepExpiredResults } from './retention.ts';
+import type { Logger } from './runner.ts';
+
+export interface MaintenanceDeps {
+  db: Db;
+  objects: ObjectStore;
+  log: Logger;
+  /** Names this process as a lease holder. */
+  owner: string;
+  leaseSeconds: number;
+  maxJobAttempts: number;
+  sweepIntervalSeconds: number;
+}
+
+export const SWEEPER_LEASE = 'retention-sweeper';
+
+/** Starts the timers; the returned function stops them. */
+export function startMaintenance(d: MaintenanceDeps): () => void {
+  const recover = () =>
+    recoverInterruptedJobs(d.db, { maxAttempts: d.maxJobAttempts }).then(
+      (r) => {
+        if (r.requeued.length || r.failed.length) d.log.info(r, 'recovered interrupted jobs');
+      },
+      (e) => d.log.error({ err: String(e) }, 'job recovery failed'),
+    );
+  const sweep = () =>
+    runExclusive(d.db, SWEEPER_LEASE, d.owner, Math.max(30, d.sweepIntervalSeconds * 2), () => sweepExpiredResults(d.db, d.objects)).catch((e) =>
+      d.log.error({ err: String(e) }, 'retention sweep failed'),
+    );
+  void recover();
+  // Half a lease: an abandoned job waits at most 1.5 leases before it runs again.
+  const recovery = setInterval(() => void recover(), (d.leaseSeconds * 1000) / 2);
+  const sweeper = setInterval(() => void sweep(), d.sweepIntervalSeconds * 1000);
+  recovery.unref();
+  sweeper.unref();
+  return () => {
+    clearInterval(recovery);
+    clearInterval(sweeper);
+  };
+}
