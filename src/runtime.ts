@@ -8,8 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openStore, type Db } from './store/index.ts';
-import { FileObjectStore } from './objects/file.ts';
-import type { ObjectStore } from './objects/port.ts';
+import { openObjectStore, type ObjectStore } from './objects/index.ts';
 import { StoreBackedQueue } from './queue/storeBacked.ts';
 import type { JobQueue } from './queue/port.ts';
 import { JobService } from './jobs/service.ts';
@@ -89,7 +88,7 @@ const quietLog: Logger = { info: () => {}, error: () => {} };
 export async function startService(config: Config, opts: StartOptions = {}): Promise<Service> {
   const db = await openDb(config);
   const objectSecret = loadOrCreateSecret(config.dataDir, 'object-signing.key');
-  const objects = new FileObjectStore(path.join(config.dataDir, 'objects'), objectSecret, `${config.publicUrl}/objects`);
+  const objects = openObjectStore(config, objectSecret);
   const queue = new StoreBackedQueue(db, opts.queuePollMs ?? 1000);
   const { catalog, reindex } = openCatalog(config, db);
   const jobs = new JobService({ db, config, objects, queue, catalog });
