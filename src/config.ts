@@ -50,6 +50,12 @@ export interface Config {
   s3Endpoint: string;
   /** Path-style bucket addressing (`endpoint/bucket/key`), which most S3-compatible servers need. */
   s3ForcePathStyle: boolean;
+  /** Empty: the embedded queue (the store is the queue); otherwise BullMQ on this Redis. */
+  redisUrl: string;
+  /** BullMQ queue name: deployments (or test runs) sharing one Redis use different names. */
+  queueName: string;
+  /** How often pending jobs missing from the queue are enqueued again (BullMQ only). */
+  reconcileIntervalSeconds: number;
 }
 
 /** The real samples beside the repository (`../shared/data/s1`), when present. */
@@ -120,5 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageUrl: env.STORAGE_URL || '',
     s3Endpoint: env.S3_ENDPOINT || '',
     s3ForcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', false),
+    redisUrl: env.REDIS_URL || '',
+    queueName: env.SARWATCH_QUEUE_NAME || 'sarwatch-jobs',
+    reconcileIntervalSeconds: num(env, 'SARWATCH_RECONCILE_INTERVAL_SECONDS', 10, { min: 0.05 }),
   };
 }

@@ -9,8 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openStore, type Db } from './store/index.ts';
 import { openObjectStore, type ObjectStore } from './objects/index.ts';
-import { StoreBackedQueue } from './queue/storeBacked.ts';
-import type { JobQueue } from './queue/port.ts';
+import { openQueue, type JobQueue } from './queue/index.ts';
 import { JobService } from './jobs/service.ts';
 import { buildApi } from './api/app.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
@@ -89,7 +88,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const db = await openDb(config);
   const objectSecret = loadOrCreateSecret(config.dataDir, 'object-signing.key');
   const objects = openObjectStore(config, objectSecret);
-  const queue = new StoreBackedQueue(db, opts.queuePollMs ?? 1000);
+  const { queue, reconcile } = openQueue(config, db, { pollMs: opts.queuePollMs });
   const { catalog, reindex } = openCatalog(config, db);
   const jobs = new JobService({ db, config, objects, queue, catalog });
   const app = await buildApi({ db, config, jobs, objects, objectSecret, logger: opts.logger, version: VERSION });
@@ -119,6 +118,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     leaseSeconds,
     maxJobAttempts: config.maxJobAttempts,
     sweepIntervalSeconds: config.sweepIntervalSeconds,
+    reconcile: reconcile && { run: reconcile, intervalSeconds: config.reconcileIntervalSeconds },
   });
   queue.consume(runner.run, config.workerConcurrency);
 

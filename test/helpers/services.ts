@@ -1,5 +1,5 @@
 /**
- * The servers the scaled-out tests need — PostgreSQL (and later Redis) — found running, or
+ * The servers the scaled-out tests need — PostgreSQL and Redis — found running, or
  * started here when installed but stopped. Nothing is skipped: when a server cannot be
  * reached or started, the test fails with a message that says how to provide it
  * (`.ci/run` installs both on a fresh machine).
@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
+import { Redis } from 'ioredis';
 
 /** The store the job and API suites run on: `sqlite` (default) or `postgres`. */
 export const TEST_STORE: 'sqlite' | 'postgres' = process.env.SARWATCH_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
@@ -108,4 +109,46 @@ export async function dropTestStore(dataDir: string): Promise<void> {
   const db = databases.get(dataDir);
   databases.delete(dataDir);
   await db?.drop();
+}
+
+/** The Redis the BullMQ tests use; each test picks its own queue name. */
+export const REDIS_URL = process.env.SARWATCH_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+
+async function redisReachable(): Promise<boolean> {
+  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+let redisReady: Promise<void> | null = null;
+
+/** Resolves once Redis answers, starting a local redis-server in the background if installed. */
+export function ensureRedis(): Promise<void> {
+  redisReady ??= (async () => {
+    if (await redisReachable()) return;
+    const port = new URL(REDIS_URL).port || '6379';
+    try {
+      execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', port, '--save', '', '--appendonly', 'no'], { stdio: 'pipe' });
+    } catch (e) {
+      throw new Error(`Redis is not reachable at ${REDIS_URL} and redis-server could not be started (${(e as Error).message}); run .ci/run (installs it) or set SARWATCH_TEST_REDIS_URL`);
+    }
+    for (let i = 0; i < 40; i++) {
+      if (await redisReachable()) return;
+      await sleep(250);
+    }
+    throw new Error(`Redis did not come up at ${REDIS_URL}`);
+  })();
+  return redisReady;
+}
+
+/** A queue name no other test uses. */
+export function uniqueQueueName(): string {
+  return `sarwatch-test-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
