@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openStore, type Db } from './store/index.ts';
+import { pendingMigrations } from './store/migrate.ts';
 import { openObjectStore, type ObjectStore } from './objects/index.ts';
 import { openQueue, type JobQueue } from './queue/index.ts';
 import { JobService } from './jobs/service.ts';
@@ -39,8 +40,17 @@ export function loadOrCreateSecret(dataDir: string, name: string): Buffer {
   }
 }
 
-export async function openDb(config: Config): Promise<Db> {
-  return openStore(storeUrl(config), { poolSize: config.databasePoolSize });
+/** Opens the store; `migrate: false` (the api and worker roles) refuses a schema that `sarwatch migrate` has not brought up to date. */
+export async function openDb(config: Config, opts: { migrate?: boolean } = {}): Promise<Db> {
+  const db = await openStore(storeUrl(config), { poolSize: config.databasePoolSize, migrate: opts.migrate ?? true });
+  if (opts.migrate === false) {
+    const pending = await pendingMigrations(db);
+    if (pending.length) {
+      await db.destroy();
+      throw new Error(`the database schema is behind this version (missing ${pending.join(', ')}); run \`sarwatch migrate\` first`);
+    }
+  }
+  return db;
 }
 
 /**
@@ -66,7 +76,7 @@ export interface Service {
   objects: ObjectStore;
   queue: JobQueue;
   runner: JobRunner;
-  /** `http://host:port` once listening. */
+  /** `http://host:port` once listening; empty for the worker role, which serves no HTTP. */
   url: string;
   close(): Promise<void>;
 }
@@ -79,13 +89,22 @@ export interface StartOptions {
   leaseSeconds?: number;
   /** Runs before the archive is indexed (the CLI generates the demo products here). */
   beforeIndex?: (archiveDir: string) => Promise<void>;
+  /**
+   * Which parts run in this process: `sarwatch serve` both (the default), `sarwatch api`
+   * the HTTP API only, `sarwatch worker` the workers, the archive indexing and the
+   * maintenance duties only.
+   */
+  roles?: { api: boolean; worker: boolean };
+  /** Bring the schema up to date at start (default); the scaled-out roles leave that to `sarwatch migrate`. */
+  migrate?: boolean;
 }
 
 const quietLog: Logger = { info: () => {}, error: () => {} };
 
-/** Starts the embedded service: API, in-process workers, retention sweeper. */
+/** Starts the service: API, in-process workers, maintenance — or the part `opts.roles` names. */
 export async function startService(config: Config, opts: StartOptions = {}): Promise<Service> {
-  const db = await openDb(config);
+  const roles = opts.roles ?? { api: true, worker: true };
+  const db = await openDb(config, { migrate: opts.migrate ?? true });
   const objectSecret = loadOrCreateSecret(config.dataDir, 'object-signing.key');
   const objects = openObjectStore(config, objectSecret);
   const { queue, reconcile } = openQueue(config, db, { pollMs: opts.queuePollMs });
@@ -97,7 +116,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds });
 
   // The archive is indexed before workers start, so queued jobs see every scene.
-  if (reindex) {
+  if (reindex && roles.worker) {
     if (linkSamples(config.archiveDir, config.samplesDir)) log.info({ samples: config.samplesDir }, 'linked real Sentinel-1 samples into the archive');
     await opts.beforeIndex?.(config.archiveDir);
     // One indexer at a time across processes sharing the store; the others wait, then find
@@ -110,7 +129,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
   // Jobs cut off by a dead process (this one's previous run, or another worker) come back
   // when their lease expires; a live worker's jobs are never taken at start-up.
-  const stopMaintenance = startMaintenance({
+  const stopMaintenance = !roles.worker ? () => {} : startMaintenance({
     db,
     objects,
     log,
@@ -120,10 +139,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     sweepIntervalSeconds: config.sweepIntervalSeconds,
     reconcile: reconcile && { run: reconcile, intervalSeconds: config.reconcileIntervalSeconds },
   });
-  queue.consume(runner.run, config.workerConcurrency);
+  if (roles.worker) queue.consume(runner.run, config.workerConcurrency);
 
-  const address = await app.listen({ host: config.host, port: config.port });
-  const url = address.replace('[::1]', 'localhost');
+  const url = roles.api ? (await app.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost') : '';
   return {
     app,
     db,

@@ -26,3 +26,10 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
 }
+
+/** Names of the migrations this version has that the database has not run. */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  const all = await migrator.getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
