@@ -38,6 +38,24 @@ export interface Config {
   demoArchive: boolean;
   /** Empty: the local archive catalog; otherwise the URL of a STAC API. */
   catalogUrl: string;
+  /** Empty: SQLite in the data directory; otherwise `sqlite:PATH` or `postgres://…`. */
+  databaseUrl: string;
+  /** PostgreSQL connections per process. */
+  databasePoolSize: number;
+  /** A running job's lease: a worker that misses heartbeats this long loses the job to recovery. */
+  jobLeaseSeconds: number;
+  /** Empty: result objects in the data directory; otherwise `s3://bucket/prefix`. */
+  storageUrl: string;
+  /** S3-compatible endpoint (MinIO, s3rver, …); empty for AWS. */
+  s3Endpoint: string;
+  /** Path-style bucket addressing (`endpoint/bucket/key`), which most S3-compatible servers need. */
+  s3ForcePathStyle: boolean;
+  /** Empty: the embedded queue (the store is the queue); otherwise BullMQ on this Redis. */
+  redisUrl: string;
+  /** BullMQ queue name: deployments (or test runs) sharing one Redis use different names. */
+  queueName: string;
+  /** How often pending jobs missing from the queue are enqueued again (BullMQ only). */
+  reconcileIntervalSeconds: number;
 }
 
 /** The real samples beside the repository (`../shared/data/s1`), when present. */
@@ -57,6 +75,14 @@ function perEndpoint(env: NodeJS.ProcessEnv, prefix: string, defaults: Record<Su
   const out = { ...defaults };
   for (const e of SUBMITTABLE_ENDPOINTS) out[e] = num(env, `${prefix}_${e.toUpperCase()}`, defaults[e], { min: 0 });
   return out;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes)$/i.test(raw)) return true;
+  if (/^(0|false|no)$/i.test(raw)) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -94,5 +120,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     samplesDir: env.SARWATCH_SAMPLES_DIR !== undefined ? env.SARWATCH_SAMPLES_DIR && path.resolve(env.SARWATCH_SAMPLES_DIR) : DEFAULT_SAMPLES_DIR,
     demoArchive: (env.SARWATCH_DEMO_ARCHIVE ?? '1') !== '0',
     catalogUrl: env.CATALOG_URL || '',
+    databaseUrl: env.DATABASE_URL || '',
+    databasePoolSize: num(env, 'SARWATCH_DATABASE_POOL_SIZE', 10, { integer: true, min: 1 }),
+    jobLeaseSeconds: num(env, 'SARWATCH_JOB_LEASE_SECONDS', 60, { min: 1 }),
+    storageUrl: env.STORAGE_URL || '',
+    s3Endpoint: env.S3_ENDPOINT || '',
+    s3ForcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', false),
+    redisUrl: env.REDIS_URL || '',
+    queueName: env.SARWATCH_QUEUE_NAME || 'sarwatch-jobs',
+    reconcileIntervalSeconds: num(env, 'SARWATCH_RECONCILE_INTERVAL_SECONDS', 10, { min: 0.05 }),
   };
 }

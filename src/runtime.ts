@@ -8,15 +8,14 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openStore, type Db } from './store/index.ts';
-import { FileObjectStore } from './objects/file.ts';
-import type { ObjectStore } from './objects/port.ts';
-import { StoreBackedQueue } from './queue/storeBacked.ts';
-import type { JobQueue } from './queue/port.ts';
+import { pendingMigrations } from './store/migrate.ts';
+import { openObjectStore, type ObjectStore } from './objects/index.ts';
+import { openQueue, type JobQueue } from './queue/index.ts';
 import { JobService } from './jobs/service.ts';
-import { recoverInterruptedJobs } from './jobs/transitions.ts';
 import { buildApi } from './api/app.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
-import { sweepExpiredResults } from './worker/retention.ts';
+import { startMaintenance } from './worker/maintenance.ts';
+import { runWhenFree } from './store/leases.ts';
 import { defaultRegistry, type AnalysisRegistry } from './analysis/registry.ts';
 import { closeAnalysisPool } from './analysis/engine/pool.ts';
 import { LocalSceneCatalog, StacSceneCatalog, type SceneCatalog } from './catalog/index.ts';
@@ -25,7 +24,7 @@ import { SqlSceneIndexStore } from './store/sceneIndexStore.ts';
 import { VERSION } from './version.ts';
 
 export function storeUrl(config: Config): string {
-  return process.env.DATABASE_URL || `sqlite:${path.join(config.dataDir, 'sarwatch.db')}`;
+  return config.databaseUrl || `sqlite:${path.join(config.dataDir, 'sarwatch.db')}`;
 }
 
 /** A random secret kept in the data directory, so signed URLs survive restarts and the CLI can share it. */
@@ -42,8 +41,17 @@ export function loadOrCreateSecret(dataDir: string, name: string): Buffer {
   }
 }
 
-export async function openDb(config: Config): Promise<Db> {
-  return openStore(storeUrl(config));
+/** Opens the store; `migrate: false` (the api and worker roles) refuses a schema that `sarwatch migrate` has not brought up to date. */
+export async function openDb(config: Config, opts: { migrate?: boolean } = {}): Promise<Db> {
+  const db = await openStore(storeUrl(config), { poolSize: config.databasePoolSize, migrate: opts.migrate ?? true });
+  if (opts.migrate === false) {
+    const pending = await pendingMigrations(db);
+    if (pending.length) {
+      await db.destroy();
+      throw new Error(`the database schema is behind this version (missing ${pending.join(', ')}); run \`sarwatch migrate\` first`);
+    }
+  }
+  return db;
 }
 
 /**
@@ -69,7 +77,7 @@ export interface Service {
   objects: ObjectStore;
   queue: JobQueue;
   runner: JobRunner;
-  /** `http://host:port` once listening. */
+  /** `http://host:port` once listening; empty for the worker role, which serves no HTTP. */
   url: string;
   close(): Promise<void>;
 }
@@ -82,43 +90,59 @@ export interface StartOptions {
   leaseSeconds?: number;
   /** Runs before the archive is indexed (the CLI generates the demo products here). */
   beforeIndex?: (archiveDir: string) => Promise<void>;
+  /**
+   * Which parts run in this process: `sarwatch serve` both (the default), `sarwatch api`
+   * the HTTP API only, `sarwatch worker` the workers, the archive indexing and the
+   * maintenance duties only.
+   */
+  roles?: { api: boolean; worker: boolean };
+  /** Bring the schema up to date at start (default); the scaled-out roles leave that to `sarwatch migrate`. */
+  migrate?: boolean;
 }
 
 const quietLog: Logger = { info: () => {}, error: () => {} };
 
-/** Starts the embedded service: API, in-process workers, retention sweeper. */
+/** Starts the service: API, in-process workers, maintenance — or the part `opts.roles` names. */
 export async function startService(config: Config, opts: StartOptions = {}): Promise<Service> {
-  const db = await openDb(config);
+  const roles = opts.roles ?? { api: true, worker: true };
+  const db = await openDb(config, { migrate: opts.migrate ?? true });
   const objectSecret = loadOrCreateSecret(config.dataDir, 'object-signing.key');
-  const objects = new FileObjectStore(path.join(config.dataDir, 'objects'), objectSecret, `${config.publicUrl}/objects`);
-  const queue = new StoreBackedQueue(db, opts.queuePollMs ?? 1000);
+  const objects = openObjectStore(config, objectSecret);
+  const { queue, reconcile } = openQueue(config, db, { pollMs: opts.queuePollMs });
   const { catalog, reindex } = openCatalog(config, db);
   const jobs = new JobService({ db, config, objects, queue, catalog });
   const app = await buildApi({ db, config, jobs, objects, objectSecret, logger: opts.logger, version: VERSION });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
-  const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds: opts.leaseSeconds });
+  const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
+  const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds });
 
   // The archive is indexed before workers start, so queued jobs see every scene.
-  if (reindex) {
+  if (reindex && roles.worker) {
     if (linkSamples(config.archiveDir, config.samplesDir)) log.info({ samples: config.samplesDir }, 'linked real Sentinel-1 samples into the archive');
     await opts.beforeIndex?.(config.archiveDir);
-    const indexed = await reindex();
-    log.info({ archive: config.archiveDir, ...(indexed as object) }, 'scene archive indexed');
+    // One indexer at a time across processes sharing the store; the others wait, then find
+    // the index up to date.
+    await runWhenFree(db, 'archive-indexer', runner.workerId, 60, async () => {
+      const indexed = await reindex();
+      log.info({ archive: config.archiveDir, ...(indexed as object) }, 'scene archive indexed');
+    });
   }
 
-  // Embedded mode has exactly one worker process: anything still `processing` was cut off
-  // by a crash or kill of the previous run.
-  const recovered = await recoverInterruptedJobs(db, { all: true, maxAttempts: config.maxJobAttempts });
-  if (recovered.requeued.length || recovered.failed.length) log.info(recovered, 'recovered interrupted jobs');
+  // Jobs cut off by a dead process (this one's previous run, or another worker) come back
+  // when their lease expires; a live worker's jobs are never taken at start-up.
+  const stopMaintenance = !roles.worker ? () => {} : startMaintenance({
+    db,
+    objects,
+    log,
+    owner: runner.workerId,
+    leaseSeconds,
+    maxJobAttempts: config.maxJobAttempts,
+    sweepIntervalSeconds: config.sweepIntervalSeconds,
+    reconcile: reconcile && { run: reconcile, intervalSeconds: config.reconcileIntervalSeconds },
+  });
+  if (roles.worker) queue.consume(runner.run, config.workerConcurrency);
 
-  queue.consume(runner.run, config.workerConcurrency);
-  const sweeper = setInterval(() => {
-    void sweepExpiredResults(db, objects).catch((e) => log.error({ err: String(e) }, 'retention sweep failed'));
-  }, config.sweepIntervalSeconds * 1000);
-  sweeper.unref();
-
-  const address = await app.listen({ host: config.host, port: config.port });
-  const url = address.replace('[::1]', 'localhost');
+  const url = roles.api ? (await app.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost') : '';
   return {
     app,
     db,
@@ -131,7 +155,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // pending (uncharged, the reservation held) for the next start. Then the analysis pool
     // (one per process: a later user starts a fresh one) and, last, the store.
     async close() {
-      clearInterval(sweeper);
+      stopMaintenance();
       const drained = queue.close();
       await Promise.all([runner.close(), app.close()]);
       await drained;

@@ -25,7 +25,12 @@ const DEMO_PORT_POLYGON = 'POLYGON ((4.2 52.38, 4.5 52.38, 4.5 52.58, 4.2 52.58,
 const USAGE = `sarwatch ${VERSION} — Sentinel-1 analysis service
 
 Usage:
-  sarwatch serve                                   start API + workers (embedded mode)
+  sarwatch serve                                   start API + workers in one process (embedded mode)
+  sarwatch api                                     start the HTTP API only (scaled out: many, behind a balancer)
+  sarwatch worker                                  start workers only: run jobs, index the archive, recover
+                                                   interrupted jobs, sweep expired results
+  sarwatch migrate                                 bring the database schema up to date (before api/worker)
+  sarwatch demo                                    write the synthetic demo archive into SARWATCH_ARCHIVE_DIR
   sarwatch accounts create --name NAME --credits N [--scopes a,b] [--endpoints e1,e2] [--json]
   sarwatch keys create --account ID [--scopes a,b] [--endpoints e1,e2] [--label TEXT] [--json]
   sarwatch keys revoke KEY_ID_OR_KEY
@@ -46,7 +51,8 @@ Usage:
   sarwatch catalog list [--polygon WKT] [--date-start D] [--date-end D] [--product-type GRD,RTC]
                         [--orbit-direction ascending|descending] [--limit N] [--json]
 
-Environment: SARWATCH_DATA_DIR (default ./data), HOST, PORT, and the others in README.md.
+Environment: SARWATCH_DATA_DIR (default ./data), HOST, PORT, DATABASE_URL, REDIS_URL, STORAGE_URL,
+and the others in README.md and docs/deploy.md.
 Scopes: jobs:read, jobs:write, uploads:write (default: all).`;
 
 class UsageError extends Error {}
@@ -101,19 +107,35 @@ function print(json: boolean | undefined, value: object, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
-async function serve(config: Config): Promise<void> {
+/** Writes the demo products into the archive unless they are there already. */
+async function writeDemoArchive(archiveDir: string): Promise<void> {
+  const t0 = Date.now();
+  const demo = await generateDemoArchive(path.join(archiveDir, 'demo'), { seed: DEMO_SEED });
+  if (demo.generated) process.stdout.write(`Generated ${demo.products.length} demo products in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+}
+
+type Role = 'serve' | 'api' | 'worker';
+
+/** Runs until SIGTERM/SIGINT, which drain: stop taking jobs, finish or leave them to lease recovery. */
+async function runRole(config: Config, role: Role): Promise<void> {
   const service = await startService(config, {
     logger: { level: process.env.LOG_LEVEL || 'info' },
+    roles: { api: role !== 'worker', worker: role !== 'api' },
+    // The scaled-out roles never change the schema: `sarwatch migrate` does, once, first.
+    migrate: role === 'serve',
     // First start: write the synthetic demo products (ships and a slick in a port, a growing
     // city, farmland, an SLC) into the archive; later starts find them and skip this.
-    beforeIndex: config.demoArchive
-      ? async (archiveDir) => {
-          const t0 = Date.now();
-          const demo = await generateDemoArchive(path.join(archiveDir, 'demo'), { seed: DEMO_SEED });
-          if (demo.generated) process.stdout.write(`Generated ${demo.products.length} demo products in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-        }
-      : undefined,
+    beforeIndex: config.demoArchive && role === 'serve' ? writeDemoArchive : undefined,
   });
+  closeOnSignals(() => service.close(), { log: service.app.log, exit: (code) => process.exit(code) });
+  if (role === 'worker') {
+    process.stdout.write(`sarwatch ${VERSION} worker running (concurrency ${config.workerConcurrency})\n`);
+    return;
+  }
+  if (role === 'api') {
+    process.stdout.write(`sarwatch ${VERSION} API listening at ${config.publicUrl || service.url}\n`);
+    return;
+  }
   const demo = await ensureDemoAccount(service.db, config.dataDir, config.demoCredits);
   const base = config.publicUrl || service.url;
   process.stdout.write(
@@ -143,8 +165,20 @@ export async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   switch (`${command}${sub ? ` ${sub}` : ''}`) {
     case 'serve':
-      await serve(config);
+    case 'api':
+    case 'worker':
+      await runRole(config, command as Role);
       return -1; // keep running
+    case 'migrate': {
+      const db = await openDb(config, { migrate: true });
+      await db.destroy();
+      print(values.json, { migrated: true }, 'database schema is up to date');
+      return 0;
+    }
+    case 'demo':
+      await writeDemoArchive(config.archiveDir);
+      print(values.json, { archive: config.archiveDir }, `demo archive in ${path.join(config.archiveDir, 'demo')}`);
+      return 0;
     case 'accounts create':
       return withDb(config, async (db) => {
         const { accountId } = await createAccount(db, { name: need(values, 'name'), credits: number(need(values, 'credits'), 'credits') });

@@ -3,7 +3,6 @@
  * layer only parses HTTP and calls these; every rule lives here or below.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db, JobRow } from '../store/index.ts';
 import type { Config } from '../config.ts';
 import type { ObjectStore } from '../objects/port.ts';
@@ -15,7 +14,8 @@ import { ApiError } from '../contract/errors.ts';
 import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
 import type { PreviewResponse, SubmissionBody, Warning } from '../contract/schemas.ts';
 import type { Principal } from './accounts.ts';
-import { balanceMicros, fromMicros, moveCredits, priceMicros } from './credits.ts';
+import { balanceMicros, fromMicros, priceMicros } from './credits.ts';
+import { createJob } from './transitions/createJob.ts';
 import { reservationMicros, validateSubmission } from './validate.ts';
 import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
@@ -111,75 +111,39 @@ export class JobService {
       requestHash: string;
     },
   ): Promise<JobRow> {
-    const { db, config } = this.deps;
     const { jobId, now, endpoint, family, body, request, reserve } = j;
-    return db.transaction().execute(async (tx) => {
-      const active = await tx
-        .selectFrom('jobs')
-        .select(sql<number>`count(*)`.as('n'))
-        .where('account_id', '=', principal.accountId)
-        .where('status', 'in', ['pending', 'processing'])
-        .executeTakeFirstOrThrow();
-      if (Number(active.n) >= config.maxConcurrentJobs) {
-        throw new ApiError(
-          'CONCURRENT_JOB_LIMIT',
-          `at most ${config.maxConcurrentJobs} jobs may be pending or processing at once; wait for one to finish`,
-          undefined,
-          30,
-        );
-      }
-      const inserted = await tx
-        .insertInto('jobs')
-        .values({
-          id: jobId,
-          account_id: principal.accountId,
-          endpoint_id: endpoint,
-          family,
-          satellite_id: body.satellite_id,
-          status: 'pending',
-          created_at: now,
-          updated_at: now,
-          request_params: JSON.stringify(body),
-          credits_reserved_micros: reserve,
-          credits_used_micros: null,
-          area_sqkm: null,
-          lat: request.pattern === 'scene' ? null : request.centroid.lat,
-          lon: request.pattern === 'scene' ? null : request.centroid.lon,
-          coverage: null,
-          scene_selection: null,
-          warnings: '[]',
-          error_code: null,
-          error_message: null,
-          progress: null,
-          result_key: null,
-          result_expires_at: null,
-          result_deleted_at: null,
-          lease_owner: null,
-          lease_expires_at: null,
-          idempotency_key: j.idempotencyKey ?? null,
-          request_hash: j.requestHash,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      if (reserve > 0) {
-        const after = await moveCredits(tx, {
-          accountId: principal.accountId,
-          jobId,
-          kind: 'reserve',
-          delta: -reserve,
-          note: `reserved for ${endpoint}`,
-        });
-        if (after === null) {
-          const balance = fromMicros((await balanceMicros(tx, principal.accountId)) ?? 0);
-          throw new ApiError(
-            'INSUFFICIENT_CREDITS',
-            `this job needs ${fromMicros(reserve)} credits; the balance is ${balance}`,
-            { required: fromMicros(reserve), balance },
-          );
-        }
-      }
-      return inserted;
-    });
+    return createJob(
+      this.deps.db,
+      {
+        id: jobId,
+        account_id: principal.accountId,
+        endpoint_id: endpoint,
+        family,
+        satellite_id: body.satellite_id,
+        created_at: now,
+        updated_at: now,
+        request_params: JSON.stringify(body),
+        credits_reserved_micros: reserve,
+        credits_used_micros: null,
+        area_sqkm: null,
+        lat: request.pattern === 'scene' ? null : request.centroid.lat,
+        lon: request.pattern === 'scene' ? null : request.centroid.lon,
+        coverage: null,
+        scene_selection: null,
+        warnings: '[]',
+        error_code: null,
+        error_message: null,
+        progress: null,
+        result_key: null,
+        result_expires_at: null,
+        result_deleted_at: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        idempotency_key: j.idempotencyKey ?? null,
+        request_hash: j.requestHash,
+      },
+      { maxConcurrentJobs: this.deps.config.maxConcurrentJobs },
+    );
   }
 
   async preview(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody): Promise<PreviewResponse> {

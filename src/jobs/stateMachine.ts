@@ -13,7 +13,7 @@ export const TRANSITIONS = {
   complete: { from: ['processing'], to: 'completed' },
   /** Any job-time failure; also a job failed before it was claimed (e.g. shutdown). */
   fail: { from: ['pending', 'processing'], to: 'failed' },
-  /** A job whose worker died (crash recovery) or is shutting down goes back to the queue. */
+  /** A job whose lease expired (crash recovery) or whose worker shuts down goes back to the queue. */
   requeue: { from: ['processing'], to: 'pending' },
 } as const satisfies Record<string, { from: readonly JobStatus[]; to: JobStatus }>;
 

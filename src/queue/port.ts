@@ -5,8 +5,12 @@
 export type JobHandler = (jobId: string) => Promise<void>;
 
 export interface JobQueue {
-  /** Tell workers a new job is waiting. Durable: the job row is already committed. */
-  enqueue(jobId: string): Promise<void>;
+  /**
+   * Tell workers a job is waiting. Durable: the job row is already committed. `attempt` is
+   * the number of times the job was claimed before (0 at submission): a job put back after
+   * its worker died is a new delivery, while the dead worker's message may still be held.
+   */
+  enqueue(jobId: string, attempt?: number): Promise<void>;
   /** Start delivering job ids to `handler`, at most `concurrency` at a time. */
   consume(handler: JobHandler, concurrency: number): void;
   close(): Promise<void>;

@@ -2,18 +2,40 @@ import type { Kysely } from 'kysely';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite.ts';
+import { openPostgres } from './postgres.ts';
 
 export type Db = Kysely<Database>;
 export * from './schema.ts';
 
+export interface OpenStoreOptions {
+  /** Bring the schema up to date (default). `sarwatch api`/`worker` in a deployment run `sarwatch migrate` first instead. */
+  migrate?: boolean;
+  /** Connections per process (PostgreSQL only; SQLite has one). */
+  poolSize?: number;
+}
+
 /**
- * Opens the store named by DATABASE_URL-style text: a `sqlite:` path (the embedded default)
- * for now; the PostgreSQL dialect plugs in here.
+ * Opens the store named by DATABASE_URL-style text: `sqlite:PATH` (the embedded default) or
+ * `postgres://…` / `postgresql://…` (the scaled-out mode). Both run the same queries and the
+ * same migrations.
  */
-export async function openStore(url: string): Promise<Db> {
+export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Db> {
   let db: Db;
   if (url.startsWith('sqlite:')) db = openSqlite(url.slice('sqlite:'.length));
-  else throw new Error(`unsupported DATABASE_URL "${url}": expected sqlite:PATH`);
-  await migrateToLatest(db);
+  else if (/^postgres(ql)?:\/\//.test(url)) db = openPostgres(url, opts.poolSize ?? 10);
+  else throw new Error(`unsupported DATABASE_URL "${redact(url)}": expected sqlite:PATH or postgres://…`);
+  if (opts.migrate ?? true) {
+    try {
+      await migrateToLatest(db);
+    } catch (e) {
+      await db.destroy();
+      throw e;
+    }
+  }
   return db;
+}
+
+/** The URL without its password, for messages. */
+function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
 }

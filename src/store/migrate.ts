@@ -2,12 +2,14 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_scene_index.ts';
 import * as m0003 from './migrations/0003_idempotency.ts';
+import * as m0004 from './migrations/0004_leases.ts';
 
 /** Migrations are listed here in order; a new one is a new file plus one line. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_scene_index': m0002,
   '0003_idempotency': m0003,
+  '0004_leases': m0004,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -23,4 +25,11 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   if (error || failed) {
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
+}
+
+/** Names of the migrations this version has that the database has not run. */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  const all = await migrator.getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }

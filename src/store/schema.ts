@@ -97,6 +97,12 @@ export interface CatalogFilesTable {
   scene_ids: string;
 }
 
+export interface LeasesTable {
+  name: string;
+  owner: string;
+  expires_at: string;
+}
+
 export interface Database {
   scenes: ScenesTable;
   catalog_files: CatalogFilesTable;
@@ -104,6 +110,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   credit_ledger: CreditLedgerTable;
   jobs: JobsTable;
+  leases: LeasesTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

@@ -16,7 +16,7 @@ import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
 import { centroidLonLat } from '../geo/index.ts';
 import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
 import { resolveRequest } from '../jobs/selection.ts';
-import { claimJob, completeJob, failJob, heartbeat, requeueJob } from '../jobs/transitions.ts';
+import { claimJob, completeJob, failJob, heartbeat, returnJob } from '../jobs/transitions.ts';
 import { coverageOnJob } from '../jobs/views.ts';
 
 export interface Logger {
@@ -112,7 +112,7 @@ export class JobRunner {
     } catch (e) {
       if (this.stopping.signal.aborted) {
         // Not the job's failure: it runs again on the next start, uncharged until then.
-        const requeued = await requeueJob(db, jobId, { workerId: this.workerId });
+        const requeued = await returnJob(db, jobId, this.workerId);
         log.info({ jobId, applied: requeued !== null }, 'job requeued: the worker is shutting down');
         return;
       }

@@ -10,6 +10,7 @@ import { startService, type Service, type StartOptions } from '../../src/runtime
 import { createAccount, createApiKey } from '../../src/jobs/accounts.ts';
 import { SarwatchClient } from '../../src/client/index.ts';
 import { northSeaFixtureScenes, writeStacArchive, type FixtureScene } from './stacFixtures.ts';
+import { dropTestStore, testStoreEnv } from './services.ts';
 
 export interface TestService {
   service: Service;
@@ -39,8 +40,16 @@ export async function startTestService(
   // real samples pass SARWATCH_SAMPLES_DIR.
   const fixtures = opts.scenes ?? northSeaFixtureScenes();
   if (fixtures.length) writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), fixtures);
-  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SARWATCH_SAMPLES_DIR: '', ...env });
-  const service = await startService(config, { queuePollMs: 50, ...opts });
+  // SARWATCH_TEST_STORE=postgres runs the same tests on a fresh PostgreSQL database.
+  const storeEnv = await testStoreEnv(dataDir);
+  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SARWATCH_SAMPLES_DIR: '', ...storeEnv, ...env });
+  let service: Service;
+  try {
+    service = await startService(config, { queuePollMs: 50, ...opts });
+  } catch (e) {
+    await dropTestStore(dataDir);
+    throw e;
+  }
   const url = service.url;
 
   const newAccount: TestService['newAccount'] = async (o = {}) => {
@@ -83,6 +92,7 @@ export async function startTestService(
     http,
     async close() {
       await service.close();
+      await dropTestStore(dataDir);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,104 @@
+/**
+ * S3-compatible object store for the scaled-out mode (`STORAGE_URL=s3://bucket/prefix`).
+ * Downloads never pass through the API: a result is a presigned GET whose query carries
+ * the download filename (Content-Disposition) and content type, so the bucket answers
+ * with the same headers the embedded store's signed URLs give.
+ */
+import type { Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { ObjectStore } from './port.ts';
+
+export interface S3Location {
+  bucket: string;
+  /** Key prefix without leading slash, ending with `/` unless empty. */
+  prefix: string;
+}
+
+/** `s3://bucket/some/prefix` → { bucket, prefix: 'some/prefix/' }. */
+export function parseS3Url(url: string): S3Location {
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(\/.*)?$/.exec(url);
+  if (!m) throw new Error(`STORAGE_URL "${url}" is not s3://bucket[/prefix]`);
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  return { bucket: m[1]!, prefix: prefix ? `${prefix}/` : '' };
+}
+
+export interface S3Options {
+  /** S3-compatible endpoint (MinIO, s3rver, …); undefined for AWS. */
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  /** Defaults to AWS_REGION, then us-east-1. Credentials come from the usual AWS environment. */
+  region?: string;
+}
+
+export function createS3Client(opts: S3Options): S3Client {
+  return new S3Client({
+    endpoint: opts.endpoint || undefined,
+    forcePathStyle: opts.forcePathStyle ?? false,
+    region: opts.region || process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1',
+    // Checksums only where S3 requires them: many S3-compatible servers reject the
+    // optional CRC headers and aws-chunked bodies recent SDKs send by default.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+/** Quotes a filename for Content-Disposition (RFC 6266): ASCII fallback plus the UTF-8 form. */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+export class S3ObjectStore implements ObjectStore {
+  constructor(
+    private readonly client: S3Client,
+    private readonly location: S3Location,
+  ) {}
+
+  private key(key: string): string {
+    if (!key || key.startsWith('/') || key.split('/').includes('..')) throw new Error(`invalid object key "${key}"`);
+    return `${this.location.prefix}${key}`;
+  }
+
+  async put(key: string, body: Buffer | string, contentType: string): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.location.bucket, Key: this.key(key), Body: body, ContentType: contentType }));
+  }
+
+  async get(key: string): Promise<{ body: Readable; size: number; contentType: string } | null> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.key(key) }));
+      return { body: out.Body as Readable, size: Number(out.ContentLength ?? 0), contentType: out.ContentType ?? 'application/octet-stream' };
+    } catch (e) {
+      if ((e as { name?: string }).name === 'NoSuchKey' || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
+      throw e;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.key(key) }));
+  }
+
+  async presign(key: string, opts: { expiresInSeconds: number; filename: string; contentType: string }): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.location.bucket,
+      Key: this.key(key),
+      ResponseContentDisposition: contentDisposition(opts.filename),
+      ResponseContentType: opts.contentType,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: opts.expiresInSeconds });
+  }
+
+  /** Whether the bucket answers (readiness probes). */
+  async reachable(): Promise<boolean> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Background duties of a worker process: lease-based recovery of jobs whose worker died
+ * (every process may run it: each change is guarded), the retention sweep and the queue
+ * reconciler (one process at a time each, under a store lease).
+ */
+import type { Db } from '../store/index.ts';
+import type { ObjectStore } from '../objects/port.ts';
+import { runExclusive } from '../store/leases.ts';
+import { recoverInterruptedJobs } from '../jobs/transitions.ts';
+import { sweepExpiredResults } from './retention.ts';
+import type { Logger } from './runner.ts';
+
+export interface MaintenanceDeps {
+  db: Db;
+  objects: ObjectStore;
+  log: Logger;
+  /** Names this process as a lease holder. */
+  owner: string;
+  leaseSeconds: number;
+  maxJobAttempts: number;
+  sweepIntervalSeconds: number;
+  /** Enqueues pending jobs the queue lacks (BullMQ), one process at a time. */
+  reconcile?: { run: () => Promise<unknown>; intervalSeconds: number } | null;
+}
+
+export const SWEEPER_LEASE = 'retention-sweeper';
+export const RECONCILER_LEASE = 'queue-reconciler';
+
+/** Starts the timers; the returned function stops them. */
+export function startMaintenance(d: MaintenanceDeps): () => void {
+  const recover = () =>
+    recoverInterruptedJobs(d.db, { maxAttempts: d.maxJobAttempts }).then(
+      (r) => {
+        if (r.requeued.length || r.failed.length) d.log.info(r, 'recovered interrupted jobs');
+      },
+      (e) => d.log.error({ err: String(e) }, 'job recovery failed'),
+    );
+  const sweep = () =>
+    runExclusive(d.db, SWEEPER_LEASE, d.owner, Math.max(30, d.sweepIntervalSeconds * 2), () => sweepExpiredResults(d.db, d.objects)).catch((e) =>
+      d.log.error({ err: String(e) }, 'retention sweep failed'),
+    );
+  const reconcile = d.reconcile;
+  const reconciler = reconcile
+    ? setInterval(() => {
+        void runExclusive(d.db, RECONCILER_LEASE, d.owner, Math.max(30, reconcile.intervalSeconds * 2), reconcile.run).catch((e) =>
+          d.log.error({ err: String(e) }, 'queue reconciliation failed'),
+        );
+      }, reconcile.intervalSeconds * 1000)
+    : null;
+  reconciler?.unref();
+  void recover();
+  // Half a lease: an abandoned job waits at most 1.5 leases before it runs again.
+  const recovery = setInterval(() => void recover(), (d.leaseSeconds * 1000) / 2);
+  const sweeper = setInterval(() => void sweep(), d.sweepIntervalSeconds * 1000);
+  recovery.unref();
+  sweeper.unref();
+  return () => {
+    clearInterval(recovery);
+    clearInterval(sweeper);
+    if (reconciler) clearInterval(reconciler);
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * Issue 13, Roles: `sarwatch migrate`, then `sarwatch api` and `sarwatch worker` as separate
+ * processes on PostgreSQL and BullMQ. A job submitted to the API process (which runs no
+ * workers) is run by the worker process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { GRD_SCENE, tempDataDir } from '../helpers/service.ts';
+import { REPO_ROOT, SARWATCH_BIN, runSarwatch } from '../helpers/cli.ts';
+import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestDatabase } from '../helpers/services.ts';
+import { northSeaFixtureScenes, writeStacArchive } from '../helpers/stacFixtures.ts';
+
+let database: TestDatabase;
+let dataDir: string;
+let env: Record<string, string>;
+const children: ChildProcess[] = [];
+
+function start(role: 'api' | 'worker'): { child: ChildProcess; output: () => string } {
+  let out = '';
+  const child = spawn(process.execPath, [SARWATCH_BIN, role], { cwd: REPO_ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stderr!.on('data', (d) => (out += String(d)));
+  children.push(child);
+  return { child, output: () => out };
+}
+
+async function waitForOutput(p: { child: ChildProcess; output: () => string }, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const m = pattern.exec(p.output());
+    if (m) return m;
+    if (Date.now() > end || p.child.exitCode !== null) throw new Error(`no ${pattern} in:\n${p.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  await ensureRedis();
+  database = await createTestDatabase();
+  dataDir = tempDataDir();
+  writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
+  env = {
+    SARWATCH_DATA_DIR: dataDir,
+    SARWATCH_SAMPLES_DIR: '',
+    DATABASE_URL: database.url,
+    REDIS_URL,
+    SARWATCH_QUEUE_NAME: uniqueQueueName(),
+    PORT: '0',
+  };
+});
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+  const q = new Queue(env.SARWATCH_QUEUE_NAME!, { connection: { url: REDIS_URL } });
+  await q.obliterate({ force: true });
+  await q.close();
+  await database?.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('sarwatch migrate / api / worker', () => {
+  it('api and worker refuse a database that `sarwatch migrate` has not brought up to date', async () => {
+    const worker = await runSarwatchWith('worker');
+    expect(worker.code).toBe(1);
+    expect(worker.stderr).toContain('run `sarwatch migrate` first');
+    const migrate = await runSarwatchWith('migrate');
+    expect(migrate.code).toBe(0);
+    expect(migrate.stdout).toContain('up to date');
+  });
+
+  it('a job submitted to the api process is run by the worker process; SIGTERM stops both cleanly', async () => {
+    const account = await runSarwatchWith('accounts', 'create', '--name', 'roles', '--credits', '100000', '--json');
+    expect(account.code).toBe(0);
+    const { api_key } = JSON.parse(account.stdout) as { api_key: string };
+    const api = start('api');
+    const base = (await waitForOutput(api, /API listening at (http:\/\/\S+)/))[1]!;
+    const submit = await fetch(`${base}/api/v1/analyze/ship`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${api_key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ satellite_id: 'sentinel-1', scene_id: GRD_SCENE }),
+    });
+    expect(submit.status).toBe(200);
+    const { job_id } = (await submit.json()) as { job_id: string };
+    const get = async () => (await (await fetch(`${base}/api/v1/jobs/${job_id}`, { headers: { Authorization: `Bearer ${api_key}` } })).json()) as { status: string };
+    // No worker yet: the API process runs none.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await get()).status).toBe('pending');
+
+    const worker = start('worker');
+    await waitForOutput(worker, /worker running/);
+    const end = Date.now() + 90_000;
+    let status = 'pending';
+    while (status === 'pending' || status === 'processing') {
+      if (Date.now() > end) throw new Error(`job still ${status}\n${worker.output()}`);
+      await new Promise((r) => setTimeout(r, 250));
+      status = (await get()).status;
+    }
+    expect(['completed', 'failed']).toContain(status);
+
+    for (const p of [api, worker]) p.child.kill('SIGTERM');
+    const codes = await Promise.all([api, worker].map((p) => new Promise<number | null>((r) => p.child.once('exit', (code) => r(code)))));
+    expect(codes).toEqual([0, 0]);
+  });
+});
+
+function runSarwatchWith(...args: string[]) {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    return runSarwatch(dataDir, ...args);
+  } finally {
+    process.env = saved;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * Issue 13, Queue: BullMQ on a real Redis, with the store on PostgreSQL. Enqueueing is by
+ * job id (deduplicated), workers consume with a concurrency limit, a pending job the queue
+ * lacks is enqueued by the reconciler, and a job whose worker died runs again elsewhere as
+ * one more attempt, charged once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { BullmqQueue } from '../../src/queue/bullmq.ts';
+import { createRegistry, type AnalysisRegistry } from '../../src/analysis/registry.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startService, type Service } from '../../src/runtime.ts';
+import { createAccount, createApiKey } from '../../src/jobs/accounts.ts';
+import { createJob } from '../../src/jobs/transitions.ts';
+import { SarwatchClient } from '../../src/client/index.ts';
+import { TINY_SQUARE, tempDataDir } from '../helpers/service.ts';
+import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestDatabase } from '../helpers/services.ts';
+import { northSeaFixtureScenes, writeStacArchive } from '../helpers/stacFixtures.ts';
+import { aoiEchoTestDetector, hangingTestDetector } from '../helpers/testDetectors.ts';
+
+const body = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const queueNames: string[] = [];
+
+beforeAll(async () => {
+  await ensureRedis();
+});
+afterAll(async () => {
+  for (const name of queueNames) {
+    const q = new Queue(name, { connection: { url: REDIS_URL } });
+    await q.obliterate({ force: true });
+    await q.close();
+  }
+});
+
+function newQueueName(): string {
+  const name = uniqueQueueName();
+  queueNames.push(name);
+  return name;
+}
+
+async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(25);
+  }
+}
+
+describe('BullmqQueue', () => {
+  it('a job id enqueued twice while queued is delivered once', async () => {
+    const q = new BullmqQueue({ redisUrl: REDIS_URL, name: newQueueName() });
+    await q.enqueue('job-a');
+    await q.enqueue('job-a');
+    await q.enqueue('job-b');
+    expect(await q.depth()).toBe(2);
+    const seen: string[] = [];
+    q.consume(async (id) => {
+      seen.push(id);
+    }, 1);
+    await until(() => seen.length >= 2);
+    await sleep(300);
+    await q.close();
+    expect(seen.sort()).toEqual(['job-a', 'job-b']);
+  });
+
+  it('runs at most `concurrency` handlers at once, and a finished id can be enqueued again', async () => {
+    const q = new BullmqQueue({ redisUrl: REDIS_URL, name: newQueueName() });
+    let active = 0;
+    let maxActive = 0;
+    const done: string[] = [];
+    q.consume(async (id) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      await sleep(150);
+      active--;
+      done.push(id);
+    }, 2);
+    for (let i = 0; i < 6; i++) await q.enqueue(`j${i}`);
+    await until(() => done.length === 6);
+    expect(maxActive).toBe(2);
+    await q.enqueue('j0');
+    await until(() => done.length === 7);
+    expect(done.filter((id) => id === 'j0')).toHaveLength(2);
+    await q.close();
+  });
+});
+
+describe('the service on PostgreSQL + BullMQ', () => {
+  let database: TestDatabase;
+  const services: Service[] = [];
+  let queueName: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    queueName = newQueueName();
+  });
+  afterAll(async () => {
+    for (const s of services) await s.close().catch(() => {});
+    await database?.drop();
+  });
+
+  async function boot(registry: AnalysisRegistry): Promise<Service> {
+    const dataDir = tempDataDir();
+    writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
+    const config = loadConfig({
+      SARWATCH_DATA_DIR: dataDir,
+      PORT: '0',
+      SARWATCH_SAMPLES_DIR: '',
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      SARWATCH_QUEUE_NAME: queueName,
+      SARWATCH_RECONCILE_INTERVAL_SECONDS: '0.5',
+      SARWATCH_WORKER_CONCURRENCY: '2',
+      SARWATCH_MAX_CONCURRENT_JOBS: '50',
+    });
+    const service = await startService(config, { registry, leaseSeconds: 2 });
+    services.push(service);
+    return service;
+  }
+
+  it('jobs submitted through two processes each run once and are charged once', async () => {
+    const a = await boot(createRegistry([aoiEchoTestDetector('timeseries', { delayMs: 100 })]));
+    const b = await boot(createRegistry([aoiEchoTestDetector('timeseries', { delayMs: 100 })]));
+    const { accountId } = await createAccount(a.db, { name: 'q', credits: 10_000 });
+    const { apiKey } = await createApiKey(a.db, { accountId });
+    const clients = [a, b].map((s) => new SarwatchClient({ baseUrl: s.url, apiKey }));
+    const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => clients[i % 2]!.submit('analyze', 'timeseries', body).then((r) => r.job_id)));
+    for (const id of ids) {
+      const job = await clients[0]!.wait(id, { initialDelayMs: 25, maxDelayMs: 100, timeoutMs: 30_000, throwOnFailure: false });
+      expect(job.status).toBe('completed');
+    }
+    const rows = await a.db.selectFrom('jobs').select(['id', 'attempts']).where('account_id', '=', accountId).execute();
+    expect(rows.map((r) => r.attempts)).toEqual(ids.map(() => 1));
+    const ledger = await a.db.selectFrom('credit_ledger').select(['job_id', 'kind', 'amount_micros']).where('account_id', '=', accountId).execute();
+    for (const id of ids) expect(ledger.filter((r) => r.job_id === id).map((r) => r.kind).sort()).toEqual(['charge', 'release', 'reserve']);
+    const balance = await a.db.selectFrom('accounts').select('balance_micros').where('id', '=', accountId).executeTakeFirstOrThrow();
+    expect(ledger.reduce((s, r) => s + r.amount_micros, 0)).toBe(balance.balance_micros);
+  });
+
+  it('a pending job that never reached the queue (API died after commit) is enqueued by the reconciler', async () => {
+    const [a] = services as [Service];
+    const { accountId } = await createAccount(a.db, { name: 'gap', credits: 1000 });
+    const old = new Date(Date.now() - 60_000).toISOString();
+    const job = await createJob(
+      a.db,
+      {
+        id: crypto.randomUUID(), account_id: accountId, endpoint_id: 'timeseries', family: 'analyze', satellite_id: 'sentinel-1',
+        created_at: old, updated_at: old, request_params: JSON.stringify(body), credits_reserved_micros: 0, credits_used_micros: null,
+        area_sqkm: null, lat: null, lon: null, coverage: null, scene_selection: null, warnings: '[]', error_code: null, error_message: null,
+        progress: null, result_key: null, result_expires_at: null, result_deleted_at: null, lease_owner: null, lease_expires_at: null,
+        idempotency_key: null, request_hash: null,
+      },
+      { maxConcurrentJobs: 10 },
+    );
+    await until(async () => (await a.db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow()).status === 'completed');
+  });
+
+  it('a worker killed mid-job: the job runs again elsewhere as a second attempt, completed and charged once', async () => {
+    for (const s of services.splice(0)) await s.close();
+    const doomed = await boot(createRegistry([hangingTestDetector('timeseries')]));
+    const { accountId } = await createAccount(doomed.db, { name: 'kill', credits: 1000 });
+    const { apiKey } = await createApiKey(doomed.db, { accountId });
+    const { job_id } = await new SarwatchClient({ baseUrl: doomed.url, apiKey }).submit('analyze', 'timeseries', body);
+    const state = () => doomed.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', job_id).executeTakeFirstOrThrow();
+    await until(async () => (await state()).status === 'processing');
+    // kill -9: no drain, no release; the lease and the BullMQ lock just stop being renewed.
+    services.splice(services.indexOf(doomed), 1);
+    await (doomed.queue as BullmqQueue).abandon();
+    await doomed.app.close();
+    const survivor = await boot(createRegistry([aoiEchoTestDetector('timeseries')]));
+    await doomed.db.destroy();
+    await until(async () => {
+      const row = await survivor.db.selectFrom('jobs').select('status').where('id', '=', job_id).executeTakeFirstOrThrow();
+      return row.status === 'completed';
+    }, 30_000);
+    const row = await survivor.db.selectFrom('jobs').select('attempts').where('id', '=', job_id).executeTakeFirstOrThrow();
+    expect(row.attempts).toBe(2);
+    const ledger = await survivor.db.selectFrom('credit_ledger').select('kind').where('job_id', '=', job_id).execute();
+    expect(ledger.map((r) => r.kind).sort()).toEqual(['charge', 'release', 'reserve']);
+  });
+});
