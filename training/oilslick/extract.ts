@@ -28,7 +28,8 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 const CACHE_DIR = path.join(repoRoot, '.tmp/oilslick-features');
 
 export function cacheKey(chips: readonly Chip[]): string {
-  const params = resolveOilSlickParams();
+  // Only what shapes the candidates and their features (not the decision parameters).
+  const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
   const h = createHash('sha256');
   h.update(JSON.stringify({ params, names: FEATURE_NAMES, mapping: GREY_DB_RANGE, files: chips.map((c) => c.file) }));
   return h.digest('hex').slice(0, 12);

@@ -28,8 +28,7 @@ import { extractAll, type ChipCandidates } from './extract.ts';
 import { DEFAULT_GBT_OPTIONS, type GbtOptions } from './gbtTrain.ts';
 import { scoreChips, trainMil } from './mil.ts';
 
-export const SPLIT_SEED = 11;
-export const VALIDATION_FRACTION = 0.2;
+import { SPLIT_SEED, VALIDATION_FRACTION } from './split.ts';
 const CV_SEED = 23;
 const FOLDS = 4;
 const TARGET_FAR = 0.1;

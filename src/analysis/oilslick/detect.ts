@@ -195,7 +195,7 @@ export function classifyRegions(
     if (!model) return { region, features, oilProbability: Number.NaN, reasons: rules, isSlick: rules.length === 0 };
     const p = oilProbability(model, features);
     const reasons: LookAlikeReason[] = [...(tooSmall ? (['too_small'] as const) : []), ...(p < threshold ? (['low_probability'] as const) : []), ...rules.filter((r) => r !== 'too_small')];
-    const isSlick = !tooSmall && p >= threshold && (!params.applyRules || rules.length === 0);
+    const isSlick = !tooSmall && p >= threshold && !rules.some((r) => (params.vetoRules as readonly string[]).includes(r));
     return { region, features, oilProbability: p, reasons, isSlick };
   });
 }

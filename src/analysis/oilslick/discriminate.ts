@@ -9,7 +9,7 @@
  */
 import { lowWindSigma0Db } from './cmod5n.ts';
 import type { DarkSpotMap, Labels, PixelSpacing } from './darkSpots.ts';
-import type { OilSlickParams } from './params.ts';
+import type { LookAlikeRule, OilSlickParams } from './params.ts';
 
 /** Additive measurements of a region (or of the part of it inside one tile core). */
 export interface RegionStats {
@@ -302,7 +302,7 @@ export interface SlickFeatures {
   brightNear: number;
 }
 
-export type LookAlikeReason = 'too_small' | 'low_probability' | 'low_contrast' | 'low_wind' | 'dark_surroundings' | 'compact_shape' | 'diffuse_edge';
+export type LookAlikeReason = LookAlikeRule | 'low_probability';
 
 /** Features of a merged region; `spacing` is the working-pixel spacing. */
 export function regionFeatures(

@@ -23,7 +23,9 @@ export function detectSlicksInGreyImage(image: GreyImage, options: GreyRunOption
   const spacing = options.pixelSpacingM ?? CHIP_PIXEL_SPACING_M;
   return detectSlicksInRaster(
     { sigma0VV: sigma0, valid, land, width, height, pixelSpacing: { range: spacing, azimuth: spacing } },
-    resolveOilSlickParams(options.params),
+    // No veto rules: the absolute level of a scaled image is an assumption (the low-wind rule
+    // needs calibrated σ0), and every rule cost hit rate on the real training chips.
+    resolveOilSlickParams({ vetoRules: [], ...options.params }),
     { incidenceDeg: options.incidenceDeg ?? 35, model: options.model },
   );
 }
