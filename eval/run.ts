@@ -42,6 +42,7 @@ import { evalChange, evalTimeseries, printChange, printTimeseries } from './chan
 import { prf } from './scoring/changeEval.ts';
 import { f3, table } from './format.ts';
 import { evalOilChips, printOilChips } from './oilChips.ts';
+import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const sharedData = process.env.SARWATCH_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data');
@@ -472,7 +473,9 @@ async function main(): Promise<void> {
     if (ship && !values.json) printShips(ship);
     const oilGenerated = runs('oilslick') ? await evalSlicks(dir) : undefined;
     if (oilGenerated && !values.json) printSlicks(oilGenerated);
-    const oilslick = oilGenerated ? { real: oilReal, ...oilGenerated } : undefined;
+    const oilHard = runs('oilslick') ? await evalSlicksHard(dir) : undefined;
+    if (oilHard && !values.json) printSlicksHard(oilHard);
+    const oilslick = oilGenerated ? { real: oilReal, ...oilGenerated, harder: oilHard } : undefined;
     // Building change and time series: eval/change.ts.
     const change = runs('change') ? await evalChange(dir) : undefined;
     if (change && !values.json) printChange(change);
