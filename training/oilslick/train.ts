@@ -33,11 +33,16 @@ const CV_SEED = 23;
 const FOLDS = 4;
 const TARGET_FAR = 0.1;
 
+/**
+ * Configurations compared by cross-validation on the training split. A first run compared
+ * depth 3 (150 trees, lr 0.08, 1 or 3 rounds; 300 trees, lr 0.05): out-of-fold hit rates
+ * 0.718 (1 round), 0.765, 0.769, against 0.798 for depth 4; so deeper trees and more rounds here.
+ */
 const GRID: Array<Partial<GbtOptions> & { rounds: number }> = [
-  { trees: 150, maxDepth: 3, learningRate: 0.08, rounds: 3 },
-  { trees: 300, maxDepth: 3, learningRate: 0.05, rounds: 3 },
   { trees: 200, maxDepth: 4, learningRate: 0.05, rounds: 3 },
-  { trees: 150, maxDepth: 3, learningRate: 0.08, rounds: 1 },
+  { trees: 300, maxDepth: 4, learningRate: 0.05, rounds: 4 },
+  { trees: 200, maxDepth: 5, learningRate: 0.05, rounds: 3 },
+  { trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4 },
 ];
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
