@@ -171,12 +171,14 @@ describe('oil slicks on the real North-Sea crop (about 20 ships, no slicks)', ()
     for (const c of result.candidates) expect(c.reasons).toContain('low_wind');
   }, 60_000);
 
-  it('… and without the low-wind veto the model alone flags at most one of its dark regions (a known false alarm)', async () => {
+  it('… and without the low-wind veto the model alone flags a few small regions of it (known false alarms)', async () => {
     // A low-wind speed of 0.3 m/s switches the calm-sea rule off. The model was trained on
-    // chips whose absolute level is unknown, so it cannot know that −26 dB is calm sea: one
-    // 0.04 km² region of this crop gets an oil probability above the threshold (docs/oilslick.md).
+    // chips whose absolute level is unknown, so it cannot know that −26 dB is calm sea: 5 of
+    // its ~100 dark regions, all 0.03–0.04 km² and below 3.5 dB of contrast, reach the
+    // threshold (docs/oilslick.md). The low-wind veto is what keeps this crop clean.
     const result = await detectSlicksInSafeDetailed(NORTH_SEA_SAFE, { params: { lowWindSpeed: 0.3 } });
-    expect(result.collection.features.length).toBeLessThanOrEqual(1);
-    expect(result.candidates.filter((c) => !c.isSlick).length).toBeGreaterThanOrEqual(5);
+    expect(result.collection.features.length).toBeLessThanOrEqual(5);
+    for (const c of result.candidates.filter((x) => x.isSlick)) expect(c.features.areaSqkm).toBeLessThan(0.05);
+    expect(result.candidates.filter((c) => !c.isSlick).length).toBeGreaterThanOrEqual(50);
   }, 60_000);
 });
