@@ -35,8 +35,8 @@ import { detectTimeseries } from '../src/analysis/timeseries/index.ts';
 import type { AoiGeometry, Position } from '../src/geo/types.ts';
 import { openRasterProduct } from '../src/imagery/index.ts';
 import { writeRtcStack } from '../src/synth/index.ts';
-import { pixelIou, prf, readBuildings, scoreBuildingChange, type BuildingChangeScore, type ChangeKind } from '../test/analysis/changeEval.ts';
-import { evaluateGeneratedBreaks, scoreStackBreaks, type StackTruthFeature } from '../test/analysis/timeseriesEval.ts';
+import { pixelIou, prf, readBuildings, scoreBuildingChange, type BuildingChangeScore, type ChangeKind } from './scoring/changeEval.ts';
+import { evaluateGeneratedBreaks, scoreStackBreaks, type StackTruthFeature } from './scoring/timeseriesEval.ts';
 import { f3, table } from './format.ts';
 
 const MIB = 1 << 20;

@@ -1,12 +1,14 @@
 /**
  * `npm run eval [-- --json] [-- --only ship,oilslick,change,timeseries]`: accuracy of the ship and oil-slick detectors against ground
  * truth, on generated SAFE products (src/synth `writeSafeGrd`, deterministic seeds) and on
- * the real North-Sea crop (../shared/data, read-only).
+ * the real North-Sea crop (../shared/data, read-only). Oil slicks lead with real data: chip-level
+ * hit and false-alarm rates on the validation split of the CSIRO dev chips (eval/oilChips.ts;
+ * skipped with a message when ../shared/data/oil-csiro-dev is absent).
  *
  * Ships: 4 generated open-sea scenes of 2000 × 2000 px (20 × 20 km, VV+VH; crops of a full-width
  * IW image, in IW1, IW2, IW3 and IW1), wind 3, 5, 7 and 10 m/s, 40 vessels each of 20–300 m (log-uniform), placed ≥ 500 m apart. A detection's
  * centroid within 100 m of a vessel centre matches it (one-to-one, closest first;
- * test/analysis/shipEval.ts). Scored twice: vessels ≥ 30 m (smaller ones neither hit nor
+ * eval/scoring/shipEval.ts). Scored twice: vessels ≥ 30 m (smaller ones neither hit nor
  * miss; a detection on one is not a false alarm), and all sizes. Detections on azimuth
  * ghosts (truth kind `ambiguity`) are false alarms and are also counted separately.
  * North-Sea crop: its 16 certain vessels; its uncertain targets neither hit nor false alarm.
@@ -35,10 +37,12 @@ import { intersectAoi, unionAoi } from '../src/geo/clip.ts';
 import type { Polygon, Position } from '../src/geo/types.ts';
 import { openSafeProduct } from '../src/imagery/index.ts';
 import { GrdGeometry, Random, subSwathBounds, writeSafeGrd, type LowWindPatchSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
-import { distanceM, scoreDetections, type Score, type TruthPoint } from '../test/analysis/shipEval.ts';
+import { distanceM, scoreDetections, type Score, type TruthPoint } from './scoring/shipEval.ts';
 import { evalChange, evalTimeseries, printChange, printTimeseries } from './change.ts';
-import { prf } from '../test/analysis/changeEval.ts';
+import { prf } from './scoring/changeEval.ts';
 import { f3, table } from './format.ts';
+import { evalOilChips, printOilChips } from './oilChips.ts';
+import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const sharedData = process.env.SARWATCH_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data');
@@ -462,10 +466,16 @@ async function main(): Promise<void> {
   const dir = process.env.SARWATCH_EVAL_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'sarwatch-eval-'));
   const t0 = performance.now();
   try {
+    // Real data leads: the oil-slick model on the real validation chips.
+    const oilReal = runs('oilslick') ? await evalOilChips(repoRoot) : undefined;
+    if (oilReal && !values.json) printOilChips(oilReal);
     const ship = runs('ship') ? await evalShips(dir) : undefined;
     if (ship && !values.json) printShips(ship);
-    const oilslick = runs('oilslick') ? await evalSlicks(dir) : undefined;
-    if (oilslick && !values.json) printSlicks(oilslick);
+    const oilGenerated = runs('oilslick') ? await evalSlicks(dir) : undefined;
+    if (oilGenerated && !values.json) printSlicks(oilGenerated);
+    const oilHard = runs('oilslick') ? await evalSlicksHard(dir) : undefined;
+    if (oilHard && !values.json) printSlicksHard(oilHard);
+    const oilslick = oilGenerated ? { real: oilReal, ...oilGenerated, harder: oilHard } : undefined;
     // Building change and time series: eval/change.ts.
     const change = runs('change') ? await evalChange(dir) : undefined;
     if (change && !values.json) printChange(change);

@@ -22,6 +22,8 @@ import { analysisThreads, closeAnalysisPool } from '../analysis/engine/pool.ts';
 import type { FinalizedCollection } from '../analysis/common/result.ts';
 import { parseAoiWkt, GeometryError, type AoiGeometry } from '../geo/index.ts';
 import { DEFAULT_INCIDENCE_DEG, isImageryError, openSigma0GeoTiff, SIGMA0_UNITS, type Sigma0GeoTiff, type Sigma0Units } from '../imagery/index.ts';
+import type { Sigma0Band, Sigma0Product } from '../imagery/sigma0/types.ts';
+import { GREY_DB_RANGE, greyToDb, type GreyDbMapping } from '../analysis/oilslick/greyImage.ts';
 import { collectRtcFiles, looksLikeSafe, RtcInputError, selectChangePair, selectSeries } from './rtcInputs.ts';
 import { collectGrdScenes, grdChangePair, grdGridFor, grdSeries, GrdInputError } from './grdInputs.ts';
 
@@ -61,7 +63,10 @@ export interface AnalyzeOptions {
   out?: string;
   /** σ0 GeoTIFF: polarisations in band order, "VV,VH". */
   pol?: string;
-  /** σ0 GeoTIFF: linear (default) or db. */
+  /**
+   * σ0 GeoTIFF: linear (default) or db. oilslick also takes `grey8` (an 8-bit scaled image,
+   * grey 0…255 linear in dB over −35…0 dB, grey 0 no data) or `grey8:MIN,MAX` (other dB ends).
+   */
   units?: string;
   /** RTC inputs: one date per input, "2024-01-01,2024-02-01". */
   dates?: string;
@@ -135,8 +140,9 @@ async function runSceneDetector(opts: AnalyzeOptions, warn: (m: string) => void)
   const detector = opts.detector as 'ship' | 'oilslick';
   if (opts.inputs.length !== 1) throw new AnalyzeUsageError(`analyze ${detector} takes one INPUT (a SAFE GRD product or a σ0 GeoTIFF), got ${opts.inputs.length}`);
   if (opts.dates !== undefined || opts.cellSize !== undefined) throw new AnalyzeUsageError(`--dates and --cell-size apply to building change and time series, not ${detector}`);
-  if (opts.units !== undefined && !(SIGMA0_UNITS as readonly string[]).includes(opts.units.toLowerCase())) {
-    throw new AnalyzeUsageError(`unknown --units "${opts.units}": linear or db`);
+  const grey = detector === 'oilslick' ? parseGreyUnits(opts.units) : null;
+  if (opts.units !== undefined && !grey && !(SIGMA0_UNITS as readonly string[]).includes(opts.units.toLowerCase())) {
+    throw new AnalyzeUsageError(`unknown --units "${opts.units}": linear or db${detector === 'oilslick' ? ', or grey8[:MIN,MAX] for an 8-bit scaled image' : ''}`);
   }
   const given = opts.inputs[0]!;
   const input = path.resolve(given);
@@ -166,12 +172,22 @@ async function runSceneDetector(opts: AnalyzeOptions, warn: (m: string) => void)
   try {
     product = await openSigma0GeoTiff(input, {
       pols: opts.pol !== undefined ? opts.pol.split(',').filter((p) => p.trim() !== '') : undefined,
-      units: (opts.units?.toLowerCase() ?? 'linear') as Sigma0Units,
+      // An 8-bit image is read as raw values ("linear"), then mapped grey → dB → σ0 below.
+      units: grey ? 'linear' : ((opts.units?.toLowerCase() ?? 'linear') as Sigma0Units),
     });
   } catch (e) {
     throw asUsage(given, e);
   }
   try {
+    if (grey) {
+      if (!product.bands.VV) throw new AnalyzeUsageError(`${given}: oil slicks need VV; the file has ${product.polarisations.join(', ')}`);
+      warn(`${path.basename(given)}: 8-bit image read as grey ${grey.minDb}…${grey.maxDb} dB (linear in dB; an assumption, the real scaling is unknown): the model alone decides, without the low-wind and shape vetoes of calibrated σ0`);
+      const details = await detectSlicksInProduct(greyProduct(product, grey), resolveOilSlickParams({ vetoRules: [] }), { polygon, onProgress: (f) => bar.update(100 * f) }).catch((e) => {
+        throw asUsage(given, e);
+      });
+      bar.done();
+      return details.collection;
+    }
     await checkUnits(product, given, warn);
     if (detector === 'ship') {
       const params = resolveShipParams();
@@ -198,6 +214,53 @@ async function runSceneDetector(opts: AnalyzeOptions, warn: (m: string) => void)
   } finally {
     await product.close();
   }
+}
+
+/** `grey8` or `grey8:MIN,MAX` → the grey → dB mapping; null for other units. */
+export function parseGreyUnits(units: string | undefined): GreyDbMapping | null {
+  if (units === undefined) return null;
+  const m = /^grey8(?::(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?))?$/i.exec(units.trim());
+  if (!m) return null;
+  if (m[1] === undefined) return { ...GREY_DB_RANGE };
+  const minDb = Number(m[1]);
+  const maxDb = Number(m[2]);
+  if (!(maxDb > minDb)) throw new AnalyzeUsageError(`--units ${units}: MAX must be above MIN (dB of grey 255 and grey 0)`);
+  return { minDb, maxDb };
+}
+
+/** The product with its VV band's raw grey values mapped to linear σ0 (grey 0 stays no data). */
+function greyProduct(product: Sigma0GeoTiff, mapping: GreyDbMapping): Sigma0Product {
+  const band = product.bands.VV!;
+  const lut = new Float32Array(256);
+  for (let g = 0; g < 256; g++) lut[g] = 10 ** (greyToDb(g, mapping) / 10);
+  const vv: Sigma0Band = {
+    polarisation: band.polarisation,
+    hasMeasurement: band.hasMeasurement,
+    validWindow: band.validWindow,
+    annotation: band.annotation,
+    async readWindow(window, options) {
+      const out = await band.readWindow(window, options);
+      for (let i = 0; i < out.data.length; i++) {
+        if (out.valid[i] === 0) continue;
+        const g = Math.round(out.data[i]!);
+        if (g < 1 || g > 255) out.valid[i] = 0;
+        out.data[i] = out.valid[i] ? lut[g]! : 0;
+      }
+      return out;
+    },
+  };
+  return {
+    location: product.location,
+    productId: product.productId,
+    polarisations: ['VV'],
+    width: product.width,
+    height: product.height,
+    bands: { VV: vv },
+    geolocation: product.geolocation,
+    validWindow: product.validWindow,
+    validFootprint: product.validFootprint,
+    close: () => product.close(),
+  };
 }
 
 /**

@@ -39,7 +39,10 @@ Usage:
   sarwatch analyze ship|oilslick INPUT [--polygon WKT] [--pol VV,VH] [--units linear|db] [--out FILE]
                                                    run a detector on a SAFE GRD product (folder or zip)
                                                    or a σ0 GeoTIFF (bands named VV/VH, or --pol in band
-                                                   order; georeferenced by a CRS or by GCPs)
+                                                   order; georeferenced by a CRS or by GCPs);
+                                                   oilslick: --units grey8[:MIN,MAX] reads an 8-bit
+                                                   scaled image as grey 0…255 linear in dB over
+                                                   −35…0 dB (or MIN…MAX; grey 0 = no data)
   sarwatch analyze newbuilding|disappearbuilding PRE POST --polygon WKT [--dates D1,D2] [--out FILE]
   sarwatch analyze timeseries INPUT... --polygon WKT [--dates D1,...] [--cell-size M] [--out FILE]
                                                    building change / backscatter series on RTC GeoTIFFs

@@ -331,6 +331,12 @@ export interface SlickSpec {
   widthM?: number | [number, number];
   /** Damping of the sea σ0 inside (dB). Default 8 (oil damps Bragg waves by 6–10 dB). */
   dampingDb?: number;
+  /**
+   * `oil` (default) or `biogenic`: a natural surface film (plankton, fish oils) drawn the same
+   * way — usually weaker damping (2–4 dB) and long filaments; written to the truth as a
+   * `lookalike` (cause "biogenic film"), not an `oilslick`.
+   */
+  film?: 'oil' | 'biogenic';
   id?: string;
 }
 
@@ -913,8 +919,10 @@ export class GrdScene {
       );
     }
     for (const s of this.slicks) {
+      const biogenic = s.spec.film === 'biogenic';
       out.push(
-        feature('oilslick', s.id, polygonGeometry([slickOutline(s).map((q) => toLonLat(q.x, q.y))]), {
+        feature(biogenic ? 'lookalike' : 'oilslick', s.id, polygonGeometry([slickOutline(s).map((q) => toLonLat(q.x, q.y))]), {
+          ...(biogenic ? { cause: 'biogenic film' } : {}),
           damping_db: s.damping,
           length_m: s.length * g.rangeSpacing,
           width_start_m: 2 * s.w0 * g.rangeSpacing,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { detectSlicksInSafe, detectSlicksInSafeDetailed, type SafeSlickDetails } from '../../src/analysis/oilslick/index.ts';
+import { detectSlicksInSafe, detectSlicksInSafeDetailed, oilProbabilityThreshold, resolveOilSlickParams, type SafeSlickDetails } from '../../src/analysis/oilslick/index.ts';
 import { geodesicAreaSqm } from '../../src/geo/area.ts';
 import { bboxOf, intersectAoi, unionAoi } from '../../src/geo/clip.ts';
 import type { Polygon, Position } from '../../src/geo/types.ts';
@@ -116,7 +116,10 @@ describe('oil slicks in a synthetic SAFE product (40 × 30 km, VV, 6 m/s wind)',
         expect(ring[0]).toEqual(ring[ring.length - 1]);
       }
       expect(f.properties.area_sqm).toBeCloseTo(geodesicAreaSqm(f.geometry), 1);
-      expect(f.properties.area_sqm).toBeGreaterThan(0.1e6);
+      expect(f.properties.area_sqm).toBeGreaterThan(0.03e6);
+      // The model's oil probability, at or above the threshold in force.
+      expect(f.properties.oil_probability).toBeGreaterThanOrEqual(oilProbabilityThreshold(resolveOilSlickParams()));
+      expect(f.properties.oil_probability).toBeLessThanOrEqual(1);
     });
     const [minx, miny, maxx, maxy] = fc.bbox!;
     for (const f of fc.features) {
@@ -168,9 +171,14 @@ describe('oil slicks on the real North-Sea crop (about 20 ships, no slicks)', ()
     for (const c of result.candidates) expect(c.reasons).toContain('low_wind');
   }, 60_000);
 
-  it('… and the contrast and shape rules alone also leave nothing on it', async () => {
-    // A low-wind speed of 0.3 m/s switches the calm-sea rule off.
+  it('… and without the low-wind veto the model alone flags a few small regions of it (known false alarms)', async () => {
+    // A low-wind speed of 0.3 m/s switches the calm-sea rule off. The model was trained on
+    // chips whose absolute level is unknown, so it cannot know that −26 dB is calm sea: 5 of
+    // its ~100 dark regions, all 0.03–0.04 km² and below 3.5 dB of contrast, reach the
+    // threshold (docs/oilslick.md). The low-wind veto is what keeps this crop clean.
     const result = await detectSlicksInSafeDetailed(NORTH_SEA_SAFE, { params: { lowWindSpeed: 0.3 } });
-    expect(result.collection.features).toHaveLength(0);
+    expect(result.collection.features.length).toBeLessThanOrEqual(5);
+    for (const c of result.candidates.filter((x) => x.isSlick)) expect(c.features.areaSqkm).toBeLessThan(0.05);
+    expect(result.candidates.filter((c) => !c.isSlick).length).toBeGreaterThanOrEqual(50);
   }, 60_000);
 });

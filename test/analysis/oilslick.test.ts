@@ -263,6 +263,7 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     const candidates = run(slickScene);
     const slicks = candidates.filter((c) => c.isSlick);
     expect(slicks).toHaveLength(1);
+    expect(slicks[0]!.oilProbability).toBeGreaterThan(0.9);
     const score = iou(maskOf(slicks[0]!, slickScene), slickScene.slickTruth[0]!);
     if (process.env.OILSLICK_DEBUG) console.log('IoU', score);
     expect(score).toBeGreaterThanOrEqual(0.7);
@@ -331,9 +332,9 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(candidates.filter((c) => c.isSlick)).toHaveLength(0);
   });
 
-  it('rejects a dark spot smaller than 0.1 km² (SNAP clustering minimum)', () => {
-    // Radius 150 m: 0.07 km².
-    const scene = makeScene({ width: 800, height: 800, seed: 4, discs: [{ center: [400, 400], radius: 15, dampingDb: 8 }] });
+  it('rejects a dark spot smaller than the 0.03 km² candidate minimum (too_small), and a round one above it (compact_shape)', () => {
+    // Radius 90 m: 0.025 km².
+    const scene = makeScene({ width: 800, height: 800, seed: 4, discs: [{ center: [400, 400], radius: 9, dampingDb: 8 }] });
     const candidates = run(scene);
     const onIt = touching(candidates, scene.discTruth[0]!, scene);
     for (const c of onIt) {
@@ -341,11 +342,14 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
       expect(c.reasons).toContain('too_small');
     }
     expect(candidates.filter((c) => c.isSlick)).toHaveLength(0);
-    // Same spot at 0.2 km² (still round) is seen as a region: the size rule is what removes the small one.
-    const bigger = makeScene({ width: 800, height: 800, seed: 4, discs: [{ center: [400, 400], radius: 25, dampingDb: 8 }] });
+    // Radius 150 m (0.07 km², still round): a candidate, classified, and vetoed by its shape.
+    const bigger = makeScene({ width: 800, height: 800, seed: 4, discs: [{ center: [400, 400], radius: 15, dampingDb: 8 }] });
     const seen = touching(run(bigger), bigger.discTruth[0]!, bigger);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.reasons).not.toContain('too_small');
+    expect(seen[0]!.reasons).toContain('compact_shape');
+    expect(seen[0]!.isSlick).toBe(false);
+    expect(seen[0]!.oilProbability).toBeGreaterThanOrEqual(0);
   });
 
   it('rejects a compact round dark blob as a look-alike (compact_shape), however dark and sharp', () => {
@@ -355,7 +359,9 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(onIt).toHaveLength(1);
     const blob = onIt[0]!;
     expect(blob.isSlick).toBe(false);
-    expect(blob.reasons).toEqual(['compact_shape']);
+    // The model alone would call it oil (round dark spots occur among the real oil chips);
+    // the compact_shape veto of calibrated scenes rejects it.
+    expect(blob.reasons.filter((r) => r !== 'low_probability')).toEqual(['compact_shape']);
     expect(blob.features.elongation).toBeLessThan(1.3);
     expect(blob.features.compactness).toBeGreaterThan(0.7);
     // The region itself is accurate: the rejection is by rule, not by a poor mask.
@@ -468,7 +474,10 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(() => resolveOilSlickParams({ speckleWindowPx: 4 })).toThrow(RangeError);
     expect(() => resolveOilSlickParams({ multilook: 0 })).toThrow(RangeError);
     expect(resolveOilSlickParams({ thresholdShiftDb: 3 }).thresholdShiftDb).toBe(3);
-    expect(DEFAULT_OIL_SLICK_PARAMS.minAreaSqkm).toBe(0.1);
+    expect(DEFAULT_OIL_SLICK_PARAMS.minAreaSqkm).toBe(0.03);
     expect(DEFAULT_OIL_SLICK_PARAMS.thresholdShiftDb).toBe(2);
+    expect(DEFAULT_OIL_SLICK_PARAMS.vetoRules).toEqual(['low_wind', 'compact_shape']);
+    expect(() => resolveOilSlickParams({ vetoRules: ['no_such_rule' as never] })).toThrow(RangeError);
+    expect(() => resolveOilSlickParams({ minOilProbability: 1.5 })).toThrow(RangeError);
   });
 });

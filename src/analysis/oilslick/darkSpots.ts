@@ -46,7 +46,7 @@ export interface DarkSpotInput {
 
 export type DarkSpotParams = Pick<
   OilSlickParams,
-  'multilook' | 'speckleWindowPx' | 'backgroundWindowM' | 'thresholdShiftDb' | 'minBackgroundFraction' | 'morphologyRadiusPx'
+  'multilook' | 'speckleWindowPx' | 'backgroundWindowM' | 'fineBackgroundWindowM' | 'thresholdShiftDb' | 'minBackgroundFraction' | 'morphologyRadiusPx' | 'brightTargetDb'
 >;
 
 /** Everything later steps need, on the working grid. */
@@ -60,17 +60,30 @@ export interface DarkSpotMap {
   sea: Uint8Array;
   /** Speckle-smoothed σ0 in dB; NaN off sea. */
   smoothDb: Float32Array;
-  /** Local background (dB, pass 2); NaN where it could not be estimated. */
+  /**
+   * Local background (dB, pass 2); NaN where it could not be estimated. With a fine scale as
+   * well, the brighter of the two backgrounds (the one a pixel is measured against).
+   */
   backgroundDb: Float32Array;
-  /** Final dark mask (after closing and opening). */
+  /** Final dark mask (after closing and opening): dark at either scale. */
   dark: Uint8Array;
+  /**
+   * Summed-area table ((width+1) × (height+1)) of bright-target pixels: working pixels whose
+   * own σ0 (before the speckle box) is brightTargetDb above the background — ships, platforms.
+   */
+  brightSat: Int32Array;
 }
 
 /** Background half-window (working pixels) along columns (x) and rows (y). */
 export function backgroundRadius(params: Pick<DarkSpotParams, 'backgroundWindowM'>, spacing: PixelSpacing): { rx: number; ry: number } {
+  return windowRadius(params.backgroundWindowM, spacing);
+}
+
+/** Half-window (working pixels) of a square window `sideM` metres wide. */
+export function windowRadius(sideM: number, spacing: PixelSpacing): { rx: number; ry: number } {
   return {
-    rx: Math.max(1, Math.round(params.backgroundWindowM / 2 / spacing.range)),
-    ry: Math.max(1, Math.round(params.backgroundWindowM / 2 / spacing.azimuth)),
+    rx: Math.max(1, Math.round(sideM / 2 / spacing.range)),
+    ry: Math.max(1, Math.round(sideM / 2 / spacing.azimuth)),
   };
 }
 
@@ -80,7 +93,7 @@ export function backgroundRadius(params: Pick<DarkSpotParams, 'backgroundWindowM
  * window further), then the morphology.
  */
 export function darkSpotSupportPx(params: DarkSpotParams, spacing: PixelSpacing): number {
-  const { rx, ry } = backgroundRadius(params, spacing);
+  const { rx, ry } = windowRadius(Math.max(params.backgroundWindowM, params.fineBackgroundWindowM), spacing);
   const rs = (params.speckleWindowPx - 1) / 2;
   return 2 * Math.max(rx, ry) + 2 * rs + 2 * params.morphologyRadiusPx;
 }
@@ -312,6 +325,33 @@ export function smoothMask(mask: Uint8Array, within: Uint8Array, w: number, h: n
   morph(a, w, h, r, true, rowAny, tmp, mask);
 }
 
+/**
+ * Two-pass background at one scale (see the file comment) into `out`; `open` is scratch.
+ * Returns nothing; pixels where no background can be estimated get NaN.
+ */
+function twoPassBackground(
+  smoothDb: Float32Array,
+  sea: Uint8Array,
+  w: number,
+  h: number,
+  r: { rx: number; ry: number },
+  params: DarkSpotParams,
+  sats: { satV: Float64Array; satN: Float64Array },
+  out: Float32Array,
+): void {
+  const n = w * h;
+  const { satV, satN } = sats;
+  const shift = params.thresholdShiftDb;
+  buildSats(smoothDb, sea, w, h, satV, satN);
+  const background1 = new Float32Array(n);
+  boxMeans(satV, satN, w, h, r.rx, r.ry, params.minBackgroundFraction, sea, background1, null);
+  // Pass 2: the background of the sea that pass 1 did not call dark.
+  const open = new Uint8Array(n);
+  for (let i = 0; i < n; i++) open[i] = sea[i] !== 0 && !(smoothDb[i]! < background1[i]! - shift) ? 1 : 0;
+  buildSats(smoothDb, open, w, h, satV, satN);
+  boxMeans(satV, satN, w, h, r.rx, r.ry, params.minBackgroundFraction, sea, out, background1);
+}
+
 /** Dark-spot mask and the intermediate rasters of one tile. */
 export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams): DarkSpotMap {
   const m = params.multilook;
@@ -321,7 +361,6 @@ export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams): D
   const satV = new Float64Array((w + 1) * (h + 1));
   const satN = new Float64Array((w + 1) * (h + 1));
   const shift = params.thresholdShiftDb;
-  const { rx, ry } = backgroundRadius(params, spacing);
   const rs = (params.speckleWindowPx - 1) / 2;
 
   buildSats(level, sea, w, h, satV, satN);
@@ -330,21 +369,35 @@ export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams): D
   // −60 dB floor: an exact 0 (possible in synthetic input) must not become −∞ in the sums.
   for (let i = 0; i < n; i++) smoothDb[i] = sea[i] !== 0 ? 10 * Math.log10(Math.max(smoothDb[i]!, 1e-6)) : Number.NaN;
 
-  buildSats(smoothDb, sea, w, h, satV, satN);
-  const background1 = new Float32Array(n);
-  boxMeans(satV, satN, w, h, rx, ry, params.minBackgroundFraction, sea, background1, null);
-
-  // Pass 2: the background of the sea that pass 1 did not call dark.
-  const open = new Uint8Array(n);
-  for (let i = 0; i < n; i++) open[i] = sea[i] !== 0 && !(smoothDb[i]! < background1[i]! - shift) ? 1 : 0;
-  buildSats(smoothDb, open, w, h, satV, satN);
   const backgroundDb = new Float32Array(n);
-  boxMeans(satV, satN, w, h, rx, ry, params.minBackgroundFraction, sea, backgroundDb, background1);
-
+  twoPassBackground(smoothDb, sea, w, h, backgroundRadius(params, spacing), params, { satV, satN }, backgroundDb);
   const dark = new Uint8Array(n);
   for (let i = 0; i < n; i++) dark[i] = smoothDb[i]! < backgroundDb[i]! - shift ? 1 : 0;
+  if (params.fineBackgroundWindowM > 0) {
+    // A second, finer scale: thin or small slicks next to brighter sea that the coarse
+    // window averages away (the coarse one catches slicks wider than the fine window).
+    const fine = new Float32Array(n);
+    twoPassBackground(smoothDb, sea, w, h, windowRadius(params.fineBackgroundWindowM, spacing), params, { satV, satN }, fine);
+    for (let i = 0; i < n; i++) {
+      const f = fine[i]!;
+      if (smoothDb[i]! < f - shift) dark[i] = 1;
+      if (f > backgroundDb[i]! || (f === f && backgroundDb[i] !== backgroundDb[i])) backgroundDb[i] = f;
+    }
+  }
   smoothMask(dark, sea, w, h, params.morphologyRadiusPx);
-  return { width: w, height: h, multilook: m, spacing, sea, smoothDb, backgroundDb, dark };
+
+  // Bright targets: a working pixel's own level (20 m, no speckle box) far above the background.
+  const brightSat = new Int32Array((w + 1) * (h + 1));
+  const W = w + 1;
+  for (let y = 0; y < h; y++) {
+    let row = 0;
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (sea[i] !== 0 && 10 * Math.log10(Math.max(level[i]!, 1e-6)) > backgroundDb[i]! + params.brightTargetDb) row++;
+      brightSat[(y + 1) * W + x + 1] = brightSat[y * W + x + 1]! + row;
+    }
+  }
+  return { width: w, height: h, multilook: m, spacing, sea, smoothDb, backgroundDb, dark, brightSat };
 }
 
 export interface Labels {

@@ -32,6 +32,7 @@ import {
 } from './discriminate.ts';
 import { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams, type OilSlickParams } from './params.ts';
 import { runTileTask } from '../engine/pool.ts';
+import { loadOilModel, oilProbability, type OilModelFile } from './model.ts';
 import { detectSlicksInTile, requiredHaloPx, type SlickTileInput, type TileRegions } from './tile.ts';
 
 // One tile (tile.ts): detectSlicksInTile runs on the worker threads.
@@ -155,9 +156,19 @@ export function mergeTileRegions(tiles: readonly PlacedTileRegions[]): SlickRegi
 export interface SlickCandidate {
   region: SlickRegion;
   features: SlickFeatures;
-  /** Why it is a look-alike; empty for a slick. */
+  /** The trained model's oil probability (0…1); NaN when no model is installed. */
+  oilProbability: number;
+  /**
+   * Why it is not reported: `too_small`, `low_probability` (below the model's threshold), and
+   * the hand-set look-alike rules that apply (informative unless params.applyRules).
+   */
   reasons: LookAlikeReason[];
   isSlick: boolean;
+}
+
+/** The probability threshold in force: the parameter, else the model's own. */
+export function oilProbabilityThreshold(params: OilSlickParams, model: OilModelFile | null = loadOilModel()): number {
+  return params.minOilProbability ?? model?.threshold ?? 0.5;
 }
 
 /**
@@ -170,15 +181,22 @@ export function classifyRegions(
   multilook: number,
   incidenceAt: (line: number, pixel: number) => number,
   params: OilSlickParams,
+  model: OilModelFile | null = loadOilModel(),
 ): SlickCandidate[] {
+  const threshold = oilProbabilityThreshold(params, model);
   return regions.map((region) => {
     const s = region.stats;
     const n = Math.max(1, s.pixelCount);
     const line = (s.sumY / n) * multilook + (multilook - 1) / 2;
     const pixel = (s.sumX / n) * multilook + (multilook - 1) / 2;
     const features = regionFeatures(s, spacing, incidenceAt(line, pixel), params);
-    const reasons = lookAlikeReasons(features, params);
-    return { region, features, reasons, isSlick: reasons.length === 0 };
+    const rules = lookAlikeReasons(features, params);
+    const tooSmall = rules.includes('too_small');
+    if (!model) return { region, features, oilProbability: Number.NaN, reasons: rules, isSlick: rules.length === 0 };
+    const p = oilProbability(model, features);
+    const reasons: LookAlikeReason[] = [...(tooSmall ? (['too_small'] as const) : []), ...(p < threshold ? (['low_probability'] as const) : []), ...rules.filter((r) => r !== 'too_small')];
+    const isSlick = !tooSmall && p >= threshold && !rules.some((r) => (params.vetoRules as readonly string[]).includes(r));
+    return { region, features, oilProbability: p, reasons, isSlick };
   });
 }
 
@@ -200,6 +218,8 @@ export interface RasterRunOptions {
   haloPx?: number;
   /** Incidence angle (degrees): one value, or a function of (line, pixel). Default 35°. */
   incidenceDeg?: number | ((line: number, pixel: number) => number);
+  /** Oil-probability model (default: the committed one; null: none). */
+  model?: OilModelFile | null;
 }
 
 /**
@@ -241,7 +261,7 @@ export function detectSlicksInRaster(input: SlickRasterInput, params: OilSlickPa
   }
   const incidence = options.incidenceDeg ?? 35;
   const incidenceAt = typeof incidence === 'number' ? () => incidence : incidence;
-  return classifyRegions(mergeTileRegions(placed), spacing, m, incidenceAt, params);
+  return classifyRegions(mergeTileRegions(placed), spacing, m, incidenceAt, params, options.model === undefined ? loadOilModel() : options.model);
 }
 
 /** A region as a full-resolution mask (1 inside) of a width × height image. */
@@ -447,6 +467,7 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
     if (!c.isSlick) continue;
     options.signal?.throwIfAborted();
     const properties = {
+      oil_probability: Number.isFinite(c.oilProbability) ? Math.round(c.oilProbability * 1000) / 1000 : null,
       length_m: Math.round(c.features.lengthM),
       width_m: Math.round(c.features.widthM),
       contrast_db: Math.round(c.features.contrastDb * 10) / 10,

@@ -9,7 +9,7 @@
  */
 import { lowWindSigma0Db } from './cmod5n.ts';
 import type { DarkSpotMap, Labels, PixelSpacing } from './darkSpots.ts';
-import type { OilSlickParams } from './params.ts';
+import type { LookAlikeRule, OilSlickParams } from './params.ts';
 
 /** Additive measurements of a region (or of the part of it inside one tile core). */
 export interface RegionStats {
@@ -20,8 +20,10 @@ export interface RegionStats {
   sumXX: number;
   sumXY: number;
   sumYY: number;
-  /** Σ speckle-smoothed σ0 (dB). */
+  /** Σ speckle-smoothed σ0 (dB), Σ of its square, and its minimum (merged by min, not summed). */
   sumLevelDb: number;
+  sumLevelDbSq: number;
+  minLevelDb: number;
   /** Σ local background (dB) over the pixels where it is known, and their number. */
   sumBackgroundDb: number;
   backgroundPixels: number;
@@ -34,6 +36,11 @@ export interface RegionStats {
   /** Samples of the sea around the region, and how many of them are as dark as a dark pixel. */
   surroundSamples: number;
   surroundDark: number;
+  /** Σ and Σ² of the smoothed σ0 (dB) of those samples. */
+  surroundSumDb: number;
+  surroundSumDbSq: number;
+  /** Most bright-target pixels in the brightNearM window of any boundary pixel (merged by max). */
+  brightNear: number;
 }
 
 export function emptyStats(): RegionStats {
@@ -45,6 +52,8 @@ export function emptyStats(): RegionStats {
     sumXY: 0,
     sumYY: 0,
     sumLevelDb: 0,
+    sumLevelDbSq: 0,
+    minLevelDb: Infinity,
     sumBackgroundDb: 0,
     backgroundPixels: 0,
     edgesTopBottom: 0,
@@ -53,6 +62,9 @@ export function emptyStats(): RegionStats {
     sumEdgeGradient: 0,
     surroundSamples: 0,
     surroundDark: 0,
+    surroundSumDb: 0,
+    surroundSumDbSq: 0,
+    brightNear: 0,
   };
 }
 
@@ -66,6 +78,8 @@ export function addStats(a: RegionStats, b: RegionStats, dx = 0, dy = 0): void {
   a.sumY += b.sumY + n * dy;
   a.pixelCount += n;
   a.sumLevelDb += b.sumLevelDb;
+  a.sumLevelDbSq += b.sumLevelDbSq;
+  a.minLevelDb = Math.min(a.minLevelDb, b.minLevelDb);
   a.sumBackgroundDb += b.sumBackgroundDb;
   a.backgroundPixels += b.backgroundPixels;
   a.edgesTopBottom += b.edgesTopBottom;
@@ -74,6 +88,9 @@ export function addStats(a: RegionStats, b: RegionStats, dx = 0, dy = 0): void {
   a.sumEdgeGradient += b.sumEdgeGradient;
   a.surroundSamples += b.surroundSamples;
   a.surroundDark += b.surroundDark;
+  a.surroundSumDb += b.surroundSumDb;
+  a.surroundSumDbSq += b.surroundSumDbSq;
+  a.brightNear = Math.max(a.brightNear, b.brightNear);
 }
 
 /** The part of one labelled region that lies in a tile core. */
@@ -87,14 +104,14 @@ export interface RegionPart {
   box: { x0: number; y0: number; x1: number; y1: number };
 }
 
-export type MeasureParams = Pick<OilSlickParams, 'thresholdShiftDb' | 'surroundDistancesM'>;
+export type MeasureParams = Pick<OilSlickParams, 'thresholdShiftDb' | 'surroundDistancesM' | 'brightNearM'>;
 
 /** Half-distance (working pixels) of the edge-gradient differences. */
 const GRADIENT_STEP = 2;
 
 /** How far (working pixels) measurements look beyond a region pixel. */
 export function measureSupportPx(params: MeasureParams, spacing: PixelSpacing): number {
-  const far = Math.max(0, ...params.surroundDistancesM);
+  const far = Math.max(0, ...params.surroundDistancesM, params.brightNearM / 2);
   return Math.max(GRADIENT_STEP, Math.ceil(far / Math.min(spacing.range, spacing.azimuth)) + 1);
 }
 
@@ -111,7 +128,10 @@ export function measureRegionParts(
   params: MeasureParams,
   dropCompleteBelow: number,
 ): { parts: RegionPart[]; kept: Uint8Array } {
-  const { width: w, height: h, smoothDb, backgroundDb, dark, sea, spacing } = map;
+  const { width: w, height: h, smoothDb, backgroundDb, dark, sea, spacing, brightSat } = map;
+  const W = w + 1;
+  const bx = Math.max(1, Math.round(params.brightNearM / 2 / spacing.range));
+  const by = Math.max(1, Math.round(params.brightNearM / 2 / spacing.azimuth));
   const { labels, count, sizes, touchesBorder } = lab;
   const kept = new Uint8Array(count + 1);
   for (let l = 1; l <= count; l++) kept[l] = touchesBorder[l] !== 0 || sizes[l]! >= dropCompleteBelow ? 1 : 0;
@@ -162,7 +182,10 @@ export function measureRegionParts(
       s.sumXX += x * x;
       s.sumXY += x * y;
       s.sumYY += y * y;
-      s.sumLevelDb += smoothDb[i]!;
+      const lv = smoothDb[i]!;
+      s.sumLevelDb += lv;
+      s.sumLevelDbSq += lv * lv;
+      if (lv < s.minLevelDb) s.minLevelDb = lv;
       const bg = backgroundDb[i]!;
       const bgKnown = bg === bg;
       if (bgKnown) {
@@ -183,6 +206,14 @@ export function measureRegionParts(
       const gx = centralDifference(smoothDb, sea, i, x + g < w ? i + g : -1, x - g >= 0 ? i - g : -1, g * sx);
       const gy = centralDifference(smoothDb, sea, i, y + g < h ? i + g * w : -1, y - g >= 0 ? i - g * w : -1, g * sy);
       s.sumEdgeGradient += Math.sqrt(gx * gx + gy * gy);
+      {
+        const xa = Math.max(0, x - bx);
+        const xb = Math.min(w, x + bx + 1);
+        const ya = Math.max(0, y - by) * W;
+        const yb = Math.min(h, y + by + 1) * W;
+        const bright = brightSat[yb + xb]! - brightSat[ya + xb]! - brightSat[yb + xa]! + brightSat[ya + xa]!;
+        if (bright > s.brightNear) s.brightNear = bright;
+      }
 
       if (bgKnown) {
         const limit = bg - shift;
@@ -193,7 +224,10 @@ export function measureRegionParts(
           const q = qy * w + qx;
           if (sea[q] === 0 || dark[q] !== 0) continue;
           s.surroundSamples++;
-          if (smoothDb[q]! < limit) s.surroundDark++;
+          const v = smoothDb[q]!;
+          s.surroundSumDb += v;
+          s.surroundSumDbSq += v * v;
+          if (v < limit) s.surroundDark++;
         }
       }
     }
@@ -257,9 +291,18 @@ export interface SlickFeatures {
   incidenceDeg: number;
   /** CMOD5.N crosswind σ0 (dB) at lowWindSpeed and this incidence. */
   lowWindThresholdDb: number;
+  /** Standard deviation (dB) of the smoothed σ0 inside the region and of the samples around it. */
+  insideStdDb: number;
+  surroundStdDb: number;
+  /** Mean of the samples around the region minus the region's mean (dB): contrast to the sea right beside it. */
+  localContrastDb: number;
+  /** Background minus the region's darkest smoothed value (dB). */
+  depthDb: number;
+  /** Bright-target working pixels near the boundary (see RegionStats.brightNear). */
+  brightNear: number;
 }
 
-export type LookAlikeReason = 'too_small' | 'low_contrast' | 'low_wind' | 'dark_surroundings' | 'compact_shape' | 'diffuse_edge';
+export type LookAlikeReason = LookAlikeRule | 'low_probability';
 
 /** Features of a merged region; `spacing` is the working-pixel spacing. */
 export function regionFeatures(
@@ -299,6 +342,11 @@ export function regionFeatures(
     surroundDarkFraction: s.surroundSamples > 0 ? s.surroundDark / s.surroundSamples : 0,
     incidenceDeg,
     lowWindThresholdDb: lowWindSigma0Db(incidenceDeg, params.lowWindSpeed),
+    insideStdDb: Math.sqrt(Math.max(0, s.sumLevelDbSq / n - levelDb * levelDb)),
+    surroundStdDb: s.surroundSamples > 1 ? Math.sqrt(Math.max(0, s.surroundSumDbSq / s.surroundSamples - (s.surroundSumDb / s.surroundSamples) ** 2)) : 0,
+    localContrastDb: s.surroundSamples > 0 ? s.surroundSumDb / s.surroundSamples - levelDb : backgroundDb - levelDb,
+    depthDb: backgroundDb - s.minLevelDb,
+    brightNear: s.brightNear,
   };
 }
 

@@ -3,7 +3,14 @@
  * look-alikes rejected, outlines with holes. See docs/oilslick.md.
  */
 export { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams } from './params.ts';
-export type { OilSlickParams } from './params.ts';
+export type { LookAlikeRule, OilSlickParams } from './params.ts';
+export { LOOK_ALIKE_RULES } from './params.ts';
+export { FEATURE_NAMES, crosswindSpeedFromSigma0Db, featureVector } from './featureVector.ts';
+export { loadOilModel, oilProbability } from './model.ts';
+export type { OilModelFile } from './model.ts';
+export { CHIP_PIXEL_SPACING_M, GREY_DB_RANGE, decodeGreyJpeg, greyToDb, greyToSigma0 } from './greyImage.ts';
+export type { GreyDbMapping, GreyImage, GreySigma0 } from './greyImage.ts';
+export { detectSlicksInGreyImage } from './greyDetect.ts';
 export { cmod5nSigma0, lowWindSigma0Db } from './cmod5n.ts';
 export { backgroundRadius, darkSpotSupportPx, detectDarkSpots, labelRegions, multilookSea, smoothMask } from './darkSpots.ts';
 export type { DarkSpotInput, DarkSpotMap, DarkSpotParams, Labels, PixelSpacing } from './darkSpots.ts';
@@ -16,6 +23,7 @@ export {
   detectSlicksInSafeDetailed,
   detectSlicksInTile,
   mergeTileRegions,
+  oilProbabilityThreshold,
   regionMask,
   regionPolygons,
   requiredHaloPx,

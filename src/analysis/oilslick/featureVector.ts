@@ -1,0 +1,70 @@
+/**
+ * The numbers the oil-probability model sees for one candidate, in a fixed order
+ * (FEATURE_NAMES). Shape, contrast, edge, texture, wind and context features of a dark region
+ * (SlickFeatures, discriminate.ts). Everything here is defined the same way on a calibrated
+ * scene and on an 8-bit chip mapped to dB (greyImage.ts), so one model serves both; absolute
+ * levels of chips are only as good as the assumed grey → dB mapping.
+ */
+import { cmod5nSigma0 } from '../../imagery/cmod5n.ts';
+import type { SlickFeatures } from './discriminate.ts';
+
+export const FEATURE_NAMES = [
+  'log10_area_km2',
+  'log10_length_m',
+  'log10_width_m',
+  'log_elongation',
+  'log_complexity',
+  'contrast_db',
+  'local_contrast_db',
+  'depth_db',
+  'edge_gradient_db_per_100m',
+  'inside_std_db',
+  'surround_std_db',
+  'surround_dark_fraction',
+  'wind_speed_ms',
+  'log1p_bright_near',
+] as const;
+
+export type FeatureName = (typeof FEATURE_NAMES)[number];
+
+/**
+ * Wind speed (m/s) CMOD5.N gives for a VV σ0 (dB) at this incidence, crosswind (the darkest
+ * direction, so the figure is an upper bound whatever the real direction): the background
+ * level as a wind proxy. Clamped to 0.2…30 m/s; NaN in, NaN out.
+ */
+export function crosswindSpeedFromSigma0Db(sigma0Db: number, incidenceDeg: number): number {
+  if (!Number.isFinite(sigma0Db)) return Number.NaN;
+  const target = 10 ** (sigma0Db / 10);
+  let lo = 0.2;
+  let hi = 30;
+  if (cmod5nSigma0(lo, 90, incidenceDeg) >= target) return lo;
+  if (cmod5nSigma0(hi, 90, incidenceDeg) <= target) return hi;
+  // σ0 grows with wind speed: bisection to 0.01 m/s.
+  while (hi - lo > 0.01) {
+    const mid = (lo + hi) / 2;
+    if (cmod5nSigma0(mid, 90, incidenceDeg) < target) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/** The model's input for one candidate, in FEATURE_NAMES order. */
+export function featureVector(f: SlickFeatures): number[] {
+  const complexity = f.compactness > 0 ? 1 / f.compactness : 1e3;
+  return [
+    Math.log10(Math.max(f.areaSqkm, 1e-6)),
+    Math.log10(Math.max(f.lengthM, 1)),
+    Math.log10(Math.max(f.widthM, 1)),
+    Math.log(Math.max(f.elongation, 1)),
+    Math.log(Math.max(complexity, 1e-3)),
+    f.contrastDb,
+    f.localContrastDb,
+    f.depthDb,
+    f.edgeGradientDbPer100m,
+    f.insideStdDb,
+    f.surroundStdDb,
+    f.surroundDarkFraction,
+    crosswindSpeedFromSigma0Db(f.backgroundDb, f.incidenceDeg),
+    Math.log1p(f.brightNear),
+  ];
+}
