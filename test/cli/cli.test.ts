@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/service.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { runSarwatch } from '../helpers/cli.ts';
-import { SHARED_DATA } from '../helpers/sharedData.ts';
+import { S1_DATA, SAMPLES } from '../helpers/samples.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -132,7 +132,7 @@ describe('sarwatch CLI shares the data directory with the server', () => {
   });
 
   it('catalog index DIR links the folder into the archive and indexes it incrementally; catalog list finds its scenes', async () => {
-    const stac = path.join(SHARED_DATA, 'stac-examples');
+    const stac = path.join(SAMPLES, 'stac-examples');
     const first = await sarwatch(dataDir, 'catalog', 'index', stac, '--json');
     expect(first.code).toBe(0);
     const result = JSON.parse(first.stdout);
@@ -152,7 +152,7 @@ describe('sarwatch CLI shares the data directory with the server', () => {
   });
 
   it('analyze ship runs the detector on a SAFE product without the service (issue 4: like SNAP gpt)', async () => {
-    const safe = path.join(SHARED_DATA, 's1/grd-safe-northsea-ships/notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
+    const safe = path.join(S1_DATA, 'grd-safe-northsea-ships/notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
     const out = path.join(dataDir, 'ships.geojson');
     const res = await sarwatch(dataDir, 'analyze', 'ship', safe, '--out', out);
     expect(res.code).toBe(0);
