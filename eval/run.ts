@@ -1,7 +1,7 @@
 /**
  * `npm run eval [-- --json] [-- --only ship,oilslick,change,timeseries]`: accuracy of the ship and oil-slick detectors against ground
  * truth, on generated SAFE products (src/synth `writeSafeGrd`, deterministic seeds) and on
- * the real North-Sea crop (../shared/data, read-only).
+ * the real North-Sea crop (samples/s1/grd-safe-northsea-ships, committed in the repository).
  *
  * Ships: 4 generated open-sea scenes of 2000 × 2000 px (20 × 20 km, VV+VH; crops of a full-width
  * IW image, in IW1, IW2, IW3 and IW1), wind 3, 5, 7 and 10 m/s, 40 vessels each of 20–300 m (log-uniform), placed ≥ 500 m apart. A detection's
@@ -20,7 +20,6 @@
  * Building change (per-object F1 and pixel IoU on generated cities) and time-series change
  * points (date error on generated series with known breaks): eval/change.ts.
  *
- *   SARWATCH_SHARED_DATA   location of the shared samples (default <repo>/../shared/data)
  *   SARWATCH_EVAL_DIR      where generated products go (default: a temp dir, removed after)
  */
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -38,11 +37,10 @@ import { GrdGeometry, Random, subSwathBounds, writeSafeGrd, type LowWindPatchSpe
 import { distanceM, scoreDetections, type Score, type TruthPoint } from '../test/analysis/shipEval.ts';
 import { evalChange, evalTimeseries, printChange, printTimeseries } from './change.ts';
 import { prf } from '../test/analysis/changeEval.ts';
+import { S1_DATA } from '../test/helpers/samples.ts';
 import { f3, table } from './format.ts';
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
-const sharedData = process.env.SARWATCH_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data');
-const NORTH_SEA_DIR = path.join(sharedData, 's1/grd-safe-northsea-ships');
+const NORTH_SEA_DIR = path.join(S1_DATA, 'grd-safe-northsea-ships');
 const NORTH_SEA_SAFE = path.join(NORTH_SEA_DIR, 'notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
 const NORTH_SEA_TRUTH = path.join(NORTH_SEA_DIR, 'ships-ground-truth.geojson');
 
