@@ -99,7 +99,9 @@ describe('npm start (embedded default)', () => {
   });
 });
 
-describe('sarwatch CLI shares the data directory with the server', () => {
+// Each test runs `node bin/sarwatch.js` three to five times, and each run pays tsx's start-up
+// (10–15 s on the shared two-core box under load): the same budget as the other CLI tests.
+describe('sarwatch CLI shares the data directory with the server', { timeout: 180_000 }, () => {
   it('accounts create --json prints {"account_id","api_key"}; the key works on the running server at once', async () => {
     const res = await sarwatch(dataDir, 'accounts', 'create', '--name', 'Port of Rotterdam', '--credits', '250', '--json');
     expect(res.code).toBe(0);
