@@ -1,5 +1,5 @@
 /**
- * Oil slicks on REAL data: the CSIRO dev chips (../shared/data/oil-csiro-dev), validation split
+ * Oil slicks on REAL data: the CSIRO dev chips (development-only data oil-csiro-dev), validation split
  * by source image (training/oilslick/dataset.ts, the seed the committed model was trained
  * with), run through the whole engine with the committed model (detectSlicksInGreyImage).
  * A chip with oil is a hit when at least one slick is reported; a chip without oil is a false
@@ -36,7 +36,7 @@ export type OilChipEval =
     };
 
 export async function evalOilChips(repoRoot: string): Promise<OilChipEval> {
-  const dir = defaultChipDir(repoRoot);
+  const dir = defaultChipDir();
   if (!chipsAvailable(dir)) return { skipped: `real chips not found at ${dir} (oil/, no_oil/): real-data figures skipped` };
   const model = loadOilModel();
   if (!model) return { skipped: 'no trained model (src/analysis/oilslick/model.json): run npm run train:oilslick' };

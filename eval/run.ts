@@ -1,9 +1,10 @@
 /**
  * `npm run eval [-- --json] [-- --only ship,oilslick,change,timeseries]`: accuracy of the ship and oil-slick detectors against ground
  * truth, on generated SAFE products (src/synth `writeSafeGrd`, deterministic seeds) and on
- * the real North-Sea crop (../shared/data, read-only). Oil slicks lead with real data: chip-level
- * hit and false-alarm rates on the validation split of the CSIRO dev chips (eval/oilChips.ts;
- * skipped with a message when ../shared/data/oil-csiro-dev is absent).
+ * the real North-Sea crop (samples/s1/grd-safe-northsea-ships, committed in the repository). Oil
+ * slicks lead with real data: chip-level hit and false-alarm rates on the validation split of
+ * the CSIRO dev chips (eval/oilChips.ts; development-only data beside the clone, skipped with a
+ * message when absent — src/repoPaths.ts).
  *
  * Ships: 4 generated open-sea scenes of 2000 × 2000 px (20 × 20 km, VV+VH; crops of a full-width
  * IW image, in IW1, IW2, IW3 and IW1), wind 3, 5, 7 and 10 m/s, 40 vessels each of 20–300 m (log-uniform), placed ≥ 500 m apart. A detection's
@@ -22,7 +23,6 @@
  * Building change (per-object F1 and pixel IoU on generated cities) and time-series change
  * points (date error on generated series with known breaks): eval/change.ts.
  *
- *   SARWATCH_SHARED_DATA   location of the shared samples (default <repo>/../shared/data)
  *   SARWATCH_EVAL_DIR      where generated products go (default: a temp dir, removed after)
  */
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -40,13 +40,12 @@ import { GrdGeometry, Random, subSwathBounds, writeSafeGrd, type LowWindPatchSpe
 import { distanceM, scoreDetections, type Score, type TruthPoint } from './scoring/shipEval.ts';
 import { evalChange, evalTimeseries, printChange, printTimeseries } from './change.ts';
 import { prf } from './scoring/changeEval.ts';
+import { REPO_ROOT, S1_DATA } from '../src/repoPaths.ts';
 import { f3, table } from './format.ts';
 import { evalOilChips, printOilChips } from './oilChips.ts';
 import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
-const sharedData = process.env.SARWATCH_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data');
-const NORTH_SEA_DIR = path.join(sharedData, 's1/grd-safe-northsea-ships');
+const NORTH_SEA_DIR = path.join(S1_DATA, 'grd-safe-northsea-ships');
 const NORTH_SEA_SAFE = path.join(NORTH_SEA_DIR, 'notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
 const NORTH_SEA_TRUTH = path.join(NORTH_SEA_DIR, 'ships-ground-truth.geojson');
 
@@ -467,7 +466,7 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   try {
     // Real data leads: the oil-slick model on the real validation chips.
-    const oilReal = runs('oilslick') ? await evalOilChips(repoRoot) : undefined;
+    const oilReal = runs('oilslick') ? await evalOilChips(REPO_ROOT) : undefined;
     if (oilReal && !values.json) printOilChips(oilReal);
     const ship = runs('ship') ? await evalShips(dir) : undefined;
     if (ship && !values.json) printShips(ship);

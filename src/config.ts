@@ -58,8 +58,8 @@ export interface Config {
   reconcileIntervalSeconds: number;
 }
 
-/** The real samples beside the repository (`../shared/data/s1`), when present. */
-const DEFAULT_SAMPLES_DIR = fileURLToPath(new URL('../../shared/data/s1', import.meta.url));
+/** The real Sentinel-1 samples committed in the repository (`samples/s1`, see its SOURCES.md). */
+export const DEFAULT_SAMPLES_DIR = fileURLToPath(new URL('../samples/s1', import.meta.url));
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, opts: { integer?: boolean; min?: number } = {}): number {
   const raw = env[name];

@@ -45,7 +45,7 @@ export function relativeOrbitFromAbsolute(mission: Mission, absoluteOrbit: numbe
 
 /**
  * Ascending-node crossings read from real manifests (`s1:ascendingNodeTime`,
- * `safe:orbitNumber`) of the shared sample data. Used only to estimate the absolute orbit
+ * `safe:orbitNumber`) of the repository's samples/. Used only to estimate the absolute orbit
  * of products whose metadata lacks it; the drift between references is under a minute.
  */
 const ANX_REFERENCES: Partial<Record<Mission, { orbit: number; anx: string }[]>> = {

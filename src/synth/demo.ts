@@ -46,7 +46,7 @@ export interface DemoArchiveOptions {
   /** Regenerate even when the marker matches. */
   force?: boolean;
   /**
-   * Also link the real samples (e.g. ../shared/data/s1) into `<dir>/samples/`: folders are
+   * Also link the real samples (e.g. the repository's samples/s1) into `<dir>/samples/`: folders are
    * recreated, files are symbolic links (the indexer does not follow folder links).
    */
   samplesDir?: string;

@@ -4,7 +4,7 @@
  * absolute ↔ relative orbit, ascending-node (ANX) times, acquisition times of one track
  * every 12 days, platform heading and OPERA burst ids.
  *
- * The reference node crossings are read from the real manifests in ../shared/data/s1
+ * The reference node crossings are read from the real manifests in samples/s1
  * (the same ones src/catalog/orbit.ts uses); the repeat cycle is 175 orbits in 12 days.
  * src/synth may not import src/catalog, so the few formulas are restated here.
  */

@@ -123,7 +123,7 @@ interface SurfaceModel {
 /**
  * Backscatter of land covers at C band, σ0 at 35°: grassland/crops −8/−15 dB, forest −7/−12,
  * urban +1/−8 with double-bounce points, industrial port +3/−5 (typical Sentinel-1 values,
- * e.g. the BigEarthNet-S1 patches in the shared data).
+ * e.g. those of the BigEarthNet-S1 patches).
  */
 export const SURFACE_MODELS: Record<Exclude<SurfaceKind, 'water'>, SurfaceModel> = {
   land: { vv: -8, vh: -15, textureDb: 1.5, brightFraction: null },

@@ -13,7 +13,7 @@ import { openRasterProduct } from '../../src/imagery/index.ts';
 import type { RasterProduct } from '../../src/imagery/index.ts';
 import { writeRtcStack, type WriteRtcResult } from '../../src/synth/index.ts';
 import { writeTiff } from '../../src/synth/tiff.ts';
-import { S1_DATA } from '../helpers/sharedData.ts';
+import { S1_DATA } from '../helpers/samples.ts';
 import { changedOverlappingOthers, pixelIou, readBuildings, scoreBuildingChange, type TruthBuilding } from './changeEval.ts';
 
 const ENGA_DIR = path.join(S1_DATA, 'rtc-stack-png-enga/tests/test_data/T009_019294_IW2_cropped');

@@ -1,5 +1,5 @@
 // The oil-slick engine with the committed model on REAL Sentinel-1 chips (CSIRO dev split,
-// ../shared/data/oil-csiro-dev; skipped when absent): the first 40 oil and 40 no-oil chips of
+// development-only data oil-csiro-dev beside the clone; skipped when absent): the first 40 oil and 40 no-oil chips of
 // the validation split (source images never seen in training), chip-level decisions.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { decodeGreyJpeg, detectSlicksInGreyImage, loadOilModel, oilProbabilityTh
 import { chipsAvailable, defaultChipDir, listChips, splitBySource } from '../../training/oilslick/dataset.ts';
 import { SPLIT_SEED, VALIDATION_FRACTION } from '../../training/oilslick/split.ts';
 
-const dir = defaultChipDir(path.resolve(import.meta.dirname, '../..'));
+const dir = defaultChipDir();
 const have = chipsAvailable(dir);
 
 describe.skipIf(!have)('oil slicks on real CSIRO chips (validation split)', () => {

@@ -22,7 +22,7 @@ import {
 import { geodesicAreaSqkm, geodesicAreaSqm, intersectAoi, parseAoiWkt, type AoiGeometry } from '../../src/geo/index.ts';
 import { lonLatTransform, openRasterProduct } from '../../src/imagery/index.ts';
 import { writeRtcStack } from '../../src/synth/index.ts';
-import { S1_DATA } from '../helpers/sharedData.ts';
+import { S1_DATA } from '../helpers/samples.ts';
 import { evaluateGeneratedBreaks, scoreSeriesBreaks, scoreStackBreaks } from './timeseriesEval.ts';
 
 const MIB = 1 << 20;

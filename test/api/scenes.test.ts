@@ -1,11 +1,11 @@
 /**
  * GET /api/v1/scenes (issue 3): find scene ids without leaving the service. The archive
- * holds the real samples (../shared/data/s1, linked in at start) plus STAC fixtures.
+ * holds the real samples (samples/s1, linked in at start) plus STAC fixtures.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { northSeaFixtureScenes } from '../helpers/stacFixtures.ts';
-import { S1_DATA } from '../helpers/sharedData.ts';
+import { S1_DATA } from '../helpers/samples.ts';
 import { parseAoiWkt } from '../../src/geo/index.ts';
 
 let t: TestService;

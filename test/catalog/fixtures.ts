@@ -1,14 +1,9 @@
-/** Shared test data and scene-record builders for the catalog tests. */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
+/** Sample locations and scene-record builders for the catalog tests. */
 import type { AoiGeometry, Polygon } from '../../src/geo/types.ts';
 import { alongTrackFrame } from '../../src/catalog/orbit.ts';
 import type { Mission, OrbitDirection, SceneProductType, SceneRecord, Timeliness } from '../../src/catalog/types.ts';
 
-import { SHARED_DATA, S1_DATA } from '../helpers/sharedData.ts';
-export { SHARED_DATA, S1_DATA };
-export const STAC_EXAMPLES = path.join(SHARED_DATA, 'stac-examples', 'examples');
-export const HAVE_SHARED_DATA = existsSync(S1_DATA) && existsSync(STAC_EXAMPLES);
+export { SAMPLES, S1_DATA, STAC_EXAMPLES } from '../helpers/samples.ts';
 
 export function box(x0: number, y0: number, x1: number, y1: number): Polygon {
   return { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] };

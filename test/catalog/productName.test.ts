@@ -16,7 +16,7 @@ import {
   tryParsePyrosarId,
 } from '../../src/catalog/index.ts';
 import { readZipListing } from '../../src/catalog/local/zip.ts';
-import { HAVE_SHARED_DATA, S1_DATA, SHARED_DATA, STAC_EXAMPLES } from './fixtures.ts';
+import { S1_DATA, SAMPLES, STAC_EXAMPLES } from './fixtures.ts';
 
 const LOOSE_NAME = /S1[A-D]_[A-Z0-9]{2}_[A-Z_]{4}_[0-9][A-Z]{3}_\d{8}T\d{6}_\d{8}T\d{6}_\d{6}_[0-9A-F]{6}(?:_[0-9A-F]{4}(?![0-9A-Za-z]))?/g;
 
@@ -30,14 +30,14 @@ async function allFiles(dir: string, withDirs = false): Promise<string[]> {
   return out;
 }
 
-/** Every Sentinel-1 product name written anywhere in the shared data: paths, text files, zipped manifests, GeoTIFF tags. */
-async function productNamesInSharedData(): Promise<Set<string>> {
+/** Every Sentinel-1 product name written anywhere in the samples: paths, text files, zipped manifests, GeoTIFF tags. */
+async function productNamesInSamples(): Promise<Set<string>> {
   const names = new Set<string>();
   const add = (text: string) => {
     for (const m of text.matchAll(LOOSE_NAME)) names.add(m[0]);
   };
-  for (const d of await allFiles(SHARED_DATA, true)) add(path.basename(d));
-  for (const f of await allFiles(SHARED_DATA)) {
+  for (const d of await allFiles(SAMPLES, true)) add(path.basename(d));
+  for (const f of await allFiles(SAMPLES)) {
     if (/\.(safe|json|xml|kml|html|yml|md)$/i.test(f)) add(await readFile(f, 'utf8'));
     if (/\.zip$/i.test(f)) {
       const listing = await readZipListing(f, (n) => /manifest\.safe$/i.test(n));
@@ -53,9 +53,9 @@ async function productNamesInSharedData(): Promise<Set<string>> {
   return names;
 }
 
-describe.skipIf(!HAVE_SHARED_DATA)('product names of the real shared data', () => {
-  it('every product name found in the shared data parses, and the relative orbit follows the platform formula', async () => {
-    const names = await productNamesInSharedData();
+describe('product names of the real samples', () => {
+  it('every product name found in the samples parses, and the relative orbit follows the platform formula', async () => {
+    const names = await productNamesInSamples();
     // The scan must have found the products we know are there (else it proves nothing).
     for (const known of [
       'S1B_IW_GRDH_1SDV_20211223T051122_20211223T051147_030148_039993_5371',

@@ -19,7 +19,7 @@ import { writeRtcStack, type WriteRtcResult } from '../../src/synth/index.ts';
 import { AnalyzeUsageError, runAnalyze } from '../../src/cli/analyze.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { ENGA_DIR, NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
-import { S1_DATA } from '../helpers/sharedData.ts';
+import { S1_DATA } from '../helpers/samples.ts';
 import { runSarwatch } from '../helpers/cli.ts';
 
 const SB = path.join(S1_DATA, 'rtc-stack-santabarbara/tests/test_data/cropped/10SGD/137');

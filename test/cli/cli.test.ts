@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/service.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { runSarwatch } from '../helpers/cli.ts';
-import { SHARED_DATA } from '../helpers/sharedData.ts';
+import { S1_DATA, SAMPLES } from '../helpers/samples.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -99,7 +99,9 @@ describe('npm start (embedded default)', () => {
   });
 });
 
-describe('sarwatch CLI shares the data directory with the server', () => {
+// Each test runs `node bin/sarwatch.js` three to five times, and each run pays tsx's start-up
+// (10–15 s on the shared two-core box under load): the same budget as the other CLI tests.
+describe('sarwatch CLI shares the data directory with the server', { timeout: 180_000 }, () => {
   it('accounts create --json prints {"account_id","api_key"}; the key works on the running server at once', async () => {
     const res = await sarwatch(dataDir, 'accounts', 'create', '--name', 'Port of Rotterdam', '--credits', '250', '--json');
     expect(res.code).toBe(0);
@@ -132,7 +134,7 @@ describe('sarwatch CLI shares the data directory with the server', () => {
   });
 
   it('catalog index DIR links the folder into the archive and indexes it incrementally; catalog list finds its scenes', async () => {
-    const stac = path.join(SHARED_DATA, 'stac-examples');
+    const stac = path.join(SAMPLES, 'stac-examples');
     const first = await sarwatch(dataDir, 'catalog', 'index', stac, '--json');
     expect(first.code).toBe(0);
     const result = JSON.parse(first.stdout);
@@ -152,7 +154,7 @@ describe('sarwatch CLI shares the data directory with the server', () => {
   });
 
   it('analyze ship runs the detector on a SAFE product without the service (issue 4: like SNAP gpt)', async () => {
-    const safe = path.join(SHARED_DATA, 's1/grd-safe-northsea-ships/notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
+    const safe = path.join(S1_DATA, 'grd-safe-northsea-ships/notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
     const out = path.join(dataDir, 'ships.geojson');
     const res = await sarwatch(dataDir, 'analyze', 'ship', safe, '--out', out);
     expect(res.code).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * Test archives made of STAC Item JSON files (the shape of the real items in
- * ../shared/data/stac-examples), so tests that need "a scene here on this date" go through
+ * samples/stac-examples), so tests that need "a scene here on this date" go through
  * the real local indexer and catalog. No pixels: for tests of the job system only.
  */
 import fs from 'node:fs';

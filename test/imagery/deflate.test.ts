@@ -11,7 +11,7 @@ import { BaseDecoder, fromFile, getDecoder, type GeoTIFFImage } from 'geotiff';
 import { NodeZlibDeflateDecoder } from '../../src/imagery/geotiff-source.ts';
 import { openRasterProduct } from '../../src/imagery/index.ts';
 import { GDAL_TAG, HAS_GDAL, gdal, ENGA_DIR } from './fixtures.ts';
-import { S1_DATA } from '../helpers/sharedData.ts';
+import { S1_DATA } from '../helpers/samples.ts';
 import { writeTiledTiff, type TiledArray, type TiledSampleType } from './tiledTiff.ts';
 
 // geotiff.js's own Deflate decoder, as it ships: pako's inflate (pako is geotiff's dependency).

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 
-import { S1_DATA } from '../helpers/sharedData.ts';
+import { S1_DATA } from '../helpers/samples.ts';
 export const DATA = S1_DATA;
 
 export const NORTH_SEA_SAFE = join(
@@ -33,7 +33,7 @@ export const GDAL_TAG = HAS_GDAL ? '(GDAL cross-check)' : '(GDAL cross-check SKI
 
 /**
  * Run a GDAL tool. GDAL_PAM_ENABLED=NO: `gdalinfo -stats` would otherwise write
- * .aux.xml files beside the shared (read-only) sample data.
+ * .aux.xml files beside the committed sample data.
  */
 export function gdal(tool: string, args: string[], input?: string): string {
   const result = spawnSync(tool, args, {

@@ -16,7 +16,9 @@ import {
   type TruthCollection,
 } from '../../src/synth/index.ts';
 
-const NORTH_SEA_SAMPLE = '/work/shared/data/s1/grd-safe-northsea-ships';
+import { S1_DATA } from '../helpers/samples.ts';
+
+const NORTH_SEA_SAMPLE = path.join(S1_DATA, 'grd-safe-northsea-ships');
 
 let dir: string;
 let first: DemoArchiveResult;
@@ -26,7 +28,7 @@ let scenes: SceneRecord[];
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'synth-demo-'));
   // A small GRD scale keeps the test fast; RTC stacks and dates are those of the real demo.
-  first = await generateDemoArchive(dir, { seed: 1, scale: 0.1, samplesDir: existsSync(NORTH_SEA_SAMPLE) ? NORTH_SEA_SAMPLE : undefined });
+  first = await generateDemoArchive(dir, { seed: 1, scale: 0.1, samplesDir: NORTH_SEA_SAMPLE });
   const store = new MemorySceneIndexStore();
   index = await indexArchive(dir, store);
   scenes = await store.search({});
@@ -87,7 +89,6 @@ describe('synth demo archive', () => {
   });
 
   it('links the real samples in as files (the indexer does not follow folder links)', async () => {
-    if (!existsSync(NORTH_SEA_SAMPLE)) return;
     expect(first.samplesLinked).toBeGreaterThan(10);
     const manifest = path.join(
       dir,

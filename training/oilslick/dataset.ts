@@ -1,5 +1,5 @@
 /**
- * The CSIRO oil / no-oil chips (../shared/data/oil-csiro-dev, README there): file listing,
+ * The CSIRO oil / no-oil chips (development-only data `oil-csiro-dev`, README there): file listing,
  * names parsed, and the train / validation split BY SOURCE IMAGE. Chips of one source are
  * alike, and augmented copies (rotate…, slant…, crop… in the name) repeat their source, so a
  * split by file would leak; every chip of a source goes to the same side.
@@ -11,6 +11,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { mulberry32 } from './gbtTrain.ts';
+import { devDataset } from '../../src/repoPaths.ts';
 
 export interface Chip {
   path: string;
@@ -33,10 +34,9 @@ export function parseChipName(file: string): { source: string; region: string; l
   return { source: m[1]!, region: m[2]!, label: m[3] === '1' ? 1 : 0, augmented: /rotate|slant|crop/.test(file) };
 }
 
-/** Default location: <repo>/../shared/data/oil-csiro-dev, or $SARWATCH_SHARED_DATA/oil-csiro-dev. */
-export function defaultChipDir(repoRoot: string): string {
-  const shared = process.env.SARWATCH_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data');
-  return path.join(shared, 'oil-csiro-dev');
+/** Default location: the development-only data beside the clone (src/repoPaths.ts, SARWATCH_DEV_DATA). */
+export function defaultChipDir(): string {
+  return devDataset('oil-csiro-dev').dir;
 }
 
 export function chipsAvailable(dir: string): boolean {

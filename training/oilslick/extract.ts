@@ -81,7 +81,7 @@ export function extractAll(chips: readonly Chip[], parts = 1): ChipCandidates[] 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const { values } = parseArgs({ options: { part: { type: 'string', default: '0/1' } } });
   const [part, parts] = values.part!.split('/').map(Number) as [number, number];
-  const chips = listChips(defaultChipDir(repoRoot));
+  const chips = listChips(defaultChipDir());
   extractPart(chips, part, parts);
   process.stderr.write(`part ${part}/${parts} done (key ${cacheKey(chips)})\n`);
 }

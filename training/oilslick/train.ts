@@ -67,8 +67,8 @@ function atTarget(scores: ChipScore[]) {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { parts: { type: 'string', default: '1' }, dir: { type: 'string' } } });
-  const dir = values.dir ?? defaultChipDir(repoRoot);
-  if (!chipsAvailable(dir)) throw new Error(`no chips at ${dir} (oil/ and no_oil/); set SARWATCH_SHARED_DATA or --dir`);
+  const dir = values.dir ?? defaultChipDir();
+  if (!chipsAvailable(dir)) throw new Error(`no chips at ${dir} (oil/ and no_oil/); set SARWATCH_DEV_DATA or --dir`);
   const t0 = performance.now();
   const chips = listChips(dir);
   const split = splitBySource(chips, SPLIT_SEED, VALIDATION_FRACTION);
@@ -156,7 +156,7 @@ function report(
     '',
     'Data: CSIRO, "Sentinel-1 SAR oil spill image dataset for training deep learning models"',
     '(Blondeau-Patissier et al., 2023), doi:10.25919/4v55-dn16, CC-BY. Contains modified',
-    'Copernicus Sentinel data. Development split (../shared/data/oil-csiro-dev).',
+    'Copernicus Sentinel data. Development split (development-only data oil-csiro-dev).',
     '',
     `Split by source image (seed ${t.split.seed}): train ${t.split.trainChips} chips from ${t.split.trainSources} sources, validation ${t.split.validationChips} chips from ${t.split.validationSources} sources.`,
     `Grey → dB: ${GREY_DB_RANGE.minDb} … ${GREY_DB_RANGE.maxDb} dB linear in grey 0 … 255; ${CHIP_PIXEL_SPACING_M} m pixels; 35° incidence assumed.`,

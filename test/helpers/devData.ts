@@ -1,0 +1,2 @@
+/** Development-only data beside the clone, behind a skip (see src/repoPaths.ts). */
+export { DEV_DATA, devDataset, type DevDataset, type DevDatasetName } from '../../src/repoPaths.ts';
