@@ -20,6 +20,7 @@ import { reservationMicros, validateSubmission } from './validate.ts';
 import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
 import { isoNow } from './time.ts';
+import { canonicalJson } from './canonicalJson.ts';
 
 export interface JobServiceDeps {
   db: Db;
@@ -61,7 +62,7 @@ export class JobService {
     const reserve = reservationMicros(request, config);
     const jobId = randomUUID();
     const now = isoNow();
-    const requestHash = createHash('sha256').update(JSON.stringify([family, endpoint, body])).digest('hex');
+    const requestHash = createHash('sha256').update(canonicalJson([family, endpoint, body])).digest('hex');
 
     if (idempotencyKey !== undefined) {
       const previous = await this.byIdempotencyKey(principal, idempotencyKey, requestHash);
