@@ -93,7 +93,8 @@ export class JobService {
       .executeTakeFirst();
     if (!row) return null;
     if (row.request_hash !== requestHash) {
-      throw new ApiError('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${key}" was used for a different request (job ${row.id})`);
+      // The key is the client's text: the message names the header, never repeats it.
+      throw new ApiError('IDEMPOTENCY_KEY_REUSED', `this Idempotency-Key was already used for a different request (job ${row.id})`);
     }
     return row;
   }
@@ -240,7 +241,8 @@ export class JobService {
           .where('account_id', '=', principal.accountId)
           .executeTakeFirst()
       : undefined;
-    if (!row) throw new ApiError('NOT_FOUND', `no job ${jobId}`);
+    // A UUID is safe to name back; anything else the client sent is not repeated.
+    if (!row) throw new ApiError('NOT_FOUND', UUID.test(jobId) ? `no job ${jobId.toLowerCase()}` : 'no job with this job_id (job ids are UUIDs)');
     return row;
   }
 
