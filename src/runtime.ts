@@ -15,6 +15,7 @@ import type { JobQueue } from './queue/port.ts';
 import { JobService } from './jobs/service.ts';
 import { recoverInterruptedJobs } from './jobs/transitions.ts';
 import { buildApi } from './api/app.ts';
+import { ensurePrivateDir } from './privateFiles.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
 import { sweepExpiredResults } from './worker/retention.ts';
 import { defaultRegistry, type AnalysisRegistry } from './analysis/registry.ts';
@@ -30,7 +31,7 @@ export function storeUrl(config: Config): string {
 /** A random secret kept in the data directory, so signed URLs survive restarts and the CLI can share it. */
 export function loadOrCreateSecret(dataDir: string, name: string): Buffer {
   const file = path.join(dataDir, name);
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   try {
     return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
   } catch (e) {
