@@ -15,6 +15,7 @@ import type { JobQueue } from './queue/port.ts';
 import { JobService } from './jobs/service.ts';
 import { recoverInterruptedJobs } from './jobs/transitions.ts';
 import { buildApi } from './api/app.ts';
+import type { Clock } from './api/rateLimit.ts';
 import { ensurePrivateDir } from './privateFiles.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
 import { sweepExpiredResults } from './worker/retention.ts';
@@ -80,6 +81,8 @@ export interface StartOptions {
   /** Polling interval of the embedded queue (tests use a short one). */
   queuePollMs?: number;
   leaseSeconds?: number;
+  /** Time for the API's rate limits (tests move it instead of sleeping). */
+  clock?: Clock;
   /** Runs before the archive is indexed (the CLI generates the demo products here). */
   beforeIndex?: (archiveDir: string) => Promise<void>;
 }
@@ -94,7 +97,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const queue = new StoreBackedQueue(db, opts.queuePollMs ?? 1000);
   const { catalog, reindex } = openCatalog(config, db);
   const jobs = new JobService({ db, config, objects, queue, catalog });
-  const app = await buildApi({ db, config, jobs, objects, objectSecret, logger: opts.logger, version: VERSION });
+  const app = await buildApi({ db, config, jobs, objects, objectSecret, logger: opts.logger, version: VERSION, clock: opts.clock });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds: opts.leaseSeconds });
 
