@@ -16,6 +16,7 @@ import { JobService } from './jobs/service.ts';
 import { recoverInterruptedJobs } from './jobs/transitions.ts';
 import { buildApi } from './api/app.ts';
 import type { Clock } from './api/rateLimit.ts';
+import { objectStoreProbe, storeProbe, workerProbe } from './probes.ts';
 import { ensurePrivateDir } from './privateFiles.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
 import { sweepExpiredResults } from './worker/retention.ts';
@@ -94,10 +95,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const db = await openDb(config);
   const objectSecret = loadOrCreateSecret(config.dataDir, 'object-signing.key');
   const objects = new FileObjectStore(path.join(config.dataDir, 'objects'), objectSecret, `${config.publicUrl}/objects`);
-  const queue = new StoreBackedQueue(db, opts.queuePollMs ?? 1000);
+  const pollMs = opts.queuePollMs ?? 1000;
+  const queue = new StoreBackedQueue(db, pollMs);
   const { catalog, reindex } = openCatalog(config, db);
   const jobs = new JobService({ db, config, objects, queue, catalog });
-  const app = await buildApi({ db, config, jobs, objects, objectSecret, logger: opts.logger, version: VERSION, clock: opts.clock });
+  // A worker that has not polled for a few intervals is stuck (or its loop died).
+  const probes = [storeProbe(db), objectStoreProbe(objects), workerProbe(queue, Math.max(3 * pollMs, 5000))];
+  const app = await buildApi({ db, config, jobs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds: opts.leaseSeconds });
 

@@ -18,6 +18,7 @@ import { clientErrorHandler, frameworkErrorHandler, installTransportGuards } fro
 import { RateLimiter, type Clock } from './rateLimit.ts';
 import { authGuard } from './auth.ts';
 import { loggerOptions } from './logging.ts';
+import { readinessRoute, type ReadinessProbe } from './readiness.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { objectRoutes } from './routes/objects.ts';
 
@@ -28,6 +29,8 @@ export interface ApiDeps {
   objects: ObjectStore;
   /** Secret of the local object store's signed URLs; null when objects are presigned elsewhere (S3). */
   objectSecret: Buffer | null;
+  /** What /readyz checks. */
+  probes: readonly ReadinessProbe[];
   logger?: boolean | object;
   version: string;
   /** Time for the rate limits (tests move it instead of sleeping). */
@@ -72,7 +75,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         { name: 'detect', description: 'detect family: GRD imagery' },
         { name: 'jobs', description: 'poll, list and download' },
         { name: 'scenes', description: 'the scene catalog' },
-        { name: 'service', description: 'liveness' },
+        { name: 'service', description: 'liveness and readiness' },
       ],
     },
   });
@@ -82,6 +85,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     status: 'ok',
     version: deps.version,
   }));
+  readinessRoute(app, deps.probes);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(
