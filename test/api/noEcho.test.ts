@@ -3,7 +3,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL_SQUARE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
-import { HTTP_ERRORS } from '../../src/contract/errors.ts';
+import { HTTP_ERRORS, JobFailure } from '../../src/contract/errors.ts';
+import { asImageryFailure } from '../../src/analysis/modules/sceneInput.ts';
+import { ImageryError } from '../../src/imagery/index.ts';
 
 let t: TestService;
 beforeAll(async () => {
@@ -89,5 +91,13 @@ describe('issue 10.3: messages name the field, never repeat what the client sent
     expect(responses[3]!.json.error.message).toBe('polygon: polygon must be in EPSG:4326 (longitude latitude), not another SRID');
     expect(responses[6]!.json.error.message).toBe('status has an invalid value; allowed (lowercase): pending, processing, completed, failed');
     expect(responses[10]!.json.error.message).toBe('no job with this job_id (job ids are UUIDs)');
+  });
+
+  it('a scene whose pixels cannot be read fails IMAGERY_UNAVAILABLE naming the reason, not files or scene ids', () => {
+    const name = 'S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25';
+    const failure = asImageryFailure(new ImageryError('INVALID_PRODUCT', `${name}: /var/lib/sarwatch/archive/x.SAFE lacks calibration or noise XML`));
+    expect(failure).toBeInstanceOf(JobFailure);
+    expect((failure as JobFailure).code).toBe('IMAGERY_UNAVAILABLE');
+    expect((failure as JobFailure).message).toBe("the scene's pixels cannot be read: the product is damaged or incomplete");
   });
 });
