@@ -1,6 +1,7 @@
 /**
  * Issue 10, item 2: every error keeps the envelope.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { rawRequest } from '../helpers/rawHttp.ts';
@@ -11,7 +12,6 @@ beforeAll(async () => {
   t = await startTestService();
 });
 afterAll(() => t.close());
-
 
 /** The status carries the envelope, with a code from the table that belongs to that status. */
 function expectEnvelope(status: number, body: string, code: string): void {
@@ -111,5 +111,33 @@ describe('issue 10.2: every error keeps the envelope', () => {
       expect(res.status, rawBody).toBe(status);
       expectEnvelope(res.status, res.text, code);
     }
+  });
+
+  it('a request that reaches a server that is shutting down: 503 SERVICE_UNAVAILABLE with the envelope and Connection: close', async () => {
+    const s = await startTestService();
+    const socket = net.connect({ host: '127.0.0.1', port: Number(new URL(s.url).port) });
+    const received: Buffer[] = [];
+    socket.on('data', (c) => received.push(c));
+    const ended = new Promise((resolve) => socket.on('close', resolve));
+    // The first request is in flight (routed, its body not yet sent: Node answers 100 Continue
+    // as it hands the request to the router) when the server starts closing.
+    socket.write(
+      `POST /api/v1/detect/ship HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.apiKey}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n',
+    );
+    while (!Buffer.concat(received).toString().includes('100 Continue')) await new Promise((resolve) => socket.once('data', resolve));
+    const closing = s.close();
+    while (s.service.app.server.listening) await new Promise((resolve) => setImmediate(resolve));
+    // Its body, then a second request pipelined behind it on the same connection.
+    socket.write('{}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await ended;
+    await closing;
+    const text = Buffer.concat(received).toString('utf8');
+    // 100 Continue, the first request's own answer (it was routed before the close), then the second's.
+    expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 100', 'HTTP/1.1 400', 'HTTP/1.1 503']);
+    const second = text.slice(text.lastIndexOf('HTTP/1.1 '));
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    expect(second).toMatch(/\r\nconnection: close\r\n/i);
+    expectEnvelope(503, second.slice(second.indexOf('\r\n\r\n') + 4), 'SERVICE_UNAVAILABLE');
   });
 });
