@@ -9,6 +9,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import Type from 'typebox';
 import type { Db } from '../store/index.ts';
 import type { Config } from '../config.ts';
 import type { ObjectStore } from '../objects/port.ts';
@@ -81,10 +82,17 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  app.get('/healthz', { schema: { tags: ['service'], summary: 'Liveness: the process answers (checks nothing else)' } }, async () => ({
-    status: 'ok',
-    version: deps.version,
-  }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Liveness: the process answers (checks nothing else; see /readyz)',
+        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) },
+      },
+    },
+    async () => ({ status: 'ok' as const, version: deps.version }),
+  );
   readinessRoute(app, deps.probes);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
