@@ -32,17 +32,16 @@ function validationMessage(err: FastifyError): string {
   return `${where} ${first.message ?? 'is invalid'}`;
 }
 
-/** JSON.parse messages quote the text around the error; keep only the position. */
-function jsonMessage(err: Error): string {
-  const at = /position (\d+)/.exec(err.message);
-  return `request body is not valid JSON${at ? ` (at character ${Number(at[1]) + 1})` : ''}`;
-}
+/** Parser messages quote the text around the error, so none is passed on. */
+const NOT_JSON = 'request body is not valid JSON';
 
-const FASTIFY_CODES: Record<string, HttpErrorCode> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'VALIDATION_ERROR',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'VALIDATION_ERROR',
+/** Fastify's body-parser errors → code and message (default: the table's). */
+const FASTIFY_CODES: Record<string, { code: HttpErrorCode; message?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'VALIDATION_ERROR', message: 'Content-Length does not match the length of the body' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'VALIDATION_ERROR', message: 'request body is empty; expected a JSON object' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'VALIDATION_ERROR', message: NOT_JSON },
 };
 
 const BY_STATUS: Record<number, HttpErrorCode> = { 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
@@ -51,10 +50,9 @@ const BY_STATUS: Record<number, HttpErrorCode> = { 404: 'NOT_FOUND', 413: 'PAYLO
 export function toApiError(err: FastifyError): ApiError | null {
   if (err instanceof ApiError) return err;
   if (err.validation) return new ApiError('VALIDATION_ERROR', validationMessage(err));
-  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new ApiError('VALIDATION_ERROR', 'request body is empty; expected a JSON object');
   const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
-  if (mapped) return new ApiError(mapped, mapped === 'VALIDATION_ERROR' ? jsonMessage(err) : undefined);
-  if (err instanceof SyntaxError || (err.statusCode === 400 && !err.code)) return new ApiError('VALIDATION_ERROR', jsonMessage(err));
+  if (mapped) return new ApiError(mapped.code, mapped.message);
+  if (err instanceof SyntaxError || (err.statusCode === 400 && !err.code)) return new ApiError('VALIDATION_ERROR', NOT_JSON);
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return new ApiError(BY_STATUS[err.statusCode] ?? 'VALIDATION_ERROR');
   return null;
 }
