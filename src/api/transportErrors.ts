@@ -25,7 +25,9 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   const status = HTTP_ERRORS[code].status;
   const body = JSON.stringify(errorEnvelope(code, message));
   this.log.debug({ code: err.code }, 'malformed request');
-  if (socket.writable) {
+  // Like Node's own handler: never write into a response that has already begun.
+  const inProgress = (socket as Socket & { _httpMessage?: { _headerSent?: boolean } })._httpMessage?._headerSent === true;
+  if (socket.writable && !inProgress) {
     socket.write(
       `HTTP/1.1 ${status} ${statusText(status)}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
