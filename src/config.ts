@@ -16,6 +16,8 @@ export interface Config {
   signedUrlTtlSeconds: number;
   maxConcurrentJobs: number;
   rateLimitPerMinute: number;
+  /** Failed authentications (401) per client address per minute before 429. */
+  authFailuresPerMinute: number;
   maxRequestBytes: number;
   /** Polygon area limits in km² (spec: timeseries 50, building change 30,000; ship/oilslick ours). */
   areaLimitsSqkm: Record<SubmittableEndpoint, number>;
@@ -95,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signedUrlTtlSeconds: num(env, 'SARWATCH_SIGNED_URL_TTL_SECONDS', 900, { integer: true, min: 1 }),
     maxConcurrentJobs: num(env, 'SARWATCH_MAX_CONCURRENT_JOBS', 10, { integer: true, min: 1 }),
     rateLimitPerMinute: num(env, 'SARWATCH_RATE_LIMIT_PER_MINUTE', 300, { integer: true, min: 1 }),
+    authFailuresPerMinute: num(env, 'SARWATCH_AUTH_FAILURES_PER_MINUTE', 20, { integer: true, min: 1 }),
     maxRequestBytes: num(env, 'SARWATCH_MAX_REQUEST_BYTES', 1_048_576, { integer: true, min: 1024 }),
     areaLimitsSqkm: perEndpoint(env, 'SARWATCH_AREA_LIMIT_SQKM', {
       ship: 100_000,

@@ -11,8 +11,12 @@ import { openStore, type Db } from './store/index.ts';
 import { pendingMigrations } from './store/migrate.ts';
 import { openObjectStore, type ObjectStore } from './objects/index.ts';
 import { openQueue, type JobQueue } from './queue/index.ts';
+import { BullmqQueue } from './queue/bullmq.ts';
 import { JobService } from './jobs/service.ts';
 import { buildApi } from './api/app.ts';
+import type { Clock } from './api/rateLimit.ts';
+import { brokerProbe, objectStoreProbe, storeProbe, workerProbe } from './probes.ts';
+import { ensurePrivateDir } from './privateFiles.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
 import { startMaintenance } from './worker/maintenance.ts';
 import { runWhenFree } from './store/leases.ts';
@@ -30,7 +34,7 @@ export function storeUrl(config: Config): string {
 /** A random secret kept in the data directory, so signed URLs survive restarts and the CLI can share it. */
 export function loadOrCreateSecret(dataDir: string, name: string): Buffer {
   const file = path.join(dataDir, name);
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   try {
     return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
   } catch (e) {
@@ -88,6 +92,8 @@ export interface StartOptions {
   /** Polling interval of the embedded queue (tests use a short one). */
   queuePollMs?: number;
   leaseSeconds?: number;
+  /** Time for the API's rate limits (tests move it instead of sleeping). */
+  clock?: Clock;
   /** Runs before the archive is indexed (the CLI generates the demo products here). */
   beforeIndex?: (archiveDir: string) => Promise<void>;
   /**
@@ -111,7 +117,15 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const { queue, reconcile } = openQueue(config, db, { pollMs: opts.queuePollMs });
   const { catalog, reindex } = openCatalog(config, db);
   const jobs = new JobService({ db, config, objects, queue, catalog });
-  const app = await buildApi({ db, config, jobs, objects, objectSecret, logger: opts.logger, version: VERSION });
+  // A worker that has not polled for a few intervals is stuck (or its loop died).
+  const pollMs = opts.queuePollMs ?? 1000;
+  const probes = [
+    storeProbe(db),
+    objectStoreProbe(objects),
+    ...(queue instanceof BullmqQueue ? [brokerProbe(queue)] : []),
+    ...(roles.worker ? [workerProbe(queue, Math.max(3 * pollMs, 5000))] : []),
+  ];
+  const app = await buildApi({ db, config, jobs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
   const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds });

@@ -1,19 +1,25 @@
 /**
  * The Fastify application: error envelope, auth, rate limit, routes, OpenAPI and docs.
  * Thin by design: it parses HTTP and calls the job service.
+ *
+ * Everything under /api/v1 is one encapsulated context whose onRequest hook authenticates
+ * and checks the route's scope, so 401, 429 and 403 come before the body is parsed or
+ * validated (docs/decisions.md, "Validation order").
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import Type from 'typebox';
 import type { Db } from '../store/index.ts';
 import type { Config } from '../config.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import type { JobService } from '../jobs/service.ts';
-import { authenticate } from '../jobs/accounts.ts';
-import { ApiError } from '../contract/errors.ts';
-import { installErrorHandling } from './errors.ts';
-import { RateLimiter } from './rateLimit.ts';
-import { bearerToken } from './auth.ts';
+import { installErrorHandling, notFound } from './errors.ts';
+import { clientErrorHandler, frameworkErrorHandler, installTransportGuards } from './transportErrors.ts';
+import { RateLimiter, type Clock } from './rateLimit.ts';
+import { authGuard } from './auth.ts';
+import { loggerOptions } from './logging.ts';
+import { readinessRoute, type ReadinessProbe } from './readiness.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { objectRoutes } from './routes/objects.ts';
 
@@ -24,19 +30,36 @@ export interface ApiDeps {
   objects: ObjectStore;
   /** Secret of the local object store's signed URLs; null when objects are presigned elsewhere (S3). */
   objectSecret: Buffer | null;
+  /** What /readyz checks. */
+  probes: readonly ReadinessProbe[];
   logger?: boolean | object;
   version: string;
+  /** Time for the rate limits (tests move it instead of sleeping). */
+  clock?: Clock;
 }
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
+  const clock = deps.clock ?? Date.now;
+  const guard = authGuard({
+    db: deps.db,
+    jobs: deps.jobs,
+    requests: new RateLimiter(deps.config.rateLimitPerMinute, clock),
+    failures: new RateLimiter(deps.config.authFailuresPerMinute, clock),
+  });
   const app = Fastify({
-    logger: deps.logger ?? false,
+    logger: loggerOptions(deps.logger),
     bodyLimit: deps.config.maxRequestBytes,
     // Reject, never silently drop or coerce: a typo in a field name must be a 400.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },
+    // What Node and Fastify would answer with their own bodies is answered with the envelope.
+    http: { requireHostHeader: false },
+    return503OnClosing: false,
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler(guard),
   });
   installErrorHandling(app);
+  installTransportGuards(app);
 
   await app.register(swagger, {
     openapi: {
@@ -53,23 +76,34 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         { name: 'detect', description: 'detect family: GRD imagery' },
         { name: 'jobs', description: 'poll, list and download' },
         { name: 'scenes', description: 'the scene catalog' },
+        { name: 'service', description: 'liveness and readiness' },
       ],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const limiter = new RateLimiter(deps.config.rateLimitPerMinute);
-  app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
-    const principal = await authenticate(deps.db, bearerToken(request));
-    if (!principal) throw new ApiError('UNAUTHORIZED', 'invalid or revoked API key');
-    request.principal = principal;
-    limiter.hit(principal.keyId);
-  });
-
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', version: deps.version }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Liveness: the process answers (checks nothing else; see /readyz)',
+        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) },
+      },
+    },
+    async () => ({ status: 'ok' as const, version: deps.version }),
+  );
+  readinessRoute(app, deps.probes);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(jobRoutes, { jobs: deps.jobs });
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', guard);
+      api.setNotFoundHandler(notFound);
+      await api.register(jobRoutes, { jobs: deps.jobs });
+    },
+    { prefix: '/api/v1' },
+  );
   if (deps.objectSecret) await app.register(objectRoutes, { objects: deps.objects, secret: deps.objectSecret });
   return app;
 }

@@ -1,10 +1,25 @@
+/**
+ * Who is calling and what may they do, decided before the body is parsed or validated:
+ * 401 (no valid key; 429 when an address keeps failing), then 429 (per-key rate), then 403
+ * (the route's scope). Submission and preview share one access rule, so they answer alike.
+ */
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../contract/errors.ts';
-import type { Principal } from '../jobs/accounts.ts';
+import type { SubmittableEndpoint } from '../contract/enums.ts';
+import { authenticate, type Principal } from '../jobs/accounts.ts';
+import type { JobService } from '../jobs/service.ts';
+import type { Db } from '../store/index.ts';
+import type { RateLimiter } from './rateLimit.ts';
+
+/** What a route needs, declared in its `config.access`. */
+export type Access = { scope: 'jobs:read' } | { scope: 'jobs:write'; endpoint: SubmittableEndpoint };
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+  }
+  interface FastifyContextConfig {
+    access?: Access;
   }
 }
 
@@ -19,4 +34,53 @@ export function bearerToken(request: FastifyRequest): string {
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new ApiError('UNAUTHORIZED');
   return request.principal;
+}
+
+export interface GuardDeps {
+  db: Db;
+  jobs: JobService;
+  /** Requests per API key. */
+  requests: RateLimiter;
+  /** Failed authentications per client address. */
+  failures: RateLimiter;
+}
+
+/**
+ * The onRequest hook of the /api/v1 context. An address over its budget of failed
+ * authentications gets 429 before its key is even looked at, so the answer cannot tell a
+ * guessed key from a wrong one until the window ends.
+ */
+export function authGuard(deps: GuardDeps): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    const blocked = deps.failures.exhausted(request.ip);
+    if (blocked !== null) throw tooManyFailures(deps.failures.perMinute, blocked);
+    let principal: Principal | null;
+    try {
+      principal = await authenticate(deps.db, bearerToken(request));
+    } catch (e) {
+      if (e instanceof ApiError) deps.failures.hit(request.ip); // not a store failure
+      throw e;
+    }
+    if (!principal) {
+      deps.failures.hit(request.ip);
+      throw new ApiError('UNAUTHORIZED', 'invalid or revoked API key');
+    }
+    request.principal = principal;
+    const limited = deps.requests.hit(principal.keyId);
+    if (limited !== null) {
+      throw new ApiError('RATE_LIMITED', `rate limit of ${deps.requests.perMinute} requests per minute exceeded; retry in ${limited} s`, undefined, limited);
+    }
+    const access = request.routeOptions.config?.access;
+    if (access?.scope === 'jobs:write') deps.jobs.authorizeSubmission(principal, access.endpoint);
+    else if (access?.scope === 'jobs:read') deps.jobs.authorizeRead(principal);
+  };
+}
+
+function tooManyFailures(perMinute: number, retryAfter: number): ApiError {
+  return new ApiError(
+    'RATE_LIMITED',
+    `more than ${perMinute} failed authentications per minute from this address; retry in ${retryAfter} s`,
+    undefined,
+    retryAfter,
+  );
 }

@@ -1,32 +1,55 @@
 /**
- * Per-key request rate limit, fixed one-minute windows. In-process: each API process
- * counts its own requests (the scaled-out mode divides the budget by process count or
- * moves this counter to Redis).
+ * Fixed one-minute windows counting events per key: requests per API key, failed
+ * authentications per client address. In-process: each API process counts its own (the
+ * scaled-out mode divides the budget by process count or moves this counter to Redis).
+ * Time comes from `clock`, so tests move it instead of sleeping.
  */
-import { ApiError } from '../contract/errors.ts';
+export type Clock = () => number;
+
+const WINDOW_MS = 60_000;
+const MAX_KEYS = 10_000;
 
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
-  constructor(private readonly perMinute: number) {}
+  constructor(
+    readonly perMinute: number,
+    private readonly clock: Clock = Date.now,
+  ) {}
 
-  /** Counts one request; throws RATE_LIMITED with Retry-After when over the budget. */
-  hit(key: string, now = Date.now()): void {
-    const windowStart = now - (now % 60_000);
-    let w = this.windows.get(key);
-    if (!w || w.start !== windowStart) {
-      w = { start: windowStart, count: 0 };
-      this.windows.set(key, w);
-      if (this.windows.size > 10_000) this.prune(windowStart);
-    }
+  /** Counts one event; returns the seconds until the window ends when `key` is now over the budget, else null. */
+  hit(key: string): number | null {
+    const now = this.clock();
+    const w = this.current(key, now);
     w.count++;
-    if (w.count > this.perMinute) {
-      const retryAfter = Math.max(1, Math.ceil((windowStart + 60_000 - now) / 1000));
-      throw new ApiError('RATE_LIMITED', `rate limit of ${this.perMinute} requests per minute exceeded; retry in ${retryAfter} s`, undefined, retryAfter);
+    return w.count > this.perMinute ? this.retryAfter(w.start, now) : null;
+  }
+
+  /** Like `hit`, without counting: whether `key` has already used up this window. */
+  exhausted(key: string): number | null {
+    const now = this.clock();
+    const w = this.windows.get(key);
+    return w && w.start === windowStart(now) && w.count >= this.perMinute ? this.retryAfter(w.start, now) : null;
+  }
+
+  private current(key: string, now: number) {
+    const start = windowStart(now);
+    let w = this.windows.get(key);
+    if (!w || w.start !== start) {
+      w = { start, count: 0 };
+      this.windows.set(key, w);
+      if (this.windows.size > MAX_KEYS) this.prune(start);
     }
+    return w;
+  }
+
+  private retryAfter(start: number, now: number): number {
+    return Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000));
   }
 
   private prune(current: number): void {
     for (const [k, w] of this.windows) if (w.start !== current) this.windows.delete(k);
   }
 }
+
+const windowStart = (now: number) => now - (now % WINDOW_MS);

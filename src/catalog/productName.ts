@@ -38,7 +38,11 @@ export interface ProductName {
 
 export class ProductNameError extends Error {
   readonly code = 'INVALID_PRODUCT_NAME';
-  constructor(readonly input: string, reason: string) {
+  constructor(
+    readonly input: string,
+    /** What is wrong, without the input itself (for messages shown to whoever sent it). */
+    readonly reason: string,
+  ) {
     super(`"${truncate(input)}" is not a Sentinel-1 product name: ${reason}`);
     this.name = 'ProductNameError';
   }

@@ -25,7 +25,8 @@ function describe(sceneId: string): { name: ProductName | null; problem: string 
     }
     return { name, problem: null };
   } catch (e) {
-    if (e instanceof ProductNameError) return { name: null, problem: e.message };
+    // The reason, not the message: a scene_id is the client's text and is never repeated back.
+    if (e instanceof ProductNameError) return { name: null, problem: `scene_id is not a Sentinel-1 product name: ${e.reason}` };
     throw e;
   }
 }

@@ -1,4 +1,6 @@
 /** One error class per API error code, so callers can `catch (e) { if (e instanceof GoneError) … }`. */
+import type { HttpErrorCode } from '../contract/errors.ts';
+
 export class SarwatchError extends Error {
   constructor(
     readonly status: number,
@@ -25,13 +27,17 @@ export class PayloadTooLargeError extends SarwatchError {}
 export class UnsupportedMediaTypeError extends SarwatchError {}
 export class RateLimitedError extends SarwatchError {}
 export class ConcurrentJobLimitError extends SarwatchError {}
+export class RequestTimeoutError extends SarwatchError {}
+export class HeadersTooLargeError extends SarwatchError {}
 export class InternalError extends SarwatchError {}
+export class ServiceUnavailableError extends SarwatchError {}
 /** A job that ended `failed`, raised by `wait` when asked to. */
 export class JobFailedError extends SarwatchError {}
 /** `wait` gave up before the job ended. */
 export class WaitTimeoutError extends SarwatchError {}
 
-const BY_CODE: Record<string, typeof SarwatchError> = {
+// Typed by the contract's table, so a new error code cannot be left without its class.
+const BY_CODE: Record<HttpErrorCode, typeof SarwatchError> = {
   VALIDATION_ERROR: ValidationError,
   INVALID_SCENE: InvalidSceneError,
   UNAUTHORIZED: UnauthorizedError,
@@ -45,13 +51,16 @@ const BY_CODE: Record<string, typeof SarwatchError> = {
   UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,
   RATE_LIMITED: RateLimitedError,
   CONCURRENT_JOB_LIMIT: ConcurrentJobLimitError,
+  REQUEST_TIMEOUT: RequestTimeoutError,
+  HEADERS_TOO_LARGE: HeadersTooLargeError,
   INTERNAL: InternalError,
+  SERVICE_UNAVAILABLE: ServiceUnavailableError,
 };
 
 export function errorFromResponse(status: number, body: unknown, retryAfter: string | null): SarwatchError {
   const err = (body as { error?: { code?: string; message?: string; details?: unknown } } | null)?.error;
   const code = err?.code ?? `HTTP_${status}`;
-  const Cls = BY_CODE[code] ?? SarwatchError;
+  const Cls = (BY_CODE as Record<string, typeof SarwatchError>)[code] ?? SarwatchError;
   const seconds = retryAfter !== null && retryAfter !== '' ? Number(retryAfter) : undefined;
   return new Cls(status, code, err?.message ?? `HTTP ${status}`, err?.details, Number.isFinite(seconds) ? seconds : undefined);
 }

@@ -10,14 +10,17 @@ export const HTTP_ERRORS = {
   INSUFFICIENT_CREDITS: { status: 402, message: 'The credit balance does not cover the estimated cost.' },
   FORBIDDEN: { status: 403, message: 'The API key lacks the permission for this operation.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
   NOT_READY: { status: 409, message: 'The resource is not ready.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was already used for a different request.' },
   GONE: { status: 410, message: 'The result is no longer available: the retention period has elapsed.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request bodies must be JSON with Content-Type: application/json.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers exceed the size limit.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
   CONCURRENT_JOB_LIMIT: { status: 429, message: 'Too many jobs are pending or processing for this account.' },
   INTERNAL: { status: 500, message: 'An internal error occurred.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready to take requests; retry later.' },
 } as const;
 
 export type HttpErrorCode = keyof typeof HTTP_ERRORS;

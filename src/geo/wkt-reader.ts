@@ -26,6 +26,9 @@ const WHITESPACE = /\s*/y;
 const GLUED = /[^\s(),]*/y;
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
 const SRID = /^\s*SRID\s*=\s*([^;]*);/i;
+/** Fragments of the input that messages may quote: numbers, words, WKT punctuation. */
+const QUOTABLE_TOKEN = /^[A-Za-z0-9.+-]{1,20}$/;
+const QUOTABLE_CONTEXT = /^[A-Za-z0-9.+\-,() ]*$/;
 
 const OTHER_GEOMETRY_TYPES = new Set([
   'POINT',
@@ -112,14 +115,19 @@ class Scanner {
   }
 
   fail(expected: string, token: Token): never {
+    // The text is the client's: a fragment is quoted back only when it is plain WKT
+    // (QUOTABLE), so no markup or script from a request ever reappears in a message.
     const found =
       token.kind === 'end'
         ? 'the end of the text'
         : token.kind === '(' || token.kind === ')' || token.kind === ','
           ? `'${token.text}'`
-          : `"${token.text.slice(0, 20)}"`;
+          : QUOTABLE_TOKEN.test(token.text.slice(0, 20))
+            ? `"${token.text.slice(0, 20)}"`
+            : 'text that is not WKT';
     const before = this.text.slice(Math.max(0, token.at - 20), token.at).replace(/\s+/g, ' ');
-    const near = before.trim() === '' ? '' : ` after "${token.at > 20 ? '…' : ''}${before}"`;
+    const near =
+      before.trim() === '' || !QUOTABLE_CONTEXT.test(before) ? '' : ` after "${token.at > 20 ? '…' : ''}${before}"`;
     throw new GeometryError(
       `polygon is not valid WKT: expected ${expected} at character ${token.at + 1}${near}, found ${found}`,
     );
@@ -182,7 +190,8 @@ export function readPolygonWkt(text: string): WktPolygons {
   const srid = SRID.exec(text);
   if (srid) {
     if (srid[1]!.trim() !== '4326') {
-      throw new GeometryError(`polygon must be in EPSG:4326 (longitude latitude), not SRID ${srid[1]!.trim()}`);
+      const other = srid[1]!.trim();
+      throw new GeometryError(`polygon must be in EPSG:4326 (longitude latitude), not ${/^\d{1,10}$/.test(other) ? `SRID ${other}` : 'another SRID'}`);
     }
     start = srid[0].length;
   }

@@ -23,7 +23,7 @@ function valuesOf(query: RawQuery, key: string): string[] | null {
   const list = Array.isArray(raw) ? raw : [raw];
   for (const v of list) {
     if (v.length > MAX_QUERY_VALUE_LENGTH) {
-      throw new ApiError('VALIDATION_ERROR', `query parameter "${key}" is longer than ${MAX_QUERY_VALUE_LENGTH} characters`);
+      throw new ApiError('VALIDATION_ERROR', `query parameter ${key} is longer than ${MAX_QUERY_VALUE_LENGTH} characters`);
     }
   }
   return list;
@@ -36,7 +36,7 @@ function parseList(query: RawQuery, key: string, allowed: readonly string[]): st
   const unique = [...new Set(segments)];
   for (const s of unique) {
     if (!allowed.includes(s)) {
-      throw new ApiError('VALIDATION_ERROR', `invalid ${key} value "${s}"; allowed (lowercase): ${allowed.join(', ')}`);
+      throw new ApiError('VALIDATION_ERROR', `${key} has an invalid value; allowed (lowercase): ${allowed.join(', ')}`);
     }
   }
   // `status=,,` names no value: the same as no filter.
@@ -52,7 +52,7 @@ export function parseListQuery(query: RawQuery): ListFilter {
     const text = limitValues.join(',');
     if (!/^\d+$/.test(text)) throw new ApiError('VALIDATION_ERROR', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
     limit = Number(text);
-    if (limit < 1 || limit > MAX_LIST_LIMIT) throw new ApiError('VALIDATION_ERROR', `limit must be from 1 to ${MAX_LIST_LIMIT}, got ${limit}`);
+    if (limit < 1 || limit > MAX_LIST_LIMIT) throw new ApiError('VALIDATION_ERROR', `limit must be from 1 to ${MAX_LIST_LIMIT}`);
   }
   return { statuses, endpointIds, limit };
 }

@@ -59,7 +59,7 @@ export function parseSceneQuery(query: Record<string, unknown>): SceneQuery & { 
   const types = one(query, 'product_type');
   if (types !== undefined) {
     const list = [...new Set(types.split(',').filter(Boolean))];
-    for (const t of list) if (!PRODUCT_TYPES.includes(t)) throw new ApiError('VALIDATION_ERROR', `product_type "${t}" is not one of ${PRODUCT_TYPES.join(', ')}`);
+    for (const t of list) if (!PRODUCT_TYPES.includes(t)) throw new ApiError('VALIDATION_ERROR', `product_type has an invalid value; allowed: ${PRODUCT_TYPES.join(', ')}`);
     if (list.length) q.productTypes = list;
   }
   const dir = one(query, 'orbit_direction');

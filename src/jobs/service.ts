@@ -20,6 +20,7 @@ import { reservationMicros, validateSubmission } from './validate.ts';
 import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
 import { isoNow } from './time.ts';
+import { canonicalJson } from './canonicalJson.ts';
 
 export interface JobServiceDeps {
   db: Db;
@@ -61,7 +62,7 @@ export class JobService {
     const reserve = reservationMicros(request, config);
     const jobId = randomUUID();
     const now = isoNow();
-    const requestHash = createHash('sha256').update(JSON.stringify([family, endpoint, body])).digest('hex');
+    const requestHash = createHash('sha256').update(canonicalJson([family, endpoint, body])).digest('hex');
 
     if (idempotencyKey !== undefined) {
       const previous = await this.byIdempotencyKey(principal, idempotencyKey, requestHash);
@@ -92,7 +93,8 @@ export class JobService {
       .executeTakeFirst();
     if (!row) return null;
     if (row.request_hash !== requestHash) {
-      throw new ApiError('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${key}" was used for a different request (job ${row.id})`);
+      // The key is the client's text: the message names the header, never repeats it.
+      throw new ApiError('IDEMPOTENCY_KEY_REUSED', `this Idempotency-Key was already used for a different request (job ${row.id})`);
     }
     return row;
   }
@@ -203,7 +205,8 @@ export class JobService {
           .where('account_id', '=', principal.accountId)
           .executeTakeFirst()
       : undefined;
-    if (!row) throw new ApiError('NOT_FOUND', `no job ${jobId}`);
+    // A UUID is safe to name back; anything else the client sent is not repeated.
+    if (!row) throw new ApiError('NOT_FOUND', UUID.test(jobId) ? `no job ${jobId.toLowerCase()}` : 'no job with this job_id (job ids are UUIDs)');
     return row;
   }
 

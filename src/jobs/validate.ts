@@ -128,7 +128,7 @@ function validatePolygon(endpoint: SubmittableEndpoint, wkt: string, config: Con
 function checkCalendarDate(field: string, value: string): void {
   const d = new Date(`${value}T00:00:00Z`);
   if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value) {
-    throw invalid(`${field} "${value}" is not a valid calendar date (YYYY-MM-DD)`);
+    throw invalid(`${field} is not a valid calendar date (YYYY-MM-DD)`);
   }
 }
 

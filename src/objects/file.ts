@@ -1,12 +1,14 @@
 /**
  * Local-folder object store for the embedded mode. Writes are atomic (temp file + rename),
- * so a crash never leaves a half-written result behind a completed job.
+ * so a crash never leaves a half-written result behind a completed job. Folders are 0700 and
+ * files 0600: results are readable only through signed URLs, not by other local users.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { ObjectStore } from './port.ts';
 import { signObjectUrl } from './signing.ts';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDir } from '../privateFiles.ts';
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
 
@@ -17,7 +19,7 @@ export class FileObjectStore implements ObjectStore {
     /** Path under which the API serves signed downloads, e.g. `/objects`, or an absolute URL. */
     private readonly publicBase: string,
   ) {
-    fs.mkdirSync(root, { recursive: true });
+    ensurePrivateDir(root);
   }
 
   private fileOf(key: string): string {
@@ -27,10 +29,10 @@ export class FileObjectStore implements ObjectStore {
 
   async put(key: string, body: Buffer | string, contentType: string): Promise<void> {
     const file = this.fileOf(key);
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = `${file}.${randomUUID()}.tmp`;
-    await fs.promises.writeFile(tmp, body);
-    await fs.promises.writeFile(`${tmp}.type`, contentType);
+    await fs.promises.writeFile(tmp, body, { mode: PRIVATE_FILE_MODE });
+    await fs.promises.writeFile(`${tmp}.type`, contentType, { mode: PRIVATE_FILE_MODE });
     await fs.promises.rename(`${tmp}.type`, `${file}.type`);
     await fs.promises.rename(tmp, file);
   }

@@ -61,6 +61,22 @@ export class BullmqQueue implements JobQueue {
     this.worker.on('error', () => {});
   }
 
+  /**
+   * For the readiness probe: BullMQ's worker blocks on Redis rather than polling, so "now"
+   * while it runs, null when this process does not consume.
+   */
+  get lastPollAt(): number | null {
+    return this.worker?.isRunning() ? Date.now() : null;
+  }
+
+  /**
+   * Redis answers a round trip (the readiness probe of the scaled-out queue). While Redis is
+   * down this waits, like every command here; the probe's own time limit turns that into a failure.
+   */
+  async ping(): Promise<void> {
+    await this.queue.getJobCounts('waiting');
+  }
+
   /** Stops taking messages and waits for the running handlers. */
   async close(): Promise<void> {
     await this.worker?.close();

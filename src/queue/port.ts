@@ -13,5 +13,7 @@ export interface JobQueue {
   enqueue(jobId: string, attempt?: number): Promise<void>;
   /** Start delivering job ids to `handler`, at most `concurrency` at a time. */
   consume(handler: JobHandler, concurrency: number): void;
+  /** When this process last asked for work (epoch ms; the readiness probe), null when it does not consume. */
+  readonly lastPollAt: number | null;
   close(): Promise<void>;
 }

@@ -16,11 +16,17 @@ export class StoreBackedQueue implements JobQueue {
   private again = false;
   private closed = false;
   private readonly idle = new Set<() => void>();
+  private lastTick: number | null = null;
 
   constructor(
     private readonly db: Db,
     private readonly pollMs = 1000,
   ) {}
+
+  /** When the dispatcher last ran (ms since epoch); null when not consuming. Read by /readyz. */
+  get lastPollAt(): number | null {
+    return this.handler && !this.closed ? this.lastTick : null;
+  }
 
   async enqueue(_jobId: string): Promise<void> {
     this.wake();
@@ -51,6 +57,7 @@ export class StoreBackedQueue implements JobQueue {
   }
 
   private async dispatch(): Promise<void> {
+    this.lastTick = Date.now();
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return;
     const rows = await this.db

@@ -38,7 +38,7 @@ export function grdSources(scene: SceneRecord, grid: UtmGrid): PairSources {
   const vh = source('VH');
   if (vv) return vh ? { vv, vh } : { vv };
   if (vh) return { vh };
-  throw new JobFailure('IMAGERY_UNAVAILABLE', `the selected GRD scene ${scene.sceneId} has no VV or VH measurement`);
+  throw new JobFailure('IMAGERY_UNAVAILABLE', 'the selected GRD scene has no VV or VH measurement');
 }
 
 /**

@@ -3,7 +3,7 @@
  * local SAFE product of the chosen GRD scene, and the polygon to clip to.
  */
 import { JobFailure } from '../../contract/errors.ts';
-import { isImageryError } from '../../imagery/index.ts';
+import { isImageryError, type ImageryErrorCode } from '../../imagery/index.ts';
 import type { AoiGeometry } from '../../geo/types.ts';
 import type { SceneRecord } from '../../catalog/types.ts';
 import type { ResolvedInput } from '../registry.ts';
@@ -26,10 +26,24 @@ export function safeProductPath(scene: SceneRecord): string {
   return href;
 }
 
+/**
+ * Why a scene's pixels cannot be read, for the job's error_message: by code only, since the
+ * imagery message names files and products (scene ids never appear in job output).
+ */
+const UNREADABLE: Record<Exclude<ImageryErrorCode, 'INVALID_WINDOW'>, string> = {
+  NOT_FOUND: 'its files cannot be opened',
+  INVALID_PRODUCT: 'the product is damaged or incomplete',
+  UNSUPPORTED_PRODUCT: 'the product is of a kind this service does not read',
+  MEASUREMENT_UNAVAILABLE: 'the product has no measurement raster (metadata only)',
+  COMPRESSED_ZIP_MEMBER: 'its measurement is compressed inside the zip (random access needs it stored or extracted)',
+  UNSUPPORTED_CRS: 'its coordinate reference system is not supported',
+  UNSUPPORTED_RASTER: 'its raster encoding is not supported',
+};
+
 /** Imagery errors that mean "this scene's pixels cannot be read here" become a clear job failure. */
 export function asImageryFailure(e: unknown): unknown {
   if (isImageryError(e) && e.code !== 'INVALID_WINDOW') {
-    return new JobFailure('IMAGERY_UNAVAILABLE', `the scene's pixels cannot be read: ${e.message}`);
+    return new JobFailure('IMAGERY_UNAVAILABLE', `the scene's pixels cannot be read: ${UNREADABLE[e.code]}`);
   }
   return e;
 }

@@ -41,6 +41,10 @@ const PRIVATE_HEADERS = {
   Vary: 'Authorization',
 };
 
+/**
+ * The /api/v1 routes (registered under that prefix). Each declares the scope it needs in
+ * `config.access`; the context's onRequest hook (api/auth.ts) enforces it before validation.
+ */
 export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }): Promise<void> {
   const { jobs } = opts;
 
@@ -48,8 +52,9 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
     for (const endpoint of SUBMITTABLE_ENDPOINTS) {
       const body = isSceneEndpoint(endpoint) ? SceneJobBody : PeriodJobBody;
       app.post(
-        `/api/v1/${family}/${endpoint}`,
+        `/${family}/${endpoint}`,
         {
+          config: { access: { scope: 'jobs:write', endpoint } },
           schema: {
             tags: [family],
             summary: `Submit a ${endpoint} job (${family} family)`,
@@ -71,8 +76,9 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
   for (const endpoint of SUBMITTABLE_ENDPOINTS) {
     const body = isSceneEndpoint(endpoint) ? SceneJobBody : PeriodJobBody;
     app.post(
-      `/api/v1/analyze/${endpoint}/preview`,
+      `/analyze/${endpoint}/preview`,
       {
+        config: { access: { scope: 'jobs:write', endpoint } },
         schema: {
           tags: ['analyze'],
           summary: `Estimate area and credits of a ${endpoint} job without creating it`,
@@ -90,8 +96,9 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
   }
 
   app.get(
-    '/api/v1/jobs',
+    '/jobs',
     {
+      config: { access: { scope: 'jobs:read' } },
       schema: {
         tags: ['jobs'],
         summary: 'List the newest jobs of this account',
@@ -113,8 +120,9 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
   );
 
   app.get(
-    '/api/v1/jobs/:job_id',
+    '/jobs/:job_id',
     {
+      config: { access: { scope: 'jobs:read' } },
       schema: {
         tags: ['jobs'],
         summary: 'Get a job',
@@ -130,8 +138,9 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
   );
 
   app.get(
-    '/api/v1/scenes',
+    '/scenes',
     {
+      config: { access: { scope: 'jobs:read' } },
       schema: {
         tags: ['scenes'],
         summary: 'Search the scene catalog (find scene ids for scene_id input)',
@@ -150,8 +159,9 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
 
   for (const format of ['geojson', 'zip'] as const) {
     app.get(
-      `/api/v1/jobs/:job_id/result.${format}`,
+      `/jobs/:job_id/result.${format}`,
       {
+        config: { access: { scope: 'jobs:read' } },
         schema: {
           tags: ['jobs'],
           summary:

@@ -9,7 +9,8 @@ import { verifyObjectSignature } from '../../objects/signing.ts';
 
 export async function objectRoutes(app: FastifyInstance, opts: { objects: ObjectStore; secret: Buffer }): Promise<void> {
   app.get('/objects/*', { schema: { hide: true } }, async (request, reply) => {
-    const key = decodeURIComponent((request.params as { '*': string })['*']);
+    // The router has already decoded the path once; decoding again would turn `%25` into a URIError.
+    const key = (request.params as { '*': string })['*'];
     const check = verifyObjectSignature(opts.secret, key, request.query as Record<string, unknown>);
     if (!check.ok) {
       throw new ApiError('FORBIDDEN', check.reason === 'expired' ? 'this download link has expired; request the result again' : 'invalid download signature');
