@@ -4,7 +4,7 @@
  * the real North-Sea crop (samples/s1/grd-safe-northsea-ships, committed in the repository). Oil
  * slicks lead with real data: chip-level hit and false-alarm rates on the validation split of
  * the CSIRO dev chips (eval/oilChips.ts; development-only data beside the clone, skipped with a
- * message when absent — src/repoPaths.ts).
+ * message when absent — src/devData.ts).
  *
  * Ships: 4 generated open-sea scenes of 2000 × 2000 px (20 × 20 km, VV+VH; crops of a full-width
  * IW image, in IW1, IW2, IW3 and IW1), wind 3, 5, 7 and 10 m/s, 40 vessels each of 20–300 m (log-uniform), placed ≥ 500 m apart. A detection's

@@ -1,7 +1,7 @@
 /**
  * Issue 10, item 10: `git clone` and the README's test command pass with nothing beside the
  * repository. The real samples the tests, `npm start` and `npm run eval` read are committed
- * in samples/; only development-only data (src/repoPaths.ts) is looked for outside.
+ * in samples/; only development-only data (src/devData.ts) is looked for outside.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
@@ -21,7 +21,7 @@ import * as imagery from '../imagery/fixtures.ts';
  */
 const OUTSIDE_LOOKUP = /[.][.][/\\]shared\b|shared[/\\]+data\b|[/\\]work[/\\]shared\b|SARWATCH_SHARED_(?:DATA)\b/;
 /** The one file allowed to look outside: development-only data, always behind a skip. */
-const DEV_DATA_HELPER = 'src/repoPaths.ts';
+const DEV_DATA_HELPER = 'src/devData.ts';
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];

@@ -11,7 +11,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { mulberry32 } from './gbtTrain.ts';
-import { devDataset } from '../../src/repoPaths.ts';
+import { devDataset } from '../../src/devData.ts';
 
 export interface Chip {
   path: string;
@@ -34,7 +34,7 @@ export function parseChipName(file: string): { source: string; region: string; l
   return { source: m[1]!, region: m[2]!, label: m[3] === '1' ? 1 : 0, augmented: /rotate|slant|crop/.test(file) };
 }
 
-/** Default location: the development-only data beside the clone (src/repoPaths.ts, SARWATCH_DEV_DATA). */
+/** Default location: the development-only data beside the clone (src/devData.ts, SARWATCH_DEV_DATA). */
 export function defaultChipDir(): string {
   return devDataset('oil-csiro-dev').dir;
 }
