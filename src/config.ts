@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SUBMITTABLE_ENDPOINTS, type SubmittableEndpoint } from './contract/enums.ts';
+import type { PolygonLimits } from './geo/index.ts';
 
 export interface Config {
   host: string;
@@ -17,6 +18,8 @@ export interface Config {
   maxConcurrentJobs: number;
   rateLimitPerMinute: number;
   maxRequestBytes: number;
+  /** Size limits of a request polygon (parts, rings per polygon, vertices in all). */
+  polygonLimits: PolygonLimits;
   /** Polygon area limits in km² (spec: timeseries 50, building change 30,000; ship/oilslick ours). */
   areaLimitsSqkm: Record<SubmittableEndpoint, number>;
   timeseriesMaxYears: number;
@@ -70,6 +73,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConcurrentJobs: num(env, 'SARWATCH_MAX_CONCURRENT_JOBS', 10, { integer: true, min: 1 }),
     rateLimitPerMinute: num(env, 'SARWATCH_RATE_LIMIT_PER_MINUTE', 300, { integer: true, min: 1 }),
     maxRequestBytes: num(env, 'SARWATCH_MAX_REQUEST_BYTES', 1_048_576, { integer: true, min: 1024 }),
+    polygonLimits: {
+      maxParts: num(env, 'SARWATCH_MAX_POLYGON_PARTS', 10_000, { integer: true, min: 1 }),
+      maxRingsPerPolygon: num(env, 'SARWATCH_MAX_POLYGON_RINGS', 10_000, { integer: true, min: 1 }),
+      maxVertices: num(env, 'SARWATCH_MAX_POLYGON_VERTICES', 250_000, { integer: true, min: 4 }),
+    },
     areaLimitsSqkm: perEndpoint(env, 'SARWATCH_AREA_LIMIT_SQKM', {
       ship: 100_000,
       oilslick: 100_000,
