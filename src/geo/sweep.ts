@@ -44,6 +44,8 @@ interface Seg {
   right: Position;
   /** Ring order runs left → right. */
   forward: boolean;
+  /** The ring's interior lies on the upper (left) side. */
+  interiorAbove: boolean;
   node: StatusNode<Seg> | null;
 }
 
@@ -78,7 +80,9 @@ export function sweepRings(rings: readonly SweepRing[], hooks: SweepHooks): Swee
       const from = ps[i]!;
       const to = ps[i + 1]!;
       const forward = lexCompare(from, to) < 0;
-      segs.push({ edge: { ring: r, index: i, from, to }, id: segs.length, left: forward ? from : to, right: forward ? to : from, forward, node: null });
+      const left = forward ? from : to;
+      const right = forward ? to : from;
+      segs.push({ edge: { ring: r, index: i, from, to }, id: segs.length, left, right, forward, interiorAbove: forward === ring.ccw, node: null });
     }
   });
   const starts = segs.slice().sort((s, t) => lexCompare(s.left, t.left));
@@ -132,7 +136,7 @@ export function sweepRings(rings: readonly SweepRing[], hooks: SweepHooks): Swee
         const r = s.edge.ring;
         if (seen[r]) continue;
         seen[r] = 1;
-        const under = s.node!.prev?.value;
+        const under = edgeUnder(s);
         if (!under) continue;
         const u = under.edge.ring;
         parent[r] = interiorOnLeft(under, rings[u]!) ? u : parent[u]!;
@@ -142,11 +146,31 @@ export function sweepRings(rings: readonly SweepRing[], hooks: SweepHooks): Swee
   return result(false);
 }
 
-/** Whether `s`, starting at p, lies above `t` (on the line) just to the right of p. */
+/**
+ * The edge just below the interior of `s`'s ring along `s`: the top one of the edges of
+ * other rings lying on `s` (the tree keeps those in order: see goesAbove), else the edge
+ * below `s`.
+ */
+function edgeUnder(s: Seg): Seg | null {
+  const onTop = (t: Seg) => orient(s.left, s.right, t.left) === 0 && orient(s.left, s.right, t.right) === 0;
+  let top: StatusNode<Seg> = s.node!;
+  while (top.next && onTop(top.next.value)) top = top.next;
+  for (let n: StatusNode<Seg> | null = top; n && onTop(n.value); n = n.prev) if (n.value.edge.ring !== s.edge.ring) return n.value;
+  let n = s.node!.prev;
+  while (n && onTop(n.value)) n = n.prev;
+  return n ? n.value : null;
+}
+
+/**
+ * Whether `s`, starting at p, lies above `t` (on the line) just to the right of p. Edges on
+ * top of each other (parts sharing an edge) go with their ring's interior outwards: the
+ * edge with the interior below first, so the region above the pair is the upper ring's.
+ */
 function goesAbove(s: Seg, t: Seg, p: Position): boolean {
   let o = orient(t.left, t.right, p);
   if (o === 0) o = orient(t.left, t.right, s.right);
-  return o === 0 ? s.id > t.id : o > 0;
+  if (o !== 0) return o > 0;
+  return s.interiorAbove !== t.interiorAbove ? s.interiorAbove : s.id > t.id;
 }
 
 /** Status segments containing p (a contiguous run), and the nearest ones below and above it. */
