@@ -15,6 +15,7 @@ import { benchImageryRead, type BenchStage } from './imagery-read.ts';
 import { benchOilSlicks } from './oilslick.ts';
 import { benchShips } from './ship.ts';
 import { benchTimeseries } from './timeseries.ts';
+import { benchValidation } from './validation.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
 interface SuiteResult {
@@ -55,6 +56,15 @@ const SUITES: Record<string, Suite> = {
     return {
       name: 'timeseries',
       description: `detectTimeseries on ${details.aoiSqkm} km² × ${details.dates} dates (${details.firstDate} → ${details.lastDate}), VV+VH at 10 m: ${details.cellsWithData} cells`,
+      stages,
+      details,
+    };
+  },
+  validation: async () => {
+    const { stages, details } = await benchValidation();
+    return {
+      name: 'validation',
+      description: 'hostile request polygons (issue 10 item 1): validation in-process, then ship previews against a real server while /healthz is polled',
       stages,
       details,
     };

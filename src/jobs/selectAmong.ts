@@ -6,6 +6,8 @@
  */
 import type { Config } from '../config.ts';
 import type { Coverage, SceneSelection, Warning } from '../contract/schemas.ts';
+// The selection module itself, not catalog/index.ts: the geometry thread loads this file
+// and needs none of the catalogs' readers (GeoTIFF, zip, STAC clients).
 import {
   imageryProductFor,
   sceneQueryForNearest,
@@ -14,9 +16,8 @@ import {
   selectNearestScene,
   selectSeries,
   type CoverageEstimate,
-  type SceneQuery,
-  type SceneRecord,
-} from '../catalog/index.ts';
+} from '../catalog/selection.ts';
+import type { SceneQuery, SceneRecord } from '../catalog/types.ts';
 import { bboxOf, geodesicAreaSqkm, simplifyToWktBudget, type AoiGeometry } from '../geo/index.ts';
 import type { ResolvedInput } from '../analysis/registry.ts';
 import type { ValidatedRequest } from './validate.ts';

@@ -25,6 +25,8 @@ function getPool(): Piscina {
     minThreads: 0,
     maxThreads: 1,
     idleTimeout: 60_000,
+    // Some dependencies (web-worker, via geotiff) read workerData when loaded in a thread.
+    workerData: {},
   });
   return pool;
 }
