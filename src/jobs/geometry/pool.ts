@@ -14,8 +14,15 @@ import { selectAmong, type PolygonRequest, type ResolutionOutcome } from '../sel
 import { unpackAoi } from './packed.ts';
 import { checkPolygon, type GeometryTask, type PackedCheck, type PackedOutcome, type PolygonCheck } from './tasks.ts';
 
-/** About 1,500 vertices: validation, area and clipping stay within a few milliseconds. */
+/** About 1,500 vertices: validation, area and centroid stay within a few milliseconds. */
 export const INLINE_WKT_CHARS = 32_768;
+
+/**
+ * Selection clips the polygon against every candidate scene (a time series may have a
+ * hundred): inline while WKT characters × candidates stay under this, about 20 ms of
+ * clipping.
+ */
+export const INLINE_SELECT_WORK = 65_536;
 
 let pool: Piscina | null = null;
 
@@ -42,7 +49,7 @@ export async function checkPolygonOffMainThread(wkt: string, limits: PolygonLimi
 }
 
 export async function selectOffMainThread(request: PolygonRequest, candidates: SceneRecord[], config: Pick<Config, 'maxRequestBytes'>): Promise<ResolutionOutcome> {
-  if (request.wkt.length <= INLINE_WKT_CHARS) return selectAmong(request, candidates, config);
+  if (request.wkt.length * Math.max(1, candidates.length) <= INLINE_SELECT_WORK) return selectAmong(request, candidates, config);
   const { aoi, ...rest } = request;
   const outcome = await offThread<PackedOutcome>({ kind: 'select', wkt: request.wkt, request: rest, candidates, maxRequestBytes: config.maxRequestBytes });
   if (!outcome.ok) return outcome;
