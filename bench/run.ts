@@ -15,6 +15,7 @@ import { benchImageryRead, type BenchStage } from './imagery-read.ts';
 import { benchOilSlicks } from './oilslick.ts';
 import { benchShips } from './ship.ts';
 import { benchTimeseries } from './timeseries.ts';
+import { benchValidation } from './validation.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
 interface SuiteResult {
@@ -59,16 +60,25 @@ const SUITES: Record<string, Suite> = {
       details,
     };
   },
+  validation: async () => {
+    const { stages, details } = await benchValidation();
+    return {
+      name: 'validation',
+      description: 'hostile request polygons (issue 10 item 1): validation in-process, then ship previews against a real server while /healthz is polled',
+      stages,
+      details,
+    };
+  },
 };
 
 function table(result: SuiteResult): string {
   const withCpu = result.stages.some((s) => s.cpuSeconds !== undefined);
   const rows = result.stages.map((s) => [
     s.name,
-    s.seconds.toFixed(1),
+    s.seconds >= 1 ? s.seconds.toFixed(1) : s.seconds.toFixed(3),
     s.mpxPerSecond ? s.mpxPerSecond.toFixed(1) : '—',
     s.peakRssMb.toFixed(0),
-    ...(withCpu ? [s.cpuSeconds?.toFixed(1) ?? '—', s.loadAverage?.toFixed(2) ?? '—'] : []),
+    ...(withCpu ? [s.cpuSeconds === undefined ? '—' : s.cpuSeconds >= 1 ? s.cpuSeconds.toFixed(1) : s.cpuSeconds.toFixed(3), s.loadAverage?.toFixed(2) ?? '—'] : []),
   ]);
   const head = ['stage', 'seconds', 'Mpx/s', 'peak RSS MB', ...(withCpu ? ['CPU s', 'load 1 min'] : [])];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

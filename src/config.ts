@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SUBMITTABLE_ENDPOINTS, type SubmittableEndpoint } from './contract/enums.ts';
+import type { PolygonLimits } from './geo/index.ts';
 
 export interface Config {
   host: string;
@@ -19,6 +20,8 @@ export interface Config {
   /** Failed authentications (401) per client address per minute before 429. */
   authFailuresPerMinute: number;
   maxRequestBytes: number;
+  /** Size limits of a request polygon (parts, rings per polygon, vertices in all). */
+  polygonLimits: PolygonLimits;
   /** Polygon area limits in km² (spec: timeseries 50, building change 30,000; ship/oilslick ours). */
   areaLimitsSqkm: Record<SubmittableEndpoint, number>;
   timeseriesMaxYears: number;
@@ -99,6 +102,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: num(env, 'SARWATCH_RATE_LIMIT_PER_MINUTE', 300, { integer: true, min: 1 }),
     authFailuresPerMinute: num(env, 'SARWATCH_AUTH_FAILURES_PER_MINUTE', 20, { integer: true, min: 1 }),
     maxRequestBytes: num(env, 'SARWATCH_MAX_REQUEST_BYTES', 1_048_576, { integer: true, min: 1024 }),
+    polygonLimits: {
+      maxParts: num(env, 'SARWATCH_MAX_POLYGON_PARTS', 10_000, { integer: true, min: 1 }),
+      maxRingsPerPolygon: num(env, 'SARWATCH_MAX_POLYGON_RINGS', 10_000, { integer: true, min: 1 }),
+      maxVertices: num(env, 'SARWATCH_MAX_POLYGON_VERTICES', 250_000, { integer: true, min: 4 }),
+    },
     areaLimitsSqkm: perEndpoint(env, 'SARWATCH_AREA_LIMIT_SQKM', {
       ship: 100_000,
       oilslick: 100_000,

@@ -2,7 +2,7 @@
 
 export type { AoiGeometry, BBox, MultiPolygon, Polygon, Position, Ring } from './types.ts';
 export { GeometryError } from './errors.ts';
-export { assertValidAoi, formatCoordinate, parseAoiWkt, roundCoordinate, toWkt } from './wkt.ts';
+export { assertValidAoi, formatCoordinate, parseAoiWkt, roundCoordinate, toWkt, type PolygonLimits } from './wkt.ts';
 export { geodesicAreaSqkm, geodesicAreaSqm, ringGeodesicAreaSqm } from './area.ts';
 export { centroidLonLat } from './centroid.ts';
 export { bboxOf, differenceAoi, intersectAoi, unionAoi } from './clip.ts';

@@ -38,11 +38,13 @@ export function polygonsPlanarArea(polygons: readonly (readonly Ring[])[]): numb
 export function dedupeRing(ring: readonly Position[]): { positions: Position[]; index: number[] } {
   const positions: Position[] = [];
   const index: number[] = [];
-  ring.forEach((p, i) => {
-    const last = positions[positions.length - 1];
-    if (last && last[0] === p[0] && last[1] === p[1]) return;
+  let last: Position | undefined;
+  for (let i = 0; i < ring.length; i++) {
+    const p = ring[i]!;
+    if (last && last[0] === p[0] && last[1] === p[1]) continue;
     positions.push(p);
     index.push(i);
-  });
+    last = p;
+  }
   return { positions, index };
 }

@@ -1,46 +1,18 @@
 // Exact planar predicates on lon/lat doubles. Validity decisions (does this ring touch
 // itself? is this vertex on that edge?) must not depend on rounding noise, otherwise a
-// polygon that polygon-clipping produced could be rejected when resubmitted. The fast
-// path is Shewchuk's filtered orientation test; only near-degenerate cases fall back to
-// exact BigInt arithmetic.
+// polygon that polygon-clipping produced could be rejected when resubmitted. The
+// orientation test is Shewchuk's adaptive-precision orient2d (robust-predicates): a
+// floating-point filter, and exact expansions only for near-degenerate triples, so even
+// thousands of exactly collinear vertices (a comb's spine) stay cheap.
 
+import { orient2d } from 'robust-predicates';
 import type { Position } from './types.ts';
-
-const EPSILON = 2 ** -53;
-const ORIENT_ERRBOUND = (3 + 16 * EPSILON) * EPSILON;
-
-const f64 = new Float64Array(1);
-const u64 = new BigUint64Array(f64.buffer);
-
-/** A double as `m * 2^e` with integer `m` (sign included). */
-function decompose(x: number): { m: bigint; e: number } {
-  if (x === 0) return { m: 0n, e: 0 };
-  f64[0] = x;
-  const bits = u64[0]!;
-  const biased = Number((bits >> 52n) & 0x7ffn);
-  const fraction = bits & 0xfffffffffffffn;
-  const negative = bits >> 63n === 1n;
-  const m = biased === 0 ? fraction : fraction | 0x10000000000000n;
-  const e = biased === 0 ? -1074 : biased - 1075;
-  return { m: negative ? -m : m, e };
-}
-
-function exactOrientSign(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
-  const parts = [ax, ay, bx, by, cx, cy].map(decompose);
-  let shift = 0;
-  for (const p of parts) if (p.m !== 0n && -p.e > shift) shift = -p.e;
-  const [iax, iay, ibx, iby, icx, icy] = parts.map((p) => (p.m === 0n ? 0n : p.m << BigInt(p.e + shift)));
-  const det = (iax! - icx!) * (iby! - icy!) - (iay! - icy!) * (ibx! - icx!);
-  return det > 0n ? 1 : det < 0n ? -1 : 0;
-}
 
 /** Sign of the turn a → b → c: 1 counter-clockwise (c left of a→b), -1 clockwise, 0 collinear. Exact. */
 export function orient(a: Position, b: Position, c: Position): number {
-  const detLeft = (a[0] - c[0]) * (b[1] - c[1]);
-  const detRight = (a[1] - c[1]) * (b[0] - c[0]);
-  const det = detLeft - detRight;
-  if (Math.abs(det) >= ORIENT_ERRBOUND * Math.abs(detLeft + detRight)) return Math.sign(det);
-  return exactOrientSign(a[0], a[1], b[0], b[1], c[0], c[1]);
+  // robust-predicates' orient2d is positive for clockwise triples.
+  const det = orient2d(a[0], a[1], b[0], b[1], c[0], c[1]);
+  return det < 0 ? 1 : det > 0 ? -1 : 0;
 }
 
 export function samePosition(a: Position, b: Position): boolean {

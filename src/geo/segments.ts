@@ -51,24 +51,3 @@ export function sweepSegmentPairs(segments: Segment[], visit: (s: Segment, t: Se
   }
   return false;
 }
-
-/** Pairs of boxes whose interiors overlap (touching boxes are skipped). */
-export function overlappingBoxPairs(boxes: ReadonlyArray<readonly [number, number, number, number]>): Array<[number, number]> {
-  const order = boxes.map((_, i) => i).sort((i, j) => boxes[i]![0] - boxes[j]![0]);
-  const active: number[] = [];
-  const pairs: Array<[number, number]> = [];
-  for (const i of order) {
-    const bi = boxes[i]!;
-    let kept = 0;
-    for (let k = 0; k < active.length; k++) {
-      const j = active[k]!;
-      const bj = boxes[j]!;
-      if (bj[2] <= bi[0]) continue;
-      active[kept++] = j;
-      if (bj[3] > bi[1] && bj[1] < bi[3]) pairs.push(i < j ? [i, j] : [j, i]);
-    }
-    active.length = kept;
-    active.push(i);
-  }
-  return pairs;
-}

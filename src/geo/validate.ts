@@ -10,12 +10,15 @@
 //   annoy (OGC is stricter here).
 // Findings carry the rings involved so simplify.ts can retry just those with a smaller
 // tolerance.
+//
+// Cost: O(n log n) in the number of edges, whatever the shape (issue 10 item 1: thin
+// slanted parts whose bounding boxes all overlap, combs of long parallel teeth). Edges are
+// compared only when a plane sweep (sweep.ts) finds them next to each other or meeting at a
+// point; holes and parts are placed by the edge directly below their first vertex.
 
-import polygonClipping from 'polygon-clipping';
-import type { MultiPolygon as ClipMultiPolygon } from 'polygon-clipping';
-import { dedupeRing, polygonPlanarArea, ringSignedArea } from './planar.ts';
-import { pointInRing, RingLocator, segmentRelation } from './predicates.ts';
-import { makeSegment, overlappingBoxPairs, sweepSegmentPairs, type Segment } from './segments.ts';
+import { dedupeRing, ringSignedArea } from './planar.ts';
+import { segmentRelation } from './predicates.ts';
+import { interiorOnLeft, sweepRings, type SweepEdge, type SweepRing } from './sweep.ts';
 import type { Position, Ring } from './types.ts';
 
 export interface RingRef {
@@ -87,46 +90,6 @@ interface CleanRing {
   index: number[];
 }
 
-function ringBox(ring: readonly Position[]): [number, number, number, number] {
-  let minx = Infinity;
-  let miny = Infinity;
-  let maxx = -Infinity;
-  let maxy = -Infinity;
-  for (const [x, y] of ring) {
-    if (x < minx) minx = x;
-    if (y < miny) miny = y;
-    if (x > maxx) maxx = x;
-    if (y > maxy) maxy = y;
-  }
-  return [minx, miny, maxx, maxy];
-}
-
-type Locate = (p: Position) => 1 | 0 | -1;
-
-/** 1 inside, -1 outside, 0 when every probe of `ring` lies on the other ring's boundary. */
-function ringSide(ring: readonly Position[], other: readonly Position[] | Locate): 1 | 0 | -1 {
-  const locate: Locate = typeof other === 'function' ? other : (p) => pointInRing(p, other);
-  for (let i = 0; i + 1 < ring.length; i++) {
-    const side = locate(ring[i]!);
-    if (side !== 0) return side;
-  }
-  // All corners on the boundary: an edge midpoint decides (it cannot lie on the boundary
-  // too unless the rings overlap along an edge, which the segment sweep reports first).
-  for (let i = 0; i + 1 < ring.length; i++) {
-    const a = ring[i]!;
-    const b = ring[i + 1]!;
-    const side = locate([(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]);
-    if (side !== 0) return side;
-  }
-  return 0;
-}
-
-function clipArea(mp: ClipMultiPolygon): number {
-  let area = 0;
-  for (const rings of mp) area += polygonPlanarArea(rings);
-  return area;
-}
-
 /** Topology of one polygon (shell + holes); structure must already be valid. */
 export function findPolygonIssue(rings: readonly Ring[], part: number, multi: boolean): GeometryIssue | null {
   const ref = (ring: number): RingRef => ({ part, ring });
@@ -138,160 +101,132 @@ export function findPolygonIssue(rings: readonly Ring[], part: number, multi: bo
     }
   }
 
-  const segments: Segment[] = [];
-  clean.forEach(({ positions }, r) => {
-    for (let i = 0; i + 1 < positions.length; i++) segments.push(makeSegment(positions[i]!, positions[i + 1]!, r, i));
-  });
-  const edge = (s: Segment): string => {
+  const edge = (s: SweepEdge): string => {
     const index = clean[s.ring]!.index;
     return `the edge from position ${index[s.index]! + 1} to ${index[s.index + 1]! + 1}`;
   };
-  const found: GeometryIssue[] = [];
-  // Whether two different rings touch: only then can a hole leave its shell (or enter
-  // another hole) without any edge crossing, which the clipping backstop below checks.
-  let ringsTouch = false;
-  sweepSegmentPairs(segments, (s, t) => {
-    const relation = segmentRelation(s.a, s.b, t.a, t.b);
-    if (relation === 'none') return false;
-    if (s.ring === t.ring) {
-      const edges = clean[s.ring]!.positions.length - 1;
-      const gap = Math.abs(s.index - t.index);
-      const adjacent = gap === 1 || gap === edges - 1;
-      if (adjacent && relation !== 'overlap') return false;
-      const [first, second] = s.index < t.index ? [s, t] : [t, s];
-      const verb = relation === 'cross' ? 'crosses' : relation === 'overlap' ? 'runs back along' : 'touches';
-      found.push({
-        kind: 'ring',
-        message: `${name(s.ring)} intersects itself: ${edge(first)} ${verb} ${edge(second)}`,
-        rings: [ref(s.ring)],
-      });
+  let found: GeometryIssue | null = null;
+  // Rings that cross only at a shared vertex: reported after the edge checks, as before.
+  let crossing: GeometryIssue | null = null;
+  const sweepRingsOf: SweepRing[] = clean.map(({ positions }) => ({ positions, ccw: ringSignedArea(positions) > 0 }));
+  const { parent } = sweepRings(sweepRingsOf, {
+    pair(s, t) {
+      const relation = segmentRelation(s.from, s.to, t.from, t.to);
+      if (relation === 'none') return false;
+      if (s.ring === t.ring) {
+        const edges = clean[s.ring]!.positions.length - 1;
+        const gap = Math.abs(s.index - t.index);
+        const adjacent = gap === 1 || gap === edges - 1;
+        if (adjacent && relation !== 'overlap') return false;
+        const [first, second] = s.index < t.index ? [s, t] : [t, s];
+        const verb = relation === 'cross' ? 'crosses' : relation === 'overlap' ? 'runs back along' : 'touches';
+        found = {
+          kind: 'ring',
+          message: `${name(s.ring)} intersects itself: ${edge(first)} ${verb} ${edge(second)}`,
+          rings: [ref(s.ring)],
+        };
+        return true;
+      }
+      if (relation === 'touch') return false;
+      const [outer, inner] = s.ring < t.ring ? [s, t] : [t, s];
+      const verb = relation === 'cross' ? 'crosses' : 'shares an edge with';
+      found = {
+        kind: 'rings',
+        message:
+          outer.ring === 0
+            ? `${name(inner.ring)} (a hole) ${verb} its shell (ring 1): ${edge(inner)} meets ${edge(outer)}`
+            : `${name(inner.ring)} and ring ${outer.ring + 1} (both holes) intersect: ${edge(inner)} meets ${edge(outer)}`,
+        rings: [ref(outer.ring), ref(inner.ring)],
+      };
       return true;
-    }
-    if (relation === 'touch') {
-      ringsTouch = true;
+    },
+    crossAtPoint(a, b) {
+      crossing ??=
+        a === 0
+          ? { kind: 'rings', message: `${name(b)} (a hole) is not inside its shell (ring 1)`, rings: [ref(0), ref(b)] }
+          : { kind: 'rings', message: `${name(a)} and ring ${b + 1} (both holes) overlap`, rings: [ref(a), ref(b)] };
       return false;
-    }
-    const [outer, inner] = s.ring < t.ring ? [s, t] : [t, s];
-    const verb = relation === 'cross' ? 'crosses' : 'shares an edge with';
-    found.push({
-      kind: 'rings',
-      message:
-        outer.ring === 0
-          ? `${name(inner.ring)} (a hole) ${verb} its shell (ring 1): ${edge(inner)} meets ${edge(outer)}`
-          : `${name(inner.ring)} and ring ${outer.ring + 1} (both holes) intersect: ${edge(inner)} meets ${edge(outer)}`,
-      rings: [ref(outer.ring), ref(inner.ring)],
-    });
-    return true;
+    },
   });
-  if (found.length > 0) return found[0]!;
+  if (found) return found;
   if (clean.length === 1) return null;
 
-  // Boundaries do not cross, so each hole is either inside the shell or outside it, and
-  // two holes are disjoint or nested; one probe point per ring decides.
-  const shell = clean[0]!.positions;
-  // Many holes in a big shell (a speckled no-data mask): index the shell once.
-  const indexed = clean.length > 8 && shell.length > 64 ? new RingLocator(shell) : null;
-  const inShell: Locate = indexed ? (p) => indexed.locate(p) : (p) => pointInRing(p, shell);
+  // Boundaries do not cross, so each ring has one innermost enclosing ring: a hole's must
+  // be the shell (not nothing, not another hole).
   for (let h = 1; h < clean.length; h++) {
-    if (ringSide(clean[h]!.positions, inShell) < 0) {
-      return {
-        kind: 'rings',
-        message: `${name(h)} (a hole) lies outside its shell (ring 1)`,
-        rings: [ref(0), ref(h)],
-      };
+    if (parent[h] === -1) {
+      return { kind: 'rings', message: `${name(h)} (a hole) lies outside its shell (ring 1)`, rings: [ref(0), ref(h)] };
     }
   }
-  const holeBoxes = clean.slice(1).map(({ positions }) => ringBox(positions));
-  for (const [i, j] of overlappingBoxPairs(holeBoxes)) {
-    const a = clean[i + 1]!.positions;
-    const b = clean[j + 1]!.positions;
-    if (ringSide(a, b) > 0 || ringSide(b, a) > 0) {
-      return {
-        kind: 'rings',
-        message: `${name(i + 1)} and ring ${j + 2} (both holes) overlap`,
-        rings: [ref(i + 1), ref(j + 1)],
-      };
+  for (let h = 1; h < clean.length; h++) {
+    const outer = parent[h]!;
+    if (outer > 0) {
+      const [i, j] = outer < h ? [outer, h] : [h, outer];
+      return { kind: 'rings', message: `${name(i)} and ring ${j + 1} (both holes) overlap`, rings: [ref(i), ref(j)] };
     }
   }
-  return ringsTouch ? findHoleIssueByClipping(clean.map((c) => c.positions), part, multi) : null;
-}
-
-/**
- * Backstop for the one arrangement the probes above cannot see: a hole that leaves its
- * shell (or enters another hole) only through vertices it touches. Measured with
- * polygon-clipping; a failure of the library itself is not the user's fault, so it
- * leaves the exact checks' verdict standing.
- */
-function findHoleIssueByClipping(rings: Position[][], part: number, multi: boolean): GeometryIssue | null {
-  const shell = rings[0]!;
-  const holes = rings.slice(1);
-  const tolerance = 1e-9 * Math.abs(ringSignedArea(shell));
-  try {
-    const holeArea = holes.reduce((sum, h) => sum + Math.abs(ringSignedArea(h)), 0);
-    const [first, ...rest] = holes.map((h) => [h]);
-    const union = polygonClipping.union(first!, ...rest);
-    if (holeArea - clipArea(union) > tolerance) {
-      for (const [i, j] of overlappingBoxPairs(holes.map(ringBox))) {
-        if (clipArea(polygonClipping.intersection([holes[i]!], [holes[j]!])) > tolerance) {
-          return {
-            kind: 'rings',
-            message: `${ringName(part, i + 1, multi)} and ring ${j + 2} (both holes) overlap`,
-            rings: [
-              { part, ring: i + 1 },
-              { part, ring: j + 1 },
-            ],
-          };
-        }
-      }
-    }
-    if (clipArea(polygonClipping.difference(union, [shell])) > tolerance) {
-      for (let h = 0; h < holes.length; h++) {
-        if (clipArea(polygonClipping.difference([holes[h]!], [shell])) > tolerance) {
-          return {
-            kind: 'rings',
-            message: `${ringName(part, h + 1, multi)} (a hole) is not inside its shell (ring 1)`,
-            rings: [
-              { part, ring: 0 },
-              { part, ring: h + 1 },
-            ],
-          };
-        }
-      }
-    }
-  } catch {
-    return null;
-  }
-  return null;
+  return crossing;
 }
 
 /** Overlap between the interiors of MULTIPOLYGON parts (each part already valid). */
 export function findPartsIssue(polygons: readonly (readonly Ring[])[]): GeometryIssue | null {
   if (polygons.length < 2) return null;
-  const boxes = polygons.map((rings) => ringBox(rings[0]!));
-  for (const [i, j] of overlappingBoxPairs(boxes)) {
-    const a = polygons[i]!;
-    const b = polygons[j]!;
-    const tolerance = 1e-9 * Math.min(polygonPlanarArea(a), polygonPlanarArea(b));
-    let overlap: number;
-    try {
-      overlap = clipArea(polygonClipping.intersection(a as Ring[], b as Ring[]));
-    } catch {
-      continue;
-    }
-    if (overlap > tolerance) {
-      return {
-        kind: 'parts',
-        message: `polygon parts ${i + 1} and ${j + 1} overlap; a MULTIPOLYGON's parts must not share area`,
-        rings: [
-          { part: i, ring: 0 },
-          { part: j, ring: 0 },
-        ],
-      };
-    }
+  const rings: SweepRing[] = [];
+  const partOf: number[] = [];
+  const isHole: boolean[] = [];
+  polygons.forEach((part, p) => {
+    part.forEach((ring, r) => {
+      const positions = dedupeRing(ring).positions;
+      rings.push({ positions, ccw: ringSignedArea(positions) > 0 });
+      partOf.push(p);
+      isHole.push(r > 0);
+    });
+  });
+  let found: GeometryIssue | null = null;
+  const overlap = (a: number, b: number): true => {
+    const [i, j] = a < b ? [a, b] : [b, a];
+    found = {
+      kind: 'parts',
+      message: `polygon parts ${i + 1} and ${j + 1} overlap; a MULTIPOLYGON's parts must not share area`,
+      rings: [
+        { part: i, ring: 0 },
+        { part: j, ring: 0 },
+      ],
+    };
+    return true;
+  };
+  // Which side of an edge (directed left → right) the part's area lies on.
+  const areaOnLeft = (e: SweepEdge): boolean => {
+    const forward = e.from[0] < e.to[0] || (e.from[0] === e.to[0] && e.from[1] < e.to[1]);
+    return interiorOnLeft({ forward }, rings[e.ring]!) !== isHole[e.ring];
+  };
+  const { parent } = sweepRings(rings, {
+    pair(s, t) {
+      const a = partOf[s.ring]!;
+      const b = partOf[t.ring]!;
+      if (a === b) return false;
+      const relation = segmentRelation(s.from, s.to, t.from, t.to);
+      if (relation === 'cross') return overlap(a, b);
+      // A shared edge is fine with the parts on either side of it, not on the same one.
+      if (relation === 'overlap' && areaOnLeft(s) === areaOnLeft(t)) return overlap(a, b);
+      return false;
+    },
+    crossAtPoint(r1, r2) {
+      const a = partOf[r1]!;
+      const b = partOf[r2]!;
+      return a !== b && overlap(a, b);
+    },
+  });
+  if (found) return found;
+  // No boundaries cross: a part lies in another's area when the innermost ring around its
+  // shell is another part's shell (inside a hole — an island in a lake — is fine).
+  for (let r = 0; r < rings.length; r++) {
+    if (isHole[r] || parent[r] === -1) continue;
+    const outer = parent[r]!;
+    if (!isHole[outer]) return overlap(partOf[outer]!, partOf[r]!) && found;
   }
   return null;
 }
-
 /** The first problem found, or null when the geometry is valid. */
 export function findGeometryIssue(polygons: readonly (readonly Ring[])[], multi: boolean): GeometryIssue | null {
   const structure = findStructureIssue(polygons, multi);

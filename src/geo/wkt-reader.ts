@@ -46,6 +46,21 @@ const OTHER_GEOMETRY_TYPES = new Set([
   'TIN',
 ]);
 
+/**
+ * Size limits checked while reading, so an oversized polygon is refused before it is
+ * built, let alone validated. Counts are of what the text holds (closing positions too).
+ */
+export interface PolygonLimits {
+  /** Parts of a MULTIPOLYGON. */
+  maxParts: number;
+  /** Rings of one polygon (shell and holes). */
+  maxRingsPerPolygon: number;
+  /** Positions of all parts and rings together. */
+  maxVertices: number;
+}
+
+export const NO_POLYGON_LIMITS: PolygonLimits = { maxParts: Infinity, maxRingsPerPolygon: Infinity, maxVertices: Infinity };
+
 /** What the reader found, before validation. Positions keep only lon and lat. */
 export interface WktPolygons {
   type: 'Polygon' | 'MultiPolygon';
@@ -153,39 +168,72 @@ function readPosition(scanner: Scanner): Position {
   return [lon, lat];
 }
 
-function readRing(scanner: Scanner): Position[] {
+/** Counts what has been read against the limits. */
+class Budget {
+  private vertices = 0;
+
+  constructor(readonly limits: PolygonLimits) {}
+
+  vertex(): void {
+    if (++this.vertices > this.limits.maxVertices) {
+      const max = this.limits.maxVertices;
+      throw new GeometryError(`polygon has more than ${max} vertices; the limit is ${max} vertices per polygon (all parts and rings together)`);
+    }
+  }
+
+  ring(rings: number, part: number, multi: boolean): void {
+    if (rings > this.limits.maxRingsPerPolygon) {
+      const max = this.limits.maxRingsPerPolygon;
+      const where = multi ? `polygon part ${part + 1}` : 'polygon';
+      throw new GeometryError(`${where} has more than ${max} rings; the limit is ${max} rings (shell and holes) per polygon`);
+    }
+  }
+
+  part(parts: number): void {
+    if (parts > this.limits.maxParts) {
+      const max = this.limits.maxParts;
+      throw new GeometryError(`polygon has more than ${max} MULTIPOLYGON parts; the limit is ${max} parts per MULTIPOLYGON`);
+    }
+  }
+}
+
+function readRing(scanner: Scanner, budget: Budget): Position[] {
   scanner.expect('(', "'(' to open a ring");
+  budget.vertex();
   const ring: Position[] = [readPosition(scanner)];
   for (;;) {
     const token = scanner.next();
     if (token.kind === ')') return ring;
     if (token.kind !== ',') scanner.fail("',' or ')'", token);
+    budget.vertex();
     ring.push(readPosition(scanner));
   }
 }
 
 /** `EMPTY` or `(ring, ring, ...)`. */
-function readPolygonText(scanner: Scanner): Position[][] {
+function readPolygonText(scanner: Scanner, budget: Budget, part: number, multi: boolean): Position[][] {
   if (scanner.isWord('EMPTY')) {
     scanner.next();
     return [];
   }
   scanner.expect('(', "'(' or EMPTY");
-  const rings: Position[][] = [readRing(scanner)];
+  const rings: Position[][] = [readRing(scanner, budget)];
   for (;;) {
     const token = scanner.next();
     if (token.kind === ')') return rings;
     if (token.kind !== ',') scanner.fail("',' or ')'", token);
-    rings.push(readRing(scanner));
+    budget.ring(rings.length + 1, part, multi);
+    rings.push(readRing(scanner, budget));
   }
 }
 
 /**
  * Reads `[SRID=4326;] POLYGON [Z|M|ZM] (...)` or the MULTIPOLYGON equivalent. Throws
- * GeometryError for syntax errors, other geometry types and other SRIDs; validity of the
- * rings is checked separately.
+ * GeometryError for syntax errors, other geometry types and other SRIDs, and as soon as
+ * the text exceeds one of `limits`; validity of the rings is checked separately.
  */
-export function readPolygonWkt(text: string): WktPolygons {
+export function readPolygonWkt(text: string, limits: PolygonLimits = NO_POLYGON_LIMITS): WktPolygons {
+  const budget = new Budget(limits);
   let start = 0;
   const srid = SRID.exec(text);
   if (srid) {
@@ -208,19 +256,20 @@ export function readPolygonWkt(text: string): WktPolygons {
 
   let polygons: Position[][][];
   if (name === 'POLYGON') {
-    const rings = readPolygonText(scanner);
+    const rings = readPolygonText(scanner, budget, 0, false);
     polygons = rings.length === 0 ? [] : [rings];
   } else if (scanner.isWord('EMPTY')) {
     scanner.next();
     polygons = [];
   } else {
     scanner.expect('(', "'(' or EMPTY");
-    polygons = [readPolygonText(scanner)];
+    polygons = [readPolygonText(scanner, budget, 0, true)];
     for (;;) {
       const token = scanner.next();
       if (token.kind === ')') break;
       if (token.kind !== ',') scanner.fail("',' or ')'", token);
-      polygons.push(readPolygonText(scanner));
+      budget.part(polygons.length + 1);
+      polygons.push(readPolygonText(scanner, budget, polygons.length, true));
     }
   }
   scanner.expect('end', 'the end of the text');

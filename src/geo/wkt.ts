@@ -12,16 +12,19 @@
 import { GeometryError } from './errors.ts';
 import type { AoiGeometry, Position, Ring } from './types.ts';
 import { findGeometryIssue } from './validate.ts';
-import { readPolygonWkt } from './wkt-reader.ts';
+import { NO_POLYGON_LIMITS, readPolygonWkt, type PolygonLimits } from './wkt-reader.ts';
+
+export type { PolygonLimits } from './wkt-reader.ts';
 
 /**
  * Parses an AOI given as WKT POLYGON or MULTIPOLYGON in EPSG:4326 (lon lat order).
- * Throws GeometryError with a user-facing message for anything else or anything invalid.
+ * Throws GeometryError with a user-facing message for anything else, anything invalid,
+ * or anything over `limits` (parts, rings, vertices; none by default).
  */
-export function parseAoiWkt(text: string): AoiGeometry {
+export function parseAoiWkt(text: string, limits: PolygonLimits = NO_POLYGON_LIMITS): AoiGeometry {
   if (typeof text !== 'string') throw new GeometryError('polygon must be a WKT string');
   if (text.trim() === '') throw new GeometryError('polygon is empty; expected POLYGON ((lon lat, ...)) or MULTIPOLYGON');
-  const { type, polygons } = readPolygonWkt(text);
+  const { type, polygons } = readPolygonWkt(text, limits);
   const multi = type === 'MultiPolygon';
   const issue = findGeometryIssue(polygons, multi);
   if (issue) throw new GeometryError(issue.message);

@@ -58,7 +58,7 @@ export class JobService {
   async submit(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody, idempotencyKey?: string) {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
-    const request = validateSubmission(endpoint, family, body, config);
+    const request = await validateSubmission(endpoint, family, body, config);
     const reserve = reservationMicros(request, config);
     const jobId = randomUUID();
     const now = isoNow();
@@ -107,7 +107,7 @@ export class JobService {
       endpoint: SubmittableEndpoint;
       family: Family;
       body: SubmissionBody;
-      request: ReturnType<typeof validateSubmission>;
+      request: Awaited<ReturnType<typeof validateSubmission>>;
       reserve: number;
       idempotencyKey?: string;
       requestHash: string;
@@ -151,7 +151,7 @@ export class JobService {
   async preview(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody): Promise<PreviewResponse> {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
-    const request = validateSubmission(endpoint, family, body, config);
+    const request = await validateSubmission(endpoint, family, body, config);
     const balance = (await balanceMicros(db, principal.accountId)) ?? 0;
     const warnings: Warning[] = [];
 

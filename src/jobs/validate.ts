@@ -4,13 +4,15 @@
  * order with the same codes (spec: Preview, "Validation runs the same functions in the
  * same order as submission").
  *
- * Order: input pattern → scene_id → dates → polygon (WKT, rings) → area limit.
+ * Order: input pattern → scene_id → dates → polygon (size limits, WKT, rings) → area limit.
+ * A large polygon is checked on the geometry thread (jobs/geometry/pool.ts), hence async.
  */
 import { ApiError } from '../contract/errors.ts';
 import { isSceneEndpoint, type Family, type SubmittableEndpoint } from '../contract/enums.ts';
 import type { PeriodJobBody, SceneJobBody, SubmissionBody } from '../contract/schemas.ts';
 import type { Config } from '../config.ts';
-import { GeometryError, centroidLonLat, geodesicAreaSqkm, parseAoiWkt, type AoiGeometry } from '../geo/index.ts';
+import type { AoiGeometry } from '../geo/index.ts';
+import { checkPolygonOffMainThread } from './geometry/pool.ts';
 import { checkSceneIdAtSubmission } from '../catalog/sceneId.ts';
 import { priceMicros } from './credits.ts';
 
@@ -27,6 +29,8 @@ export type ValidatedRequest =
       endpoint: SubmittableEndpoint;
       family: Family;
       aoi: AoiGeometry;
+      /** The polygon as submitted (valid WKT): what the geometry thread reads. */
+      wkt: string;
       areaSqkm: number;
       centroid: { lon: number; lat: number };
       date: string;
@@ -38,6 +42,8 @@ export type ValidatedRequest =
       endpoint: SubmittableEndpoint;
       family: Family;
       aoi: AoiGeometry;
+      /** The polygon as submitted (valid WKT): what the geometry thread reads. */
+      wkt: string;
       areaSqkm: number;
       centroid: { lon: number; lat: number };
       dateStart: string;
@@ -47,12 +53,12 @@ export type ValidatedRequest =
 
 const invalid = (message: string) => new ApiError('VALIDATION_ERROR', message);
 
-export function validateSubmission(endpoint: SubmittableEndpoint, family: Family, body: SubmissionBody, config: Config): ValidatedRequest {
+export async function validateSubmission(endpoint: SubmittableEndpoint, family: Family, body: SubmissionBody, config: Config): Promise<ValidatedRequest> {
   if (isSceneEndpoint(endpoint)) return validateSceneBody(endpoint, family, body as SceneJobBody, config);
   return validatePeriodBody(endpoint, family, body as PeriodJobBody, config);
 }
 
-function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config): ValidatedRequest {
+async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config): Promise<ValidatedRequest> {
   const hasScene = body.scene_id !== undefined;
   const hasPolygon = body.polygon !== undefined;
   if (hasScene && hasPolygon) throw invalid(`${endpoint} takes either scene_id or polygon + date, not both`);
@@ -69,21 +75,22 @@ function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: 
 
   if (body.date === undefined) throw invalid(`${endpoint} with polygon needs date (YYYY-MM-DD)`);
   checkCalendarDate('date', body.date);
-  const { aoi, areaSqkm } = validatePolygon(endpoint, body.polygon!, config);
+  const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, body.polygon!, config);
   return {
     pattern: 'polygon_date',
     endpoint,
     family,
     aoi,
+    wkt: body.polygon!,
     areaSqkm,
-    centroid: centroidLonLat(aoi),
+    centroid,
     date: body.date,
     dateDirection: body.date_direction ?? 'nearest',
     orbitDirection: body.orbit_direction ?? null,
   };
 }
 
-function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body: PeriodJobBody, config: Config): ValidatedRequest {
+async function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body: PeriodJobBody, config: Config): Promise<ValidatedRequest> {
   checkCalendarDate('date_start', body.date_start);
   checkCalendarDate('date_end', body.date_end);
   if (body.date_end < body.date_start) throw invalid('date_end must not be before date_start');
@@ -93,35 +100,35 @@ function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body:
       throw invalid(`timeseries date range exceeds the limit of ${config.timeseriesMaxYears} years (date_end at most ${limit})`);
     }
   }
-  const { aoi, areaSqkm } = validatePolygon(endpoint, body.polygon, config);
+  const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, body.polygon, config);
   return {
     pattern: 'polygon_period',
     endpoint,
     family,
     aoi,
+    wkt: body.polygon,
     areaSqkm,
-    centroid: centroidLonLat(aoi),
+    centroid,
     dateStart: body.date_start,
     dateEnd: body.date_end,
     orbitDirection: body.orbit_direction ?? null,
   };
 }
 
-function validatePolygon(endpoint: SubmittableEndpoint, wkt: string, config: Config): { aoi: AoiGeometry; areaSqkm: number } {
-  let aoi: AoiGeometry;
-  try {
-    aoi = parseAoiWkt(wkt);
-  } catch (e) {
-    if (e instanceof GeometryError) throw invalid(`polygon: ${e.message}`);
-    throw e;
-  }
-  const areaSqkm = geodesicAreaSqkm(aoi);
+async function validatePolygon(
+  endpoint: SubmittableEndpoint,
+  wkt: string,
+  config: Config,
+): Promise<{ aoi: AoiGeometry; areaSqkm: number; centroid: { lon: number; lat: number } }> {
+  const checked = await checkPolygonOffMainThread(wkt, config.polygonLimits);
+  if (!checked.ok) throw invalid(`polygon: ${checked.message}`);
+  const { aoi, areaSqkm, centroid } = checked;
   const limit = config.areaLimitsSqkm[endpoint];
   if (areaSqkm > limit) {
     throw invalid(`polygon area ${areaSqkm.toFixed(2)} km² exceeds the limit of ${limit} km² for ${endpoint}`);
   }
   if (!(areaSqkm > 0)) throw invalid('polygon has zero area');
-  return { aoi, areaSqkm };
+  return { aoi, areaSqkm, centroid };
 }
 
 /** The schema checks the shape; this rejects dates that do not exist (2023-02-30). */

@@ -142,7 +142,7 @@ export class JobRunner {
     // changed since submission (spec: "validation failing while the job runs").
     let request: ValidatedRequest;
     try {
-      request = validateSubmission(endpoint, family, params, config);
+      request = await validateSubmission(endpoint, family, params, config);
     } catch (e) {
       if (e instanceof ApiError) throw new JobFailure('VALIDATION_ERROR', e.message);
       throw e;

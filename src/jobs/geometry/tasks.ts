@@ -1,0 +1,56 @@
+/**
+ * The geometry a request needs, as tasks that run on the geometry thread for large
+ * polygons (pool.ts) and inline for small ones. Results carry polygons packed (packed.ts).
+ */
+import type { SceneRecord } from '../../catalog/index.ts';
+import { centroidLonLat, GeometryError, geodesicAreaSqkm, parseAoiWkt, type AoiGeometry, type PolygonLimits } from '../../geo/index.ts';
+import { readPolygonWkt } from '../../geo/wkt-reader.ts';
+import { selectAmong, type PolygonRequest, type Resolution, type ResolutionOutcome, type ResolvedInput } from '../selectAmong.ts';
+import { packAoi, type PackedAoi } from './packed.ts';
+
+export type PolygonCheck =
+  | { ok: true; aoi: AoiGeometry; areaSqkm: number; centroid: { lon: number; lat: number } }
+  | { ok: false; message: string };
+
+/** Parse, limits, validity, geodesic area and centroid of a request polygon. */
+export function checkPolygon(wkt: string, limits: PolygonLimits): PolygonCheck {
+  let aoi: AoiGeometry;
+  try {
+    aoi = parseAoiWkt(wkt, limits);
+  } catch (e) {
+    if (e instanceof GeometryError) return { ok: false, message: e.message };
+    throw e;
+  }
+  return { ok: true, aoi, areaSqkm: geodesicAreaSqkm(aoi), centroid: centroidLonLat(aoi) };
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A polygon job's input without its AOI (the caller has it) and with the extent packed. */
+export type PackedInput = DistributiveOmit<Exclude<ResolvedInput, { kind: 'scene' }>, 'extent' | 'aoi'> & { extent: PackedAoi };
+
+export type PackedOutcome =
+  | Exclude<ResolutionOutcome, { ok: true }>
+  | { ok: true; resolution: Omit<Resolution, 'input'> & { input: PackedInput } };
+
+export type GeometryTask =
+  | { kind: 'check'; wkt: string; limits: PolygonLimits }
+  | { kind: 'select'; wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number };
+
+export type PackedCheck = Exclude<PolygonCheck, { ok: true }> | { ok: true; aoi: PackedAoi; areaSqkm: number; centroid: { lon: number; lat: number } };
+
+/** The worker thread's entry: one task in, its packed result out. */
+export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome {
+  if (task.kind === 'check') {
+    const checked = checkPolygon(task.wkt, task.limits);
+    return checked.ok ? { ...checked, aoi: packAoi(checked.aoi) } : checked;
+  }
+  // Already validated on the way in: read it back without checking it again.
+  const { type, polygons } = readPolygonWkt(task.wkt);
+  const aoi: AoiGeometry = type === 'Polygon' ? { type, coordinates: polygons[0]! } : { type, coordinates: polygons };
+  const outcome = selectAmong({ ...task.request, aoi } as PolygonRequest, task.candidates, task);
+  if (!outcome.ok) return outcome;
+  const input = outcome.resolution.input as Exclude<ResolvedInput, { kind: 'scene' }>;
+  const { aoi: _aoi, extent, ...rest } = input;
+  return { ok: true, resolution: { ...outcome.resolution, input: { ...rest, extent: packAoi(extent) } as PackedInput } };
+}
