@@ -1,7 +1,8 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { inflate, type ZlibOptions } from 'node:zlib';
-import { addDecoder, BaseDecoder, GeoTIFF, fromFile, fromUrl } from 'geotiff';
+import { addDecoder, BaseDecoder, GeoTIFF, fromFile } from 'geotiff';
 import { ImageryError } from './errors.js';
+import { remoteAccess } from './remote/access.js';
 
 // ------------------------------------------------------------------ Deflate through node:zlib
 
@@ -122,13 +123,14 @@ export function isHttpUrl(pathOrUrl: string): boolean {
   return /^https?:\/\//i.test(pathOrUrl);
 }
 
-/** Open a local TIFF or an http(s) URL (range requests; no full download). */
+/**
+ * Open a local TIFF, or an http(s) / s3 URL: remote files go through the process's
+ * RemoteAccess (signing, byte cache, coalesced range requests, retries; a server without
+ * range support is an error, not a silent full download).
+ */
 export async function openTiff(pathOrUrl: string): Promise<GeoTIFF> {
+  if (isHttpUrl(pathOrUrl) || /^s3:\/\//i.test(pathOrUrl)) return remoteAccess().openTiff(pathOrUrl);
   try {
-    if (isHttpUrl(pathOrUrl)) {
-      // allowFullFile:false: a server without range support is an error, not a silent full download.
-      return await fromUrl(pathOrUrl, { allowFullFile: false });
-    }
     return await fromFile(pathOrUrl);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException)?.code === 'ENOENT' ? 'NOT_FOUND' : 'INVALID_PRODUCT';
