@@ -19,6 +19,7 @@ export interface StandInRequest {
   query: string;
   range?: string;
   authorization?: string;
+  subscriptionKey?: string;
   status: number;
   bytes: number;
 }
@@ -95,6 +96,7 @@ export async function startStandIn(): Promise<StandIn> {
         bytes: 0,
         ...(req.headers.range ? { range: req.headers.range } : {}),
         ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+        ...(req.headers['ocp-apim-subscription-key'] ? { subscriptionKey: String(req.headers['ocp-apim-subscription-key']) } : {}),
       };
       state.requests.push(record);
       const json = (status: number, payload: unknown, headers: Record<string, string> = {}) => {

@@ -25,6 +25,11 @@ export interface RemoteAccessOptions {
   /** Per-request timeout, ms. Default 60 s. */
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /**
+   * Which href of a STAC asset to read: Copernicus Data Space gives `s3://eodata/…` as href
+   * and an https download link as `alternate.https.href`. Default: the href.
+   */
+  assetHref?: (asset: { href: string; alternate?: Record<string, { href?: string }> }) => string;
 }
 
 export type RemoteObject = RangeReadable & { readonly href: string; text(): Promise<string> };
@@ -40,6 +45,11 @@ export class RemoteAccess {
   constructor(private readonly opts: RemoteAccessOptions = {}) {
     this.cache = opts.cache instanceof ByteCache ? opts.cache : new ByteCache(opts.cache);
     this.s3Client = opts.s3 ?? null;
+  }
+
+  /** The href to read for a STAC asset (see RemoteAccessOptions.assetHref). */
+  assetHref(asset: { href: string; alternate?: Record<string, { href?: string }> }): string {
+    return this.opts.assetHref ? this.opts.assetHref(asset) : asset.href;
   }
 
   get retry(): RetryPolicy {

@@ -48,7 +48,7 @@ function find(assets: Record<string, StacAssetLike>, keys: string[]): StacAssetL
   return undefined;
 }
 
-function resolve(href: string, base: string | undefined): string {
+function resolveAgainst(href: string, base: string | undefined): string {
   if (isRemoteHref(href) || !base) return href;
   return new URL(href, base).toString();
 }
@@ -119,10 +119,12 @@ export function stacItemContainer(item: StacItemLike, location: string, access: 
   const assets = item.assets ?? {};
   const self = base ?? item.links?.find((l) => l.rel === 'self')?.href ?? location;
   const productId = String(item.properties?.['s1:product_identifier'] ?? item.id);
+  const resolve = (asset: StacAssetLike | string, base: string | undefined): string =>
+    resolveAgainst(typeof asset === 'string' ? asset : access.assetHref(asset as { href: string; alternate?: Record<string, { href?: string }> }), base);
   const members: Record<string, Member> = {};
   const manifest = find(assets, MANIFEST_KEYS);
   if (!manifest) throw new ImageryError('INVALID_PRODUCT', `STAC item ${item.id} has no safe-manifest asset`);
-  members['manifest.safe'] = { href: resolve(manifest.href, self), kind: 'xml' };
+  members['manifest.safe'] = { href: resolve(manifest, self), kind: 'xml' };
   let bands = 0;
   for (const pol of POLS) {
     const annotation = find(assets, keysFor('annotation', pol));
@@ -130,14 +132,14 @@ export function stacItemContainer(item: StacItemLike, location: string, access: 
     const calibration = find(assets, keysFor('calibration', pol));
     const noise = find(assets, keysFor('noise', pol));
     if (!calibration || !noise) throw new ImageryError('INVALID_PRODUCT', `STAC item ${item.id}: ${pol} has an annotation but no calibration or noise asset`);
-    const annHref = resolve(annotation.href, self);
+    const annHref = resolve(annotation, self);
     const base = cacheKeyOf(annHref).split('/').pop() ?? '';
     const name = parseMemberName(base) ? base : syntheticAnnotationName(productId, pol);
     members[`annotation/${name}`] = { href: annHref, kind: 'xml' };
-    members[`annotation/calibration/calibration-${name}`] = { href: resolve(calibration.href, self), kind: 'xml' };
-    members[`annotation/calibration/noise-${name}`] = { href: resolve(noise.href, self), kind: 'xml' };
+    members[`annotation/calibration/calibration-${name}`] = { href: resolve(calibration, self), kind: 'xml' };
+    members[`annotation/calibration/noise-${name}`] = { href: resolve(noise, self), kind: 'xml' };
     const data = assets[pol];
-    if (data && typeof data.href === 'string') members[`measurement/${name.replace(/\.xml$/, '.tiff')}`] = { href: resolve(data.href, self), kind: 'tiff' };
+    if (data && typeof data.href === 'string') members[`measurement/${name.replace(/\.xml$/, '.tiff')}`] = { href: resolve(data, self), kind: 'tiff' };
     bands++;
   }
   if (bands === 0) throw new ImageryError('INVALID_PRODUCT', `STAC item ${item.id} has no schema-product-<pol> annotation asset`);
