@@ -30,9 +30,9 @@ Usage:
   sarwatch keys revoke KEY_ID_OR_KEY
   sarwatch credits grant --account ID --credits N [--note TEXT] [--json]
   sarwatch credits show --account ID [--json]
-  sarwatch analyze ship|oilslick INPUT [--polygon WKT] [--pol VV,VH] [--units linear|db] [--out FILE]
-                                                   run a detector on a SAFE GRD product (folder or zip)
-                                                   or a σ0 GeoTIFF (bands named VV/VH, or --pol in band
+  sarwatch analyze ship|oilslick INPUT|STAC_ITEM_URL [--polygon WKT] [--pol VV,VH] [--units linear|db] [--out FILE]
+                                                   run a detector on a SAFE GRD product (folder or zip),
+                                                   a GRD STAC item URL (docs/catalogs.md) or a σ0 GeoTIFF (bands named VV/VH, or --pol in band
                                                    order; georeferenced by a CRS or by GCPs)
   sarwatch analyze newbuilding|disappearbuilding PRE POST --polygon WKT [--dates D1,D2] [--out FILE]
   sarwatch analyze timeseries INPUT... --polygon WKT [--dates D1,...] [--cell-size M] [--out FILE]
