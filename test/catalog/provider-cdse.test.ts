@@ -120,6 +120,31 @@ describe('Copernicus Data Space provider on the stand-in STAC API, token endpoin
     expect(standIn.oidcIssued - issued).toBe(1);
   });
 
+  it('CATALOG_PROVIDER=stac: s3:// assets through the AWS SDK with the usual environment credentials (stand-in STAC API, s3rver)', async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+    try {
+      const config = loadConfig({ CATALOG_PROVIDER: 'stac', CATALOG_URL: `${standIn.url}/stac`, CATALOG_S3_ENDPOINT: s3Url, CATALOG_S3_FORCE_PATH_STYLE: '1', SARWATCH_BYTE_CACHE_DIR: '' });
+      const provider = openCatalogProvider(config, { retry: { sleep: async () => {} } });
+      setRemoteAccess(provider.access);
+      const [scene] = await provider.catalog!.search({ productTypes: ['GRD'], start: new Date('2022-06-12T00:00:00Z'), end: new Date('2022-06-12T23:59:59Z') });
+      expect(scene?.sceneId).toBe(NORTH_SEA_ID);
+      const product = await openSafeProduct(safeProductPath(scene!));
+      try {
+        await expectSameSigma0(product);
+      } finally {
+        await product.close();
+      }
+      expect(standIn.requests.filter((r) => r.path.startsWith('/odata/'))).toHaveLength(0);
+    } finally {
+      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      else process.env.AWS_ACCESS_KEY_ID = saved.id;
+      if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      else process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+    }
+  });
+
   it('the OIDC token is renewed before it expires, with the refresh token the endpoint handed out', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const oidc = new OidcTokenSource({ tokenUrl: `${standIn.url}/auth/realms/CDSE/protocol/openid-connect/token`, clientId: 'cdse-public', refreshToken: 'refresh-initial', now: () => now });
