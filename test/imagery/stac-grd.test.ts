@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
 import { detectShipsInProduct, detectShipsInSafe } from '../../src/analysis/ship/index.ts';
+import { detectSlicksInSafe } from '../../src/analysis/oilslick/index.ts';
 import { PlanetaryComputerSigner } from '../../src/catalog/providers/planetaryComputerSas.ts';
 import { openSafeProduct, RemoteAccess, setRemoteAccess, type SafeProduct } from '../../src/imagery/index.ts';
 import { scoreDetections, type TruthPoint } from '../analysis/shipEval.ts';
@@ -111,6 +112,10 @@ describe('GRD assembled from a Planetary-Computer-shaped STAC item on the stand-
     expect(a.result).toEqual(b.result);
     // The whole path a job takes (open by item URL, detect, close) gives the same collection.
     expect(await detectShipsInSafe(itemUrl)).toEqual(await detectShipsInSafe(NORTH_SEA_SAFE));
+  });
+
+  it('the oil-slick detector gives the same collection from the item URL as from the SAFE', async () => {
+    expect(await detectSlicksInSafe(itemUrl)).toEqual(await detectSlicksInSafe(NORTH_SEA_SAFE));
   });
 
   it('a second reader on the same cache folder (a new process) downloads no asset byte again', async () => {

@@ -100,7 +100,12 @@ export class StacAssetContainer implements SafeContainer {
     if (!t) {
       // Through the byte cache: a second job on the scene reads its XML from disk.
       const obj = this.access.object(href, this.collection);
-      t = this.access.cache.size(obj).then((n) => this.access.cache.read(obj, 0, n)).then((b) => new TextDecoder().decode(b));
+      t = this.access.cache
+        .size(obj)
+        .then((n) => this.access.cache.read(obj, 0, n))
+        .then((b) => new TextDecoder().decode(b))
+        // A server without range support still serves small XML whole (COGs never are).
+        .catch((e: unknown) => (e instanceof ImageryError && /byte ranges/.test(e.message) ? obj.text() : Promise.reject(e)));
       this.texts.set(href, t);
       t.catch(() => this.texts.delete(href));
     }
