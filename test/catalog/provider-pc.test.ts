@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectShipsInSafe } from '../../src/analysis/ship/index.ts';
 import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { openCatalogProvider } from '../../src/catalog/providers/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openRasterProduct, remoteAccess, setRemoteAccess } from '../../src/imagery/index.ts';
+import { NORTH_SEA_SAFE, SAN_FRANCISCO_VV } from '../imagery/fixtures.ts';
+import { STAC_EXAMPLES } from './fixtures.ts';
 import { NORTH_SEA_ID, northSeaItem, startStandIn, type StandIn } from '../imagery/standIn.ts';
 
 const CROP = 'POLYGON ((2.75 51.55, 2.95 51.55, 2.95 51.7, 2.75 51.7, 2.75 51.55))';
@@ -96,6 +102,37 @@ describe('Planetary Computer provider on the stand-in archive', () => {
     const job = await run('analyze', { satellite_id: 'sentinel-1', scene_id: 'S1A_IW_GRDH_1SDV_20220613T173329_20220613T173354_043648_05359B_ABCD' });
     expect(job.status).toBe('failed');
     expect(job.error_code).toBe('SCENE_NOT_FOUND');
+  });
+
+  it('sentinel-1-rtc: an RTC COG asset is read with the sentinel-1-rtc collection\'s SAS token (stand-in)', async () => {
+    const example = JSON.parse(readFileSync(path.join(STAC_EXAMPLES, 'rtc/sentinel1-rtc-aws/2020/S1A_20200103_17RMJ_ASC/S1A_20200103_17RMJ_ASC.json'), 'utf8'));
+    const blob = '/blob/sentinel1-grd-rtc/2020/1/3/S1A_20200103_17RMJ_ASC/vv.tif';
+    standIn.files.set(blob, SAN_FRANCISCO_VV);
+    const item = { ...example, collection: 'sentinel-1-rtc', assets: { vv: { ...example.assets.gamma0_vv, href: `${standIn.url}${blob}` } }, links: [] };
+    standIn.items.set('sentinel-1-rtc', [item]);
+    const provider = openCatalogProvider(
+      loadConfig({ CATALOG_PROVIDER: 'planetary-computer', CATALOG_URL: `${standIn.url}/api/stac/v1`, PC_SAS_TOKEN_URL: `${standIn.url}/api/sas/v1/token`, SARWATCH_BYTE_CACHE_DIR: '' }),
+      { retry: { sleep: async () => {} } },
+    );
+    const [scene] = await provider.catalog!.search({ productTypes: ['RTC'] });
+    expect(scene?.productType).toBe('RTC');
+    expect(scene!.assets.vv!.href).not.toMatch(/sig=/); // records keep plain hrefs; reads are signed
+    // The service in this process has its own access installed: put it back afterwards.
+    const service = remoteAccess();
+    setRemoteAccess(provider.access);
+    try {
+      const remote = await openRasterProduct(scene!.assets.vv!.href);
+      const local = await openRasterProduct(SAN_FRANCISCO_VV);
+      const w = { x0: 10, y0: 10, width: 40, height: 30 };
+      expect(Array.from((await remote.readWindow(w)).data[0]!)).toEqual(Array.from((await local.readWindow(w)).data[0]!));
+      await remote.close();
+      await local.close();
+    } finally {
+      setRemoteAccess(service);
+    }
+    const reads = standIn.requests.filter((r) => r.path === blob);
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.every((r) => r.status === 206 && /sig=sentinel-1-rtc-/.test(r.query))).toBe(true);
   });
 
   it('search failing past the retry budget: the job fails CATALOG_UNAVAILABLE (not charged), the preview omits coverage', async () => {
