@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --json] [-- --only NAME[,NAME]] [-- --size WxH]`: the speed figures of
  * the README. Each suite measures wall time and peak RSS per stage on generated full-size
- * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick
+ * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick, remote
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
  * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them).
  *
@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { benchChange } from './change.ts';
 import { benchImageryRead, type BenchStage } from './imagery-read.ts';
 import { benchOilSlicks } from './oilslick.ts';
+import { benchRemote } from './remote.ts';
 import { benchShips } from './ship.ts';
 import { benchTimeseries } from './timeseries.ts';
 import { benchValidation } from './validation.ts';
@@ -40,6 +41,15 @@ const SUITES: Record<string, Suite> = {
   oilslick: async ({ workDir, width, height }) => {
     const r = await benchOilSlicks({ workDir, width, height });
     return { name: 'oilslick', description: `detectSlicksInSafe on a ${r.width} × ${r.height} px IW GRDH scene (VV): ${r.found} slicks found, ${r.truth} in the truth`, stages: r.stages };
+  },
+  remote: async ({ workDir, width, height }) => {
+    const r = await benchRemote({ workDir, width, height });
+    return {
+      name: 'remote',
+      description: `ship detector on a ${r.width} × ${r.height} px IW GRDH scene: local SAFE folder vs. the same files as STAC assets over loopback HTTP (range requests, cold byte cache)`,
+      stages: r.stages,
+      details: r.details,
+    };
   },
   // Fixed sizes of their own (--size does not apply): bench/change.ts, bench/timeseries.ts.
   change: async ({ workDir }) => {

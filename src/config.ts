@@ -61,6 +61,47 @@ export interface Config {
   queueName: string;
   /** How often pending jobs missing from the queue are enqueued again (BullMQ only). */
   reconcileIntervalSeconds: number;
+  /** Where scenes come from (docs/catalogs.md): local archive, any STAC API, Planetary Computer, Copernicus Data Space. */
+  catalogProvider: CatalogProviderName;
+  /** Planetary Computer's SAS token endpoint (the collection id is appended). */
+  pcSasTokenUrl: string;
+  /** Optional Planetary Computer subscription key (higher rate limits). */
+  pcSubscriptionKey: string;
+  /** Copernicus Data Space: OIDC token endpoint, client, secret or refresh token. */
+  cdse: {
+    tokenUrl: string;
+    clientId: string;
+    clientSecret: string;
+    refreshToken: string;
+    username: string;
+    password: string;
+    /** S3 endpoint of the `eodata` bucket and the user's S3 keys (empty: https assets with the OIDC token). */
+    s3Endpoint: string;
+    s3AccessKey: string;
+    s3SecretKey: string;
+    /** CDSE allows 4 concurrent S3 connections per user. */
+    s3MaxConnections: number;
+  };
+  /** S3 endpoint for `s3://` assets of other providers ('' = AWS, from the usual AWS_* variables). */
+  catalogS3Endpoint: string;
+  catalogS3ForcePathStyle: boolean;
+  /** On-disk cache of fetched imagery bytes ('' = memory only) and its bound. */
+  byteCacheDir: string;
+  byteCacheMaxBytes: number;
+  /** Attempts per remote request (search, token, range read) and per-request timeout. */
+  remoteAttempts: number;
+  remoteTimeoutMs: number;
+}
+
+export const CATALOG_PROVIDERS = ['local', 'stac', 'planetary-computer', 'cdse'] as const;
+export type CatalogProviderName = (typeof CATALOG_PROVIDERS)[number];
+
+function catalogProvider(env: NodeJS.ProcessEnv): CatalogProviderName {
+  const raw = (env.CATALOG_PROVIDER ?? '').trim().toLowerCase();
+  // Before CATALOG_PROVIDER existed, CATALOG_URL alone meant a STAC API.
+  if (raw === '') return env.CATALOG_URL ? 'stac' : 'local';
+  if (!(CATALOG_PROVIDERS as readonly string[]).includes(raw)) throw new Error(`CATALOG_PROVIDER must be one of ${CATALOG_PROVIDERS.join(', ')}, got "${env.CATALOG_PROVIDER}"`);
+  return raw as CatalogProviderName;
 }
 
 /** The real Sentinel-1 samples committed in the repository (`samples/s1`, see its SOURCES.md). */
@@ -140,5 +181,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || '',
     queueName: env.SARWATCH_QUEUE_NAME || 'sarwatch-jobs',
     reconcileIntervalSeconds: num(env, 'SARWATCH_RECONCILE_INTERVAL_SECONDS', 10, { min: 0.05 }),
+    catalogProvider: catalogProvider(env),
+    pcSasTokenUrl: (env.PC_SAS_TOKEN_URL || 'https://planetarycomputer.microsoft.com/api/sas/v1/token').replace(/\/+$/, ''),
+    pcSubscriptionKey: env.PC_SUBSCRIPTION_KEY || '',
+    cdse: {
+      tokenUrl: env.CDSE_TOKEN_URL || 'https://identity.dataspace.copernicus.eu/auth/realms/CDSE/protocol/openid-connect/token',
+      clientId: env.CDSE_CLIENT_ID || 'cdse-public',
+      clientSecret: env.CDSE_CLIENT_SECRET || '',
+      refreshToken: env.CDSE_REFRESH_TOKEN || '',
+      username: env.CDSE_USERNAME || '',
+      password: env.CDSE_PASSWORD || '',
+      s3Endpoint: env.CDSE_S3_ENDPOINT ?? 'https://eodata.dataspace.copernicus.eu',
+      s3AccessKey: env.CDSE_S3_ACCESS_KEY || '',
+      s3SecretKey: env.CDSE_S3_SECRET_KEY || '',
+      s3MaxConnections: num(env, 'CDSE_S3_MAX_CONNECTIONS', 4, { integer: true, min: 1 }),
+    },
+    catalogS3Endpoint: env.CATALOG_S3_ENDPOINT || '',
+    catalogS3ForcePathStyle: (env.CATALOG_S3_FORCE_PATH_STYLE ?? '0') === '1',
+    byteCacheDir:
+      env.SARWATCH_BYTE_CACHE_DIR !== undefined
+        ? env.SARWATCH_BYTE_CACHE_DIR && path.resolve(env.SARWATCH_BYTE_CACHE_DIR)
+        : path.resolve(env.SARWATCH_DATA_DIR || './data', 'byte-cache'),
+    byteCacheMaxBytes: Math.round(num(env, 'SARWATCH_BYTE_CACHE_MAX_MB', 10_240, { min: 0 }) * 1024 * 1024),
+    remoteAttempts: num(env, 'SARWATCH_REMOTE_ATTEMPTS', 5, { integer: true, min: 1 }),
+    remoteTimeoutMs: Math.round(num(env, 'SARWATCH_REMOTE_TIMEOUT_SECONDS', 60, { min: 0.1 }) * 1000),
   };
 }

@@ -22,8 +22,10 @@ import { startMaintenance } from './worker/maintenance.ts';
 import { runWhenFree } from './store/leases.ts';
 import { defaultRegistry, type AnalysisRegistry } from './analysis/registry.ts';
 import { closeAnalysisPool } from './analysis/engine/pool.ts';
-import { LocalSceneCatalog, StacSceneCatalog, type SceneCatalog } from './catalog/index.ts';
+import { LocalSceneCatalog, type SceneCatalog } from './catalog/index.ts';
 import { linkSamples } from './catalog/archive.ts';
+import { openCatalogProvider } from './catalog/providers/index.ts';
+import { setRemoteAccess } from './imagery/remote/access.ts';
 import { SqlSceneIndexStore } from './store/sceneIndexStore.ts';
 import { VERSION } from './version.ts';
 
@@ -59,11 +61,15 @@ export async function openDb(config: Config, opts: { migrate?: boolean } = {}): 
 }
 
 /**
- * The scene catalog: a STAC API when CATALOG_URL is set, else the local archive folder
- * (indexed into the store; `reindex` brings it up to date incrementally).
+ * The scene catalog of CATALOG_PROVIDER (docs/catalogs.md): a STAC API (any, Planetary
+ * Computer, Copernicus Data Space), or the local archive folder (indexed into the store;
+ * `reindex` brings it up to date incrementally). The provider's remote access (signing,
+ * tokens, byte cache, retries) becomes the process's way of reading remote imagery.
  */
 export function openCatalog(config: Config, db: Db): { catalog: SceneCatalog; reindex: (() => Promise<unknown>) | null } {
-  if (config.catalogUrl) return { catalog: new StacSceneCatalog({ url: config.catalogUrl }), reindex: null };
+  const provider = openCatalogProvider(config);
+  setRemoteAccess(provider.access);
+  if (provider.catalog) return { catalog: provider.catalog, reindex: null };
   const local = new LocalSceneCatalog(new SqlSceneIndexStore(db), config.archiveDir);
   return {
     catalog: local,

@@ -3,7 +3,8 @@
  * service, as SNAP's gpt runs an operator. The output is the same FeatureCollection a job
  * produces.
  *
- * - ship, oilslick: INPUT is a SAFE GRD product (folder or zip) or a GeoTIFF of calibrated
+ * - ship, oilslick: INPUT is a SAFE GRD product (folder or zip), the URL of a GRD STAC item
+ *   (Planetary Computer, CDSE, any STAC API: assets read by range, docs/catalogs.md), or a GeoTIFF of calibrated
  *   σ0 (src/imagery/sigma0: one band per polarisation named by description or `--pol`,
  *   `--units linear|db`, georeferenced by a CRS or by GCPs).
  * - newbuilding, disappearbuilding: PRE POST, RTC GeoTIFFs (a folder per date holding
@@ -24,6 +25,9 @@ import { parseAoiWkt, GeometryError, type AoiGeometry } from '../geo/index.ts';
 import { DEFAULT_INCIDENCE_DEG, isImageryError, openSigma0GeoTiff, SIGMA0_UNITS, type Sigma0GeoTiff, type Sigma0Units } from '../imagery/index.ts';
 import type { Sigma0Band, Sigma0Product } from '../imagery/sigma0/types.ts';
 import { GREY_DB_RANGE, greyToDb, type GreyDbMapping } from '../analysis/oilslick/greyImage.ts';
+import { loadConfig } from '../config.ts';
+import { openCatalogProvider, PLANETARY_COMPUTER_STAC_URL } from '../catalog/providers/index.ts';
+import { isRemoteHref, setRemoteAccess } from '../imagery/remote/access.ts';
 import { collectRtcFiles, looksLikeSafe, RtcInputError, selectChangePair, selectSeries } from './rtcInputs.ts';
 import { collectGrdScenes, grdChangePair, grdGridFor, grdSeries, GrdInputError } from './grdInputs.ts';
 
@@ -104,6 +108,19 @@ function asUsage(input: string, e: unknown): unknown {
   return e;
 }
 
+/**
+ * Remote access for a STAC item URL given to the CLI: the configured provider's; an item of
+ * Planetary Computer's API is signed as Planetary Computer requires even when no provider
+ * is configured.
+ */
+function useProviderAccessFor(itemUrl: string): void {
+  let config = loadConfig();
+  if (config.catalogProvider === 'local' && itemUrl.startsWith(PLANETARY_COMPUTER_STAC_URL)) {
+    config = { ...config, catalogProvider: 'planetary-computer', catalogUrl: PLANETARY_COMPUTER_STAC_URL };
+  }
+  setRemoteAccess(openCatalogProvider(config).access);
+}
+
 function isGeoTiffPath(input: string): boolean {
   return /\.tiff?$/i.test(input);
 }
@@ -145,12 +162,16 @@ async function runSceneDetector(opts: AnalyzeOptions, warn: (m: string) => void)
     throw new AnalyzeUsageError(`unknown --units "${opts.units}": linear or db${detector === 'oilslick' ? ', or grey8[:MIN,MAX] for an 8-bit scaled image' : ''}`);
   }
   const given = opts.inputs[0]!;
-  const input = path.resolve(given);
-  if (!fs.existsSync(input)) throw new AnalyzeUsageError(`${given} does not exist`);
+  const remote = isRemoteHref(given);
+  const input = remote ? given : path.resolve(given);
+  if (!remote && !fs.existsSync(input)) throw new AnalyzeUsageError(`${given} does not exist`);
   const polygon = parsePolygon(opts.polygon, null);
-  const bar = progressReporter(`${detector} ${path.basename(input)}`);
+  const bar = progressReporter(`${detector} ${remote ? given.replace(/[?#].*$/, '').split('/').pop() : path.basename(input)}`);
+  // A STAC item URL: its assets are read as the configured provider requires (signed, with a
+  // token), through the byte cache.
+  if (remote) useProviderAccessFor(given);
 
-  if (!isGeoTiffPath(input)) {
+  if (remote || !isGeoTiffPath(input)) {
     if (opts.pol !== undefined || opts.units !== undefined) throw new AnalyzeUsageError('--pol and --units describe a σ0 GeoTIFF; a SAFE product is calibrated from its own annotation');
     let result: FinalizedCollection;
     try {

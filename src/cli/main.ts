@@ -36,10 +36,11 @@ Usage:
   sarwatch keys revoke KEY_ID_OR_KEY
   sarwatch credits grant --account ID --credits N [--note TEXT] [--json]
   sarwatch credits show --account ID [--json]
-  sarwatch analyze ship|oilslick INPUT [--polygon WKT] [--pol VV,VH] [--units linear|db] [--out FILE]
-                                                   run a detector on a SAFE GRD product (folder or zip)
-                                                   or a σ0 GeoTIFF (bands named VV/VH, or --pol in band
-                                                   order; georeferenced by a CRS or by GCPs);
+  sarwatch analyze ship|oilslick INPUT|STAC_ITEM_URL [--polygon WKT] [--pol VV,VH] [--units linear|db] [--out FILE]
+                                                   run a detector on a SAFE GRD product (folder or zip),
+                                                   a GRD STAC item URL (docs/catalogs.md) or a σ0 GeoTIFF
+                                                   (bands named VV/VH, or --pol in band order;
+                                                   georeferenced by a CRS or by GCPs);
                                                    oilslick: --units grey8[:MIN,MAX] reads an 8-bit
                                                    scaled image as grey 0…255 linear in dB over
                                                    −35…0 dB (or MIN…MAX; grey 0 = no data)

@@ -18,7 +18,9 @@ export type ImageryErrorCode =
   /** A coordinate reference system this module cannot build a proj4 definition for. */
   | 'UNSUPPORTED_CRS'
   /** A TIFF feature (compression, sample layout) geotiff.js cannot decode. */
-  | 'UNSUPPORTED_RASTER';
+  | 'UNSUPPORTED_RASTER'
+  /** A remote archive (HTTP, S3) did not deliver after its retries: throttled, down, timed out. */
+  | 'REMOTE_UNAVAILABLE';
 
 export class ImageryError extends Error {
   readonly code: ImageryErrorCode;

@@ -1,7 +1,9 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { inflate, type ZlibOptions } from 'node:zlib';
-import { addDecoder, BaseDecoder, GeoTIFF, fromFile, fromUrl } from 'geotiff';
+import { addDecoder, BaseDecoder, GeoTIFF, fromFile } from 'geotiff';
+import { ZSTDDecoder } from 'zstddec';
 import { ImageryError } from './errors.js';
+import { remoteAccess } from './remote/access.js';
 
 // ------------------------------------------------------------------ Deflate through node:zlib
 
@@ -60,6 +62,47 @@ export function registerNodeZlibDeflate(): void {
 }
 
 registerNodeZlibDeflate();
+
+// ------------------------------------------------------------------ ZSTD through zstddec
+
+/** TIFF compression code of ZSTD (GDAL's, used by Copernicus Data Space's COG_SAFE products). */
+export const ZSTD_COMPRESSION = 50000;
+
+let zstd: Promise<ZSTDDecoder> | null = null;
+
+/** zstddec's WebAssembly decoder, instantiated once from the bytes it ships (no download). */
+function zstdDecoder(): Promise<ZSTDDecoder> {
+  zstd ??= (async () => {
+    const d = new ZSTDDecoder();
+    await d.init();
+    return d;
+  })();
+  return zstd;
+}
+
+/**
+ * ZSTD blocks decoded by zstddec (pinned in package.json), told the block's size so it
+ * allocates once; predictors are applied by BaseDecoder.decode as for Deflate.
+ */
+export class ZstdDecoder extends BaseDecoder {
+  private readonly expectedBytes: number;
+
+  constructor(parameters: DecoderParameters) {
+    super(parameters);
+    this.expectedBytes = blockBytes(parameters);
+  }
+
+  override async decodeBlock(buffer: ArrayBufferLike): Promise<ArrayBuffer> {
+    const out = (await zstdDecoder()).decode(new Uint8Array(buffer), Number.isFinite(this.expectedBytes) && this.expectedBytes > 0 ? this.expectedBytes : undefined);
+    return out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? (out.buffer as ArrayBuffer) : (out.slice().buffer as ArrayBuffer);
+  }
+}
+
+export function registerZstd(): void {
+  addDecoder(ZSTD_COMPRESSION, async () => ZstdDecoder as unknown as typeof BaseDecoder, undefined, false);
+}
+
+registerZstd();
 
 /** The source type geotiff.js parses from (its BaseSource is not exported by name). */
 export type TiffSource = Parameters<typeof GeoTIFF.fromSource>[0];
@@ -122,13 +165,14 @@ export function isHttpUrl(pathOrUrl: string): boolean {
   return /^https?:\/\//i.test(pathOrUrl);
 }
 
-/** Open a local TIFF or an http(s) URL (range requests; no full download). */
+/**
+ * Open a local TIFF, or an http(s) / s3 URL: remote files go through the process's
+ * RemoteAccess (signing, byte cache, coalesced range requests, retries; a server without
+ * range support is an error, not a silent full download).
+ */
 export async function openTiff(pathOrUrl: string): Promise<GeoTIFF> {
+  if (isHttpUrl(pathOrUrl) || /^s3:\/\//i.test(pathOrUrl)) return remoteAccess().openTiff(pathOrUrl);
   try {
-    if (isHttpUrl(pathOrUrl)) {
-      // allowFullFile:false: a server without range support is an error, not a silent full download.
-      return await fromUrl(pathOrUrl, { allowFullFile: false });
-    }
     return await fromFile(pathOrUrl);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException)?.code === 'ENOENT' ? 'NOT_FOUND' : 'INVALID_PRODUCT';

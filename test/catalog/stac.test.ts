@@ -228,15 +228,36 @@ describe('StacSceneCatalog against a local stand-in for the public STAC API (Pla
     expect((await c.get('S1A_EW_GRDM_1SDH_20221130T014342_20221130T014446_046117_058549'))!.assets.hh!.href).toMatch(/\?sig=test$/);
   });
 
-  it('failures are CatalogError values: HTTP error status, timeout, unreachable', async () => {
+  it('failures are CatalogError values after the retry budget: HTTP error status, timeout, unreachable', async () => {
+    const waits: number[] = [];
+    const retry = { attempts: 3, baseDelayMs: 100, random: () => 0.5, sleep: async (ms: number) => void waits.push(ms) };
     standIn.mode.failWith = 503;
-    const http503 = await catalog().search({}).catch((e: unknown) => e);
+    const before = standIn.requests.length;
+    const http503 = await catalog({ retry }).search({}).catch((e: unknown) => e);
     expect(http503).toBeInstanceOf(CatalogError);
     expect(http503).toMatchObject({ code: 'CATALOG_UNAVAILABLE', reason: 'http', status: 503 });
+    expect(standIn.requests.length - before).toBe(3);
+    // Exponential backoff with (injected) jitter: half of 100 ms, then half of 200 ms.
+    expect(waits).toEqual([50, 100]);
     standIn.mode = { paging: 'post', delayMs: 400 };
-    const slow = await catalog({ timeoutMs: 100 }).search({}).catch((e: unknown) => e);
+    const slow = await catalog({ timeoutMs: 100, retry }).search({}).catch((e: unknown) => e);
     expect(slow).toMatchObject({ code: 'CATALOG_UNAVAILABLE', reason: 'timeout' });
-    const down = await new StacSceneCatalog({ url: 'http://127.0.0.1:9/api' }).search({}).catch((e: unknown) => e);
+    const down = await new StacSceneCatalog({ url: 'http://127.0.0.1:9/api', retry }).search({}).catch((e: unknown) => e);
     expect(down).toMatchObject({ code: 'CATALOG_UNAVAILABLE', reason: 'network' });
+  });
+
+  it('a 404 is not retried; a 429 then success is retried and answers', async () => {
+    const retry = { attempts: 4, sleep: async () => {} };
+    standIn.mode = { paging: 'post', failWith: 404 };
+    let before = standIn.requests.length;
+    expect(await catalog({ retry }).search({}).catch((e: unknown) => e)).toMatchObject({ reason: 'http', status: 404 });
+    expect(standIn.requests.length - before).toBe(1);
+    standIn.mode = { paging: 'post' };
+    before = standIn.requests.length;
+    let calls = 0;
+    const flaky: typeof fetch = async (input, init) => (++calls === 1 ? new Response('slow down', { status: 429, headers: { 'retry-after': '0' } }) : fetch(input, init));
+    const found = await catalog({ retry, fetch: flaky, pageSize: 10 }).search({ productTypes: ['GRD'] });
+    expect(calls).toBeGreaterThanOrEqual(2);
+    expect(found.length).toBeGreaterThan(0);
   });
 });

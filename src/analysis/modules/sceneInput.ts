@@ -14,13 +14,18 @@ export function sceneInput(input: ResolvedInput): { scene: SceneRecord; polygon:
   throw new JobFailure('PROCESSING_ERROR', `a ${input.kind} input cannot feed a single-scene detector`);
 }
 
-/** The SAFE folder or zip of a GRD scene, if this service can read it locally. */
+/**
+ * What openSafeProduct opens for a GRD scene: its local SAFE folder or zip, or the URL of
+ * its STAC item (a product assembled from the item's assets, read remotely).
+ */
 export function safeProductPath(scene: SceneRecord): string {
-  const href = scene.assets.product?.href;
-  if (!href || /^[a-z]+:\/\//i.test(href) || href.startsWith('/vsizip/')) {
+  const product = scene.assets.product;
+  const href = product?.href;
+  const remoteItem = product?.role === 'stac-item' && href !== undefined && /^(https?|s3):\/\//i.test(href);
+  if (!href || (!remoteItem && (/^[a-z]+:\/\//i.test(href) || href.startsWith('/vsizip/')))) {
     throw new JobFailure(
       'IMAGERY_UNAVAILABLE',
-      'the selected scene has no local SAFE product to read (remote catalog entries need a local copy of the product)',
+      'the selected scene has no SAFE product to read: neither a local copy nor STAC assets with its annotation (safe-manifest, schema-product-<pol>)',
     );
   }
   return href;
@@ -38,6 +43,7 @@ const UNREADABLE: Record<Exclude<ImageryErrorCode, 'INVALID_WINDOW'>, string> = 
   COMPRESSED_ZIP_MEMBER: 'its measurement is compressed inside the zip (random access needs it stored or extracted)',
   UNSUPPORTED_CRS: 'its coordinate reference system is not supported',
   UNSUPPORTED_RASTER: 'its raster encoding is not supported',
+  REMOTE_UNAVAILABLE: 'the archive serving its files did not answer after every retry',
 };
 
 /** Imagery errors that mean "this scene's pixels cannot be read here" become a clear job failure. */

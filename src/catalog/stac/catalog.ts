@@ -9,6 +9,7 @@ import { productKey, sceneIdFromPath, tryParseProductName } from '../productName
 import { compareScenes, dedupePasses, matchesQuery } from '../query.ts';
 import type { SceneQuery, SceneRecord } from '../types.ts';
 import { DEFAULT_ASSET_KEYS, tryStacItemToScene, type AssetKeyConfig, type StacItem } from './item.ts';
+import { TransientError, isRetryableStatus, parseRetryAfter, withRetries, type RetryPolicy } from '../../imagery/remote/retry.ts';
 
 export interface StacCatalogOptions {
   /** API root, e.g. https://planetarycomputer.microsoft.com/api/stac/v1 (no trailing /search). */
@@ -26,6 +27,10 @@ export interface StacCatalogOptions {
   maxPages?: number;
   headers?: Record<string, string>;
   fetch?: typeof fetch;
+  /** Retries of search requests on 429, 5xx and timeouts (default 5 attempts with backoff). */
+  retry?: RetryPolicy;
+  /** Sees every item a search returns (Planetary Computer's signer learns asset containers). */
+  onItem?: (item: StacItem) => void;
 }
 
 export const DEFAULT_STAC_COLLECTIONS = { GRD: ['sentinel-1-grd'], RTC: ['sentinel-1-rtc'] };
@@ -115,13 +120,22 @@ export class StacSceneCatalog implements SceneCatalog {
       // Search results are Features; stac_version is not required of them here.
       if (!it || typeof it !== 'object' || (it as StacItem).type !== 'Feature') continue;
       const item = it as StacItem;
+      this.opts.onItem?.(item);
       const self = item.links?.find((l) => l.rel === 'self')?.href;
       const s = tryStacItemToScene(item, {
         assetKeys: this.opts.assetKeys ?? DEFAULT_ASSET_KEYS,
         baseHref: self ?? `${this.root}/`,
         source: 'stac',
       });
-      if (s) out.push(s);
+      if (!s) continue;
+      // A GRD item whose SAFE XML are assets is read as a product assembled from them
+      // (src/imagery/stac): the imagery layer opens it by the item's URL.
+      if (s.productType === 'GRD' && s.assets['safe-manifest']) {
+        const itemUrl = self ?? `${this.root}/collections/${encodeURIComponent(item.collection ?? '')}/items/${encodeURIComponent(item.id)}`;
+        if (s.assets.product) s.assets['product-asset'] = s.assets.product;
+        s.assets.product = { href: itemUrl, role: 'stac-item' };
+      }
+      out.push(s);
     }
     return out;
   }
@@ -133,7 +147,7 @@ export class StacSceneCatalog implements SceneCatalog {
       scenes.map(async (s) => {
         const assets: SceneRecord['assets'] = {};
         for (const [k, a] of Object.entries(s.assets)) {
-          assets[k] = /^https?:/i.test(a.href) ? { ...a, href: await signHref(a.href) } : a;
+          assets[k] = /^https?:/i.test(a.href) && a.role !== 'stac-item' ? { ...a, href: await signHref(a.href) } : a;
         }
         return { ...s, assets };
       }),
@@ -169,7 +183,31 @@ export class StacSceneCatalog implements SceneCatalog {
     return items;
   }
 
+  /** One request with retries on 429, 5xx and timeouts; after the budget a CatalogError. */
   private async requestJson(
+    url: string,
+    method: string,
+    body: Record<string, unknown> | undefined,
+    extraHeaders: Record<string, string> | undefined,
+  ): Promise<FeatureCollection> {
+    try {
+      return await withRetries(async () => {
+        try {
+          return await this.requestJsonOnce(url, method, body, extraHeaders);
+        } catch (e) {
+          if (e instanceof CatalogError && (e.reason === 'timeout' || e.reason === 'network' || (e.reason === 'http' && isRetryableStatus(e.status ?? 0)))) {
+            throw new TransientError(e.message, e.reason === 'http' ? 'http' : e.reason, e.status, (e as CatalogError & { retryAfterMs?: number }).retryAfterMs);
+          }
+          throw e;
+        }
+      }, this.opts.retry);
+    } catch (e) {
+      if (e instanceof TransientError) throw new CatalogError(e.message, e.reason, e.status);
+      throw e;
+    }
+  }
+
+  private async requestJsonOnce(
     url: string,
     method: string,
     body: Record<string, unknown> | undefined,
@@ -195,7 +233,10 @@ export class StacSceneCatalog implements SceneCatalog {
     }
     if (!res.ok) {
       const text = await res.text().catch(() => '');
-      throw new CatalogError(`STAC API answered ${res.status} to ${method} ${url}: ${text.slice(0, 200)}`, 'http', res.status);
+      const err = new CatalogError(`STAC API answered ${res.status} to ${method} ${url}: ${text.slice(0, 200)}`, 'http', res.status);
+      const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
+      if (retryAfterMs !== undefined) Object.assign(err, { retryAfterMs });
+      throw err;
     }
     try {
       return (await res.json()) as FeatureCollection;

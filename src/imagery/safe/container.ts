@@ -4,6 +4,8 @@ import yauzl from 'yauzl';
 import type { GeoTIFF } from 'geotiff';
 import { ImageryError } from '../errors.js';
 import { FileRangeSource, openTiff, openTiffFromSource } from '../geotiff-source.js';
+import { isRemoteHref } from '../remote/access.js';
+import { openStacItemContainer } from '../stac/container.js';
 
 /**
  * The files of one SAFE product, whether an unpacked `.SAFE` folder or a `.zip`.
@@ -173,8 +175,12 @@ async function openZip(location: string): Promise<SafeContainer> {
   return new ZipContainer(location, productName, zip, members);
 }
 
-/** Open a `.SAFE` folder, a folder's `manifest.safe`, or a `.zip` of a SAFE product. */
+/**
+ * Open a `.SAFE` folder, a folder's `manifest.safe`, a `.zip` of a SAFE product, or the
+ * http(s)/s3 URL of a GRD STAC item (its assets seen as the SAFE's files, src/imagery/stac).
+ */
 export async function openSafeContainer(location: string): Promise<SafeContainer> {
+  if (isRemoteHref(location)) return openStacItemContainer(location);
   let info;
   try {
     info = await stat(location);

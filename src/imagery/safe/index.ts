@@ -1,4 +1,4 @@
-export { openSafeProduct, readWindow } from './product.js';
+export { openSafeProduct, openSafeProductFrom, readWindow } from './product.js';
 export type { OpenSafeOptions, SafeBand, SafeBandFiles, SafeProduct } from './product.js';
 export { SIGMA_FLOOR_LINEAR, readCalibratedWindow } from './calibrate.js';
 export type { CalibratedWindow, CalibrationQuantity, ReadWindowOptions } from './calibrate.js';

@@ -184,12 +184,17 @@ async function openMeasurement(
 }
 
 /**
- * Open a Sentinel-1 GRD product: a `.SAFE` folder, its `manifest.safe`, or a `.zip`.
+ * Open a Sentinel-1 GRD product: a `.SAFE` folder, its `manifest.safe`, a `.zip`, or the
+ * URL of a GRD STAC item (assets read remotely, see src/imagery/stac).
  * Manifest, annotation, calibration and noise XML are parsed now; measurement TIFFs are
  * only opened (header) and read by window later.
  */
 export async function openSafeProduct(path: string, options: OpenSafeOptions = {}): Promise<SafeProduct> {
-  const container = await openSafeContainer(path);
+  return openSafeProductFrom(await openSafeContainer(path), options);
+}
+
+/** openSafeProduct on an opened container (a SAFE folder, zip, or STAC-assembled product). */
+export async function openSafeProductFrom(container: SafeContainer, options: OpenSafeOptions = {}): Promise<SafeProduct> {
   const opened: GeoTIFF[] = [];
   try {
     const manifest = parseManifest(await container.readText('manifest.safe'));
