@@ -20,19 +20,10 @@ import {
   resolveOilSlickParams,
   type SlickCandidate,
 } from '../../src/analysis/oilslick/index.ts';
+import { mulberry32 } from '../../src/prng.ts';
 
 // ------------------------------------------------------------------ generator
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Gamma(L, 1/L) by Marsaglia–Tsang: unit-mean speckle of L looks. */
 function speckleSampler(looks: number, rnd: () => number): () => number {

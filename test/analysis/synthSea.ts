@@ -16,6 +16,8 @@
 //   (a commonly used size–RCS relation: 23 dBsm at 30 m, 47 dBsm at 300 m), VH 8 dB lower, and a
 //   lognormal fluctuation of 3 dB per vessel.
 
+import { mulberry32 } from '../../src/prng.ts';
+
 export interface SynthVessel {
   row: number;
   col: number;
@@ -53,16 +55,7 @@ export interface SynthOptions {
 }
 
 /** Seeded PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;
 
 function gaussianSampler(random: () => number): () => number {
   let spare: number | null = null;

@@ -6,6 +6,7 @@ import { polygonPlanarArea } from '../../src/geo/planar.ts';
 import { findGeometryIssue, findPartsIssue, findPolygonIssue } from '../../src/geo/validate.ts';
 import { segmentRelation } from '../../src/geo/predicates.ts';
 import { loadConfig } from '../../src/config.ts';
+import { mulberry32 } from '../../src/prng.ts';
 
 const limits = loadConfig({}).polygonLimits;
 
@@ -93,17 +94,7 @@ describe('issue 10.1: hostile polygons cannot stop the service', () => {
   });
 });
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 
 describe('issue 10.1: the sweep agrees with polygon-clipping on parts that touch, share edges and overlap', () => {
   // Small integer squares and triangles: touching corners, shared and partly shared edges,

@@ -5,6 +5,7 @@
  * data, options and seed give the same model, bit for bit.
  */
 import { gbtMargin, sigmoid, type GbtModel, type GbtTree } from '../../src/analysis/oilslick/gbt.ts';
+import { mulberry32 } from '../../src/prng.ts';
 
 export interface GbtOptions {
   trees: number;
@@ -32,17 +33,7 @@ export const DEFAULT_GBT_OPTIONS: GbtOptions = {
   seed: 1,
 };
 
-/** Small, fast, seedable PRNG (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 const MISSING = 255;
 
