@@ -67,7 +67,8 @@ export function frameworkErrorHandler(guard: (request: FastifyRequest) => Promis
 
 /**
  * Hooks and server settings for what Node would otherwise answer with an empty body:
- * a closing server (503), an HTTP/1.1 request without Host (400), an unknown Expect (417).
+ * a closing server (503, and Connection: close on whatever it still answers), an HTTP/1.1
+ * request without Host (400), an unknown Expect (417).
  */
 export function installTransportGuards(app: FastifyInstance): void {
   let closing = false;
@@ -82,6 +83,11 @@ export function installTransportGuards(app: FastifyInstance): void {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       throw new ApiError('VALIDATION_ERROR', 'HTTP/1.1 requests need a Host header');
     }
+  });
+  // A response still in flight when closing began ends its connection too, so a kept-alive
+  // client cannot hold close() until the keep-alive timeout.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
   });
   // Expectations other than 100-continue are ignored (RFC 9110 §10.1.1 allows it) rather
   // than refused with Node's bare 417.
