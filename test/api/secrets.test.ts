@@ -53,7 +53,9 @@ describe('issue 10.6: secrets stay out of logs, files are private, failed authen
       expect((await waitForTerminal(s.client, job_id)).status).toBe('completed');
       const mode = (p: string) => fs.statSync(path.join(s.dataDir, p)).mode & 0o777;
       for (const dir of ['.', 'objects', 'objects/results']) expect(mode(dir), dir).toBe(0o700);
-      for (const file of ['sarwatch.db', 'sarwatch.db-wal', 'sarwatch.db-shm', 'object-signing.key', `objects/results/${job_id}.geojson`, `objects/results/${job_id}.geojson.type`]) {
+      // The SQLite files exist only on the embedded store (SARWATCH_TEST_STORE=postgres keeps it elsewhere).
+      const storeFiles = process.env.SARWATCH_TEST_STORE === 'postgres' ? [] : ['sarwatch.db', 'sarwatch.db-wal', 'sarwatch.db-shm'];
+      for (const file of [...storeFiles, 'object-signing.key', `objects/results/${job_id}.geojson`, `objects/results/${job_id}.geojson.type`]) {
         expect(mode(file), file).toBe(0o600);
       }
     } finally {
