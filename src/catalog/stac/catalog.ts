@@ -10,6 +10,16 @@ import { compareScenes, dedupePasses, matchesQuery } from '../query.ts';
 import type { SceneQuery, SceneRecord } from '../types.ts';
 import { DEFAULT_ASSET_KEYS, tryStacItemToScene, type AssetKeyConfig, type StacItem } from './item.ts';
 import { TransientError, isRetryableStatus, parseRetryAfter, withRetries, type RetryPolicy } from '../../imagery/remote/retry.ts';
+import { productZipAsset, type StacItemLike } from '../../imagery/stac/container.ts';
+
+/** An asset href made absolute against the item's self link when it can be. */
+function resolveRemote(href: string, base: string | undefined): string {
+  try {
+    return base ? new URL(href, base).toString() : href;
+  } catch {
+    return href;
+  }
+}
 
 export interface StacCatalogOptions {
   /** API root, e.g. https://planetarycomputer.microsoft.com/api/stac/v1 (no trailing /search). */
@@ -128,9 +138,11 @@ export class StacSceneCatalog implements SceneCatalog {
         source: 'stac',
       });
       if (!s) continue;
-      // A GRD item whose SAFE XML are assets is read as a product assembled from them
-      // (src/imagery/stac): the imagery layer opens it by the item's URL.
-      if (s.productType === 'GRD' && s.assets['safe-manifest']) {
+      // A GRD item whose SAFE XML are assets is read as a product assembled from them, one
+      // whose product is a remote SAFE zip (CDSE's PRODUCT) from inside the zip by range
+      // (src/imagery/stac): the imagery layer opens either by the item's URL.
+      const zip = productZipAsset(item as StacItemLike);
+      if (s.productType === 'GRD' && (s.assets['safe-manifest'] || (zip && /^(https?|s3):\/\//i.test(resolveRemote(zip.href, self))))) {
         const itemUrl = self ?? `${this.root}/collections/${encodeURIComponent(item.collection ?? '')}/items/${encodeURIComponent(item.id)}`;
         if (s.assets.product) s.assets['product-asset'] = s.assets.product;
         s.assets.product = { href: itemUrl, role: 'stac-item' };

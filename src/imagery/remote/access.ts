@@ -95,17 +95,21 @@ export class RemoteAccess {
   }
 }
 
-/** geotiff.js source over a remote object: every slice through the block cache. */
+/**
+ * geotiff.js source over a remote object: every slice through the block cache. `base` is
+ * where the TIFF starts inside the object (a stored member of a remote zip), 0 for a COG.
+ */
 export class CachedRangeSource {
   constructor(
     private readonly obj: RangeReadable,
     private readonly cache: ByteCache,
+    private readonly base = 0,
   ) {}
 
   async fetch(slices: { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
     return Promise.all(
       slices.map(async (s) => {
-        const bytes = await this.cache.read(this.obj, s.offset, s.length);
+        const bytes = await this.cache.read(this.obj, this.base + s.offset, s.length);
         // geotiff.js views the result from byte 0: hand over an exact, unshared buffer.
         return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer);
       }),

@@ -6,6 +6,7 @@ import { ImageryError } from '../errors.js';
 import { FileRangeSource, openTiff, openTiffFromSource } from '../geotiff-source.js';
 import { isRemoteHref } from '../remote/access.js';
 import { openStacItemContainer } from '../stac/container.js';
+import { readZipEntries, refuseCompressedMember, safeZipMembers, type ZipMember } from './zipMembers.js';
 
 /**
  * The files of one SAFE product, whether an unpacked `.SAFE` folder or a `.zip`.
@@ -66,11 +67,6 @@ async function listFolder(root: string): Promise<string[]> {
   return out.sort();
 }
 
-interface ZipMember {
-  entry: yauzl.Entry;
-  relativePath: string;
-}
-
 /**
  * Zip members are read lazily, one at a time. A measurement TIFF is served in place by
  * byte range when it is *stored*; a deflated TIFF cannot be read by range, and
@@ -114,16 +110,7 @@ class ZipContainer implements SafeContainer {
 
   async openTiff(relativePath: string): Promise<GeoTIFF> {
     const { entry } = this.member(relativePath);
-    if (entry.compressionMethod !== 0) {
-      throw new ImageryError(
-        'COMPRESSED_ZIP_MEMBER',
-        `${relativePath} is compressed inside ${basename(this.location)} (zip method ${entry.compressionMethod}); ` +
-          'windowed reads need random access, so extract the zip and open the .SAFE folder instead',
-      );
-    }
-    if (entry.isEncrypted()) {
-      throw new ImageryError('INVALID_PRODUCT', `${relativePath} is encrypted inside ${this.location}`);
-    }
+    refuseCompressedMember(entry, relativePath, basename(this.location), 'so extract the zip and open the .SAFE folder instead');
     const header = await this.zip.readLocalFileHeaderPromise(entry, { minimal: true });
     const source = new FileRangeSource(this.location, header.fileDataStart, entry.uncompressedSize);
     this.sources.push(source);
@@ -137,19 +124,6 @@ class ZipContainer implements SafeContainer {
   }
 }
 
-async function readZipMembers(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
-  return new Promise((resolve, reject) => {
-    const entries: yauzl.Entry[] = [];
-    zip.on('entry', (entry: yauzl.Entry) => {
-      entries.push(entry);
-      zip.readEntry();
-    });
-    zip.on('end', () => resolve(entries));
-    zip.on('error', reject);
-    zip.readEntry();
-  });
-}
-
 async function openZip(location: string): Promise<SafeContainer> {
   let zip: yauzl.ZipFile;
   try {
@@ -157,21 +131,14 @@ async function openZip(location: string): Promise<SafeContainer> {
   } catch (cause) {
     throw new ImageryError('INVALID_PRODUCT', `cannot open ${location} as a zip`, { cause });
   }
-  const entries = await readZipMembers(zip);
-  const manifest = entries.find((e) => /(^|\/)manifest\.safe$/i.test(e.fileName));
-  if (!manifest) {
+  let listing;
+  try {
+    listing = safeZipMembers(await readZipEntries(zip), location);
+  } catch (e) {
     zip.close();
-    throw new ImageryError('INVALID_PRODUCT', `${location} holds no manifest.safe`);
+    throw e;
   }
-  // Everything is relative to the folder that holds manifest.safe (usually `<name>.SAFE/`).
-  const prefix = manifest.fileName.slice(0, manifest.fileName.length - 'manifest.safe'.length);
-  const members: ZipMember[] = [];
-  for (const entry of entries) {
-    if (entry.fileName.endsWith('/') || !entry.fileName.startsWith(prefix)) continue;
-    members.push({ entry, relativePath: entry.fileName.slice(prefix.length) });
-  }
-  const folder = prefix.replace(/\/$/, '').split('/').pop();
-  const productName = stripSafe(folder && /\.SAFE$/i.test(folder) ? folder : basename(location));
+  const { productName, members } = listing;
   return new ZipContainer(location, productName, zip, members);
 }
 

@@ -11,6 +11,9 @@
  * `measurement/<name>.tiff`), named after the band's annotation file so that the reader's
  * swath + polarisation matching pairs them. XML is read whole, COGs by range, both through
  * the process's RemoteAccess (signing, byte cache, retries).
+ *
+ * An item without those assets whose product is one SAFE zip (CDSE's `PRODUCT`, a `.zip`
+ * href) is read inside the zip by range instead (./remoteZip.ts).
  */
 import type { GeoTIFF } from 'geotiff';
 import { ImageryError } from '../errors.js';
@@ -18,6 +21,7 @@ import { cacheKeyOf } from '../remote/objects.js';
 import { isRemoteHref, remoteAccess, type RemoteAccess } from '../remote/access.js';
 import type { SafeContainer } from '../safe/container.js';
 import { parseMemberName } from '../safe/names.js';
+import { openRemoteZipContainer, type RemoteZipContainer } from './remoteZip.js';
 
 export interface StacAssetLike {
   href: string;
@@ -151,8 +155,24 @@ export function stacItemContainer(item: StacItemLike, location: string, access: 
   return new StacAssetContainer(location, productId.replace(/\.SAFE$/i, ''), item.collection, members, access);
 }
 
+/**
+ * The item's SAFE zip asset: Copernicus Data Space's `PRODUCT`, or any asset whose href ends
+ * in `.zip`. Used when the item does not carry the SAFE's XML and measurements as assets.
+ */
+export function productZipAsset(item: StacItemLike): StacAssetLike | undefined {
+  const assets = item.assets ?? {};
+  const zip = Object.entries(assets).find(([k, a]) => typeof a?.href === 'string' && (k === 'PRODUCT' || /\.zip$/i.test(cacheKeyOf(a.href))));
+  return zip?.[1];
+}
+
+/** True when the item carries the manifest and at least one measurement as separate assets. */
+function hasSafeAssets(item: StacItemLike): boolean {
+  const assets = item.assets ?? {};
+  return !!find(assets, MANIFEST_KEYS) && POLS.some((pol) => !!find(assets, keysFor('annotation', pol)) && typeof assets[pol]?.href === 'string');
+}
+
 /** Fetch a STAC item (http(s) or s3 URL) and build its container. */
-export async function openStacItemContainer(itemUrl: string, access: RemoteAccess = remoteAccess()): Promise<StacAssetContainer> {
+export async function openStacItemContainer(itemUrl: string, access: RemoteAccess = remoteAccess()): Promise<StacAssetContainer | RemoteZipContainer> {
   let item: StacItemLike;
   try {
     item = JSON.parse(await access.readText(itemUrl)) as StacItemLike;
@@ -167,5 +187,8 @@ export async function openStacItemContainer(itemUrl: string, access: RemoteAcces
   if (productType && productType !== 'GRD') {
     throw new ImageryError('UNSUPPORTED_PRODUCT', `${item.id} is a ${productType} item; only GRD is read`);
   }
-  return stacItemContainer(item, itemUrl, access, item.links?.find((l) => l.rel === 'self')?.href ?? itemUrl);
+  const self = item.links?.find((l) => l.rel === 'self')?.href ?? itemUrl;
+  const zip = hasSafeAssets(item) ? undefined : productZipAsset(item);
+  if (zip) return openRemoteZipContainer(resolveAgainst(access.assetHref(zip as { href: string }), self), itemUrl, access, item.collection);
+  return stacItemContainer(item, itemUrl, access, self);
 }
