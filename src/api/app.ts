@@ -21,6 +21,8 @@ import { authGuard } from './auth.ts';
 import { loggerOptions } from './logging.ts';
 import { readinessRoute, type ReadinessProbe } from './readiness.ts';
 import { jobRoutes } from './routes/jobs.ts';
+import { installRequestMetrics, metricsRoute } from './metricsRoute.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import { objectRoutes } from './routes/objects.ts';
 
 export interface ApiDeps {
@@ -36,6 +38,8 @@ export interface ApiDeps {
   version: string;
   /** Time for the rate limits (tests move it instead of sleeping). */
   clock?: Clock;
+  /** Serves /metrics and measures requests when given. */
+  metrics?: ServiceMetrics;
 }
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -60,6 +64,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   installErrorHandling(app);
   installTransportGuards(app);
+  if (deps.metrics) installRequestMetrics(app, deps.metrics);
 
   await app.register(swagger, {
     openapi: {
@@ -76,7 +81,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         { name: 'detect', description: 'detect family: GRD imagery' },
         { name: 'jobs', description: 'poll, list and download' },
         { name: 'scenes', description: 'the scene catalog' },
-        { name: 'service', description: 'liveness and readiness' },
+        { name: 'service', description: 'liveness, readiness and metrics' },
       ],
     },
   });
@@ -94,6 +99,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     async () => ({ status: 'ok' as const, version: deps.version }),
   );
   readinessRoute(app, deps.probes);
+  if (deps.metrics) metricsRoute(app, deps.metrics);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(
