@@ -16,7 +16,7 @@ import type { ObjectStore } from '../objects/port.ts';
 import type { JobService } from '../jobs/service.ts';
 import { installErrorHandling, notFound } from './errors.ts';
 import { clientErrorHandler, frameworkErrorHandler, installTransportGuards } from './transportErrors.ts';
-import { RateLimiter, type Clock } from './rateLimit.ts';
+import { MemoryRateLimit, type Clock, type RateLimit } from './rateLimit.ts';
 import { authGuard } from './auth.ts';
 import { loggerOptions } from './logging.ts';
 import { readinessRoute, type ReadinessProbe } from './readiness.ts';
@@ -38,6 +38,8 @@ export interface ApiDeps {
   version: string;
   /** Time for the rate limits (tests move it instead of sleeping). */
   clock?: Clock;
+  /** Shared rate limits (Redis); by default each process counts in memory. */
+  limits?: { requests: RateLimit; failures: RateLimit };
   /** Serves /metrics and measures requests when given. */
   metrics?: ServiceMetrics;
 }
@@ -47,8 +49,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const guard = authGuard({
     db: deps.db,
     jobs: deps.jobs,
-    requests: new RateLimiter(deps.config.rateLimitPerMinute, clock),
-    failures: new RateLimiter(deps.config.authFailuresPerMinute, clock),
+    requests: deps.limits?.requests ?? new MemoryRateLimit(deps.config.rateLimitPerMinute, clock),
+    failures: deps.limits?.failures ?? new MemoryRateLimit(deps.config.authFailuresPerMinute, clock),
   });
   const app = Fastify({
     logger: loggerOptions(deps.logger),
