@@ -28,6 +28,8 @@ import { openCatalogProvider } from './catalog/providers/index.ts';
 import { setRemoteAccess } from './imagery/remote/access.ts';
 import { SqlSceneIndexStore } from './store/sceneIndexStore.ts';
 import { VERSION } from './version.ts';
+import { createMetrics } from './metrics.ts';
+import { sharedRateLimits } from './api/sharedLimits.ts';
 
 export function storeUrl(config: Config): string {
   return config.databaseUrl || `sqlite:${path.join(config.dataDir, 'sarwatch.db')}`;
@@ -131,10 +133,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     ...(queue instanceof BullmqQueue ? [brokerProbe(queue)] : []),
     ...(roles.worker ? [workerProbe(queue, Math.max(3 * pollMs, 5000))] : []),
   ];
-  const app = await buildApi({ db, config, jobs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock });
+  const metrics = createMetrics({ db, brokerDepth: queue instanceof BullmqQueue ? () => queue.depth() : undefined });
+  const shared = roles.api && config.redisUrl ? sharedRateLimits(config) : null;
+  const app = await buildApi({ db, config, jobs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
-  const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds });
+  const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds, onSettled: (s) => metrics.observeJob(s) });
 
   // The archive is indexed before workers start, so queued jobs see every scene.
   if (reindex && roles.worker) {
@@ -178,6 +182,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       stopMaintenance();
       const drained = queue.close();
       await Promise.all([runner.close(), app.close()]);
+      await shared?.close();
       await drained;
       await closeAnalysisPool();
       await db.destroy();

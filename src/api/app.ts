@@ -16,11 +16,13 @@ import type { ObjectStore } from '../objects/port.ts';
 import type { JobService } from '../jobs/service.ts';
 import { installErrorHandling, notFound } from './errors.ts';
 import { clientErrorHandler, frameworkErrorHandler, installTransportGuards } from './transportErrors.ts';
-import { RateLimiter, type Clock } from './rateLimit.ts';
+import { MemoryRateLimit, type Clock, type RateLimit } from './rateLimit.ts';
 import { authGuard } from './auth.ts';
 import { loggerOptions } from './logging.ts';
 import { readinessRoute, type ReadinessProbe } from './readiness.ts';
 import { jobRoutes } from './routes/jobs.ts';
+import { installRequestMetrics, metricsRoute } from './metricsRoute.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import { objectRoutes } from './routes/objects.ts';
 
 export interface ApiDeps {
@@ -36,6 +38,10 @@ export interface ApiDeps {
   version: string;
   /** Time for the rate limits (tests move it instead of sleeping). */
   clock?: Clock;
+  /** Shared rate limits (Redis); by default each process counts in memory. */
+  limits?: { requests: RateLimit; failures: RateLimit };
+  /** Serves /metrics and measures requests when given. */
+  metrics?: ServiceMetrics;
 }
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -43,8 +49,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const guard = authGuard({
     db: deps.db,
     jobs: deps.jobs,
-    requests: new RateLimiter(deps.config.rateLimitPerMinute, clock),
-    failures: new RateLimiter(deps.config.authFailuresPerMinute, clock),
+    requests: deps.limits?.requests ?? new MemoryRateLimit(deps.config.rateLimitPerMinute, clock),
+    failures: deps.limits?.failures ?? new MemoryRateLimit(deps.config.authFailuresPerMinute, clock),
   });
   const app = Fastify({
     logger: loggerOptions(deps.logger),
@@ -60,6 +66,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   installErrorHandling(app);
   installTransportGuards(app);
+  if (deps.metrics) installRequestMetrics(app, deps.metrics);
 
   await app.register(swagger, {
     openapi: {
@@ -76,7 +83,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         { name: 'detect', description: 'detect family: GRD imagery' },
         { name: 'jobs', description: 'poll, list and download' },
         { name: 'scenes', description: 'the scene catalog' },
-        { name: 'service', description: 'liveness and readiness' },
+        { name: 'service', description: 'liveness, readiness and metrics' },
       ],
     },
   });
@@ -94,6 +101,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     async () => ({ status: 'ok' as const, version: deps.version }),
   );
   readinessRoute(app, deps.probes);
+  if (deps.metrics) metricsRoute(app, deps.metrics);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(

@@ -9,7 +9,7 @@ import type { SubmittableEndpoint } from '../contract/enums.ts';
 import { authenticate, type Principal } from '../jobs/accounts.ts';
 import type { JobService } from '../jobs/service.ts';
 import type { Db } from '../store/index.ts';
-import type { RateLimiter } from './rateLimit.ts';
+import type { RateLimit } from './rateLimit.ts';
 
 /** What a route needs, declared in its `config.access`. */
 export type Access = { scope: 'jobs:read' } | { scope: 'jobs:write'; endpoint: SubmittableEndpoint };
@@ -40,9 +40,9 @@ export interface GuardDeps {
   db: Db;
   jobs: JobService;
   /** Requests per API key. */
-  requests: RateLimiter;
+  requests: RateLimit;
   /** Failed authentications per client address. */
-  failures: RateLimiter;
+  failures: RateLimit;
 }
 
 /**
@@ -52,21 +52,21 @@ export interface GuardDeps {
  */
 export function authGuard(deps: GuardDeps): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
-    const blocked = deps.failures.exhausted(request.ip);
+    const blocked = await deps.failures.exhausted(request.ip);
     if (blocked !== null) throw tooManyFailures(deps.failures.perMinute, blocked);
     let principal: Principal | null;
     try {
       principal = await authenticate(deps.db, bearerToken(request));
     } catch (e) {
-      if (e instanceof ApiError) deps.failures.hit(request.ip); // not a store failure
+      if (e instanceof ApiError) await deps.failures.hit(request.ip); // not a store failure
       throw e;
     }
     if (!principal) {
-      deps.failures.hit(request.ip);
+      await deps.failures.hit(request.ip);
       throw new ApiError('UNAUTHORIZED', 'invalid or revoked API key');
     }
     request.principal = principal;
-    const limited = deps.requests.hit(principal.keyId);
+    const limited = await deps.requests.hit(principal.keyId);
     if (limited !== null) {
       throw new ApiError('RATE_LIMITED', `rate limit of ${deps.requests.perMinute} requests per minute exceeded; retry in ${limited} s`, undefined, limited);
     }

@@ -1,10 +1,35 @@
 /**
- * Fixed one-minute windows counting events per key: requests per API key, failed
- * authentications per client address. In-process: each API process counts its own (the
- * scaled-out mode divides the budget by process count or moves this counter to Redis).
- * Time comes from `clock`, so tests move it instead of sleeping.
+ * Rate limits, a port with two adapters: requests per API key and failed authentications
+ * per client address. Embedded mode counts in this process (`MemoryRateLimit`, fixed
+ * one-minute windows; time comes from `clock`, so tests move it instead of sleeping); with
+ * `REDIS_URL` every API process shares the counts in Redis (src/api/redisRateLimit.ts).
  */
 export type Clock = () => number;
+
+export interface RateLimit {
+  readonly perMinute: number;
+  /** Counts one event; resolves to the seconds until `key` may go on when it is now over the budget, else null. */
+  hit(key: string): Promise<number | null>;
+  /** Like `hit`, without counting: whether `key` has already used up its budget. */
+  exhausted(key: string): Promise<number | null>;
+}
+
+/** The in-process adapter. */
+export class MemoryRateLimit implements RateLimit {
+  private readonly limiter: RateLimiter;
+  constructor(perMinute: number, clock: Clock = Date.now) {
+    this.limiter = new RateLimiter(perMinute, clock);
+  }
+  get perMinute(): number {
+    return this.limiter.perMinute;
+  }
+  async hit(key: string): Promise<number | null> {
+    return this.limiter.hit(key);
+  }
+  async exhausted(key: string): Promise<number | null> {
+    return this.limiter.exhausted(key);
+  }
+}
 
 const WINDOW_MS = 60_000;
 const MAX_KEYS = 10_000;

@@ -18,6 +18,7 @@ import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
 import { resolveRequest } from '../jobs/selection.ts';
 import { claimJob, completeJob, failJob, heartbeat, returnJob } from '../jobs/transitions.ts';
 import { coverageOnJob } from '../jobs/views.ts';
+import type { JobSettled } from '../metrics.ts';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -33,6 +34,8 @@ export interface RunnerDeps {
   log: Logger;
   workerId?: string;
   leaseSeconds?: number;
+  /** Told when this runner completes or fails a job (the metrics); not for requeued or lost jobs. */
+  onSettled?: (settled: JobSettled) => void;
 }
 
 export class JobRunner {
@@ -107,8 +110,11 @@ export class JobRunner {
       else trailing = setTimeout(writeProgress, wait);
     };
 
+    const started = Date.now();
+    const settled = (outcome: JobSettled['outcome'], errorCode: string | null) =>
+      this.deps.onSettled?.({ endpointId: job.endpoint_id ?? 'none', outcome, errorCode, seconds: (Date.now() - started) / 1000 });
     try {
-      await this.execute(job, reportProgress, abort.signal);
+      if (await this.execute(job, reportProgress, abort.signal)) settled('completed', null);
     } catch (e) {
       if (this.stopping.signal.aborted) {
         // Not the job's failure: it runs again on the next start, uncharged until then.
@@ -125,6 +131,7 @@ export class JobRunner {
       if (!(e instanceof JobFailure)) log.error({ jobId, err: e instanceof Error ? e.stack : String(e) }, 'job crashed');
       const failed = await failJob(db, jobId, failure, { workerId: this.workerId });
       log.info({ jobId, code: failure.code, applied: failed !== null }, 'job failed');
+      if (failed) settled('failed', failure.code);
     } finally {
       this.stopping.signal.removeEventListener('abort', stop);
       clearInterval(beat);
@@ -132,7 +139,8 @@ export class JobRunner {
     }
   }
 
-  private async execute(job: JobRow, setProgress: (p: number) => void, signal: AbortSignal): Promise<void> {
+  /** Resolves true when this runner completed the job, false when it was no longer ours. */
+  private async execute(job: JobRow, setProgress: (p: number) => void, signal: AbortSignal): Promise<boolean> {
     const { config, objects, registry, db, log, catalog } = this.deps;
     const endpoint = job.endpoint_id as SubmittableEndpoint;
     const family = job.family as Family;
@@ -195,8 +203,9 @@ export class JobRunner {
     if (!completed) {
       // The job was recovered by someone else while we ran: our result is not theirs.
       await objects.delete(key);
-      return;
+      return false;
     }
     log.info({ jobId: job.id, areaSqkm: completed.area_sqkm, features: output.result.features.length }, 'job completed');
+    return true;
   }
 }
