@@ -7,11 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { detectSlicksInSafeDetailed } from '../src/analysis/oilslick/index.ts';
-import { geodesicAreaSqm } from '../src/geo/area.ts';
-import { intersectAoi, unionAoi } from '../src/geo/clip.ts';
 import type { Polygon, Position } from '../src/geo/types.ts';
 import { Random, writeSafeGrd, type LowWindPatchSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
 import { f3, table } from './format.ts';
+import { iou, overlaps } from './scoring/slickEval.ts';
 
 const SIZE = 3000;
 const WINDS = [6, 9];
@@ -34,17 +33,6 @@ export interface HardLookAlikeRow {
   windSpeed: number;
   cause: string;
   falseAlarms: number;
-}
-
-function iou(a: Polygon, hits: Polygon[]): number {
-  if (hits.length === 0) return 0;
-  let inter = 0;
-  for (const g of hits) {
-    const x = intersectAoi(a, g);
-    if (x) inter += geodesicAreaSqm(x);
-  }
-  const union = unionAoi([a, ...hits]);
-  return union ? inter / geodesicAreaSqm(union) : 0;
 }
 
 async function scene(dir: string, wind: number, index: number) {
@@ -89,7 +77,7 @@ async function scene(dir: string, wind: number, index: number) {
   const oil = truth.filter((t) => t.properties.kind === 'oilslick');
   const looks = truth.filter((t) => t.properties.kind === 'lookalike');
   const slickRows: HardSlickRow[] = oil.map((t) => {
-    const hits = features.filter((g) => intersectAoi(t.geometry, g) !== null);
+    const hits = features.filter((g) => overlaps(t.geometry, g));
     const spec = slicks.find((s) => s.id === t.properties.id)!;
     return { id: t.properties.id, windSpeed: wind, widthM: spec.widthM as [number, number], features: hits.length, iou: Math.round(iou(t.geometry, hits) * 1000) / 1000 };
   });
@@ -97,9 +85,9 @@ async function scene(dir: string, wind: number, index: number) {
     id: t.properties.id,
     windSpeed: wind,
     cause: t.properties.cause ?? 'low wind',
-    falseAlarms: features.filter((g) => intersectAoi(t.geometry, g) !== null).length,
+    falseAlarms: features.filter((g) => overlaps(t.geometry, g)).length,
   }));
-  const other = features.filter((g) => ![...oil, ...looks].some((t) => intersectAoi(t.geometry, g) !== null)).length;
+  const other = features.filter((g) => ![...oil, ...looks].some((t) => overlaps(t.geometry, g))).length;
   return { slickRows, lookRows, other };
 }
 

@@ -33,7 +33,6 @@ import { analysisThreads, closeAnalysisPool } from '../src/analysis/engine/pool.
 import { detectSlicksInSafeDetailed } from '../src/analysis/oilslick/index.ts';
 import { detectShipsInProduct } from '../src/analysis/ship/index.ts';
 import { geodesicAreaSqm } from '../src/geo/area.ts';
-import { intersectAoi, unionAoi } from '../src/geo/clip.ts';
 import type { Polygon, Position } from '../src/geo/types.ts';
 import { openSafeProduct } from '../src/imagery/index.ts';
 import { GrdGeometry, Random, subSwathBounds, writeSafeGrd, type LowWindPatchSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
@@ -42,6 +41,7 @@ import { evalChange, evalTimeseries, printChange, printTimeseries } from './chan
 import { prf } from './scoring/changeEval.ts';
 import { REPO_ROOT, S1_DATA } from '../src/repoPaths.ts';
 import { f3, table } from './format.ts';
+import { iou, overlaps } from './scoring/slickEval.ts';
 import { evalOilChips, printOilChips } from './oilChips.ts';
 import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
 
@@ -250,18 +250,6 @@ interface LookAlikeResult {
   falseAlarms: number;
 }
 
-function iou(a: Polygon, hits: Polygon[]): number {
-  if (hits.length === 0) return 0;
-  let inter = 0;
-  for (const g of hits) {
-    const x = intersectAoi(a, g);
-    if (x) inter += geodesicAreaSqm(x);
-  }
-  const union = unionAoi([a, ...hits]);
-  return union ? inter / geodesicAreaSqm(union) : 0;
-}
-
-const overlaps = (a: Polygon, b: Polygon): boolean => intersectAoi(a, b) !== null;
 
 async function slickScene(dir: string, wind: number, index: number) {
   const seed = 8200 + index;

@@ -5,23 +5,13 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { rawRequest } from '../helpers/rawHttp.ts';
-import { HTTP_ERRORS } from '../../src/contract/errors.ts';
+import { expectEnvelope } from '../helpers/envelope.ts';
 
 let t: TestService;
 beforeAll(async () => {
   t = await startTestService();
 });
 afterAll(() => t.close());
-
-/** The status carries the envelope, with a code from the table that belongs to that status. */
-function expectEnvelope(status: number, body: string, code: string): void {
-  const json = JSON.parse(body);
-  expect(Object.keys(json)).toEqual(['error']);
-  expect(json.error.code).toBe(code);
-  expect(HTTP_ERRORS[code as keyof typeof HTTP_ERRORS].status).toBe(status);
-  expect(typeof json.error.message).toBe('string');
-  expect(json.error.message.length).toBeGreaterThan(0);
-}
 
 describe('issue 10.2: every error keeps the envelope', () => {
   it('GET /objects/%25 (decoded once by the router) is 403 FORBIDDEN, not 500', async () => {

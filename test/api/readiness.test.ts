@@ -5,24 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { HTTP_ERRORS } from '../../src/contract/errors.ts';
+import { expectEnvelope } from '../helpers/envelope.ts';
 
 let t: TestService;
 beforeAll(async () => {
   t = await startTestService();
 });
 afterAll(() => t.close());
-
-
-/** The status carries the envelope, with a code from the table that belongs to that status. */
-function expectEnvelope(status: number, body: string, code: string): void {
-  const json = JSON.parse(body);
-  expect(Object.keys(json)).toEqual(['error']);
-  expect(json.error.code).toBe(code);
-  expect(HTTP_ERRORS[code as keyof typeof HTTP_ERRORS].status).toBe(status);
-  expect(typeof json.error.message).toBe('string');
-  expect(json.error.message.length).toBeGreaterThan(0);
-}
 
 describe('issue 10.9: /readyz checks the store, the object store and the worker', () => {
   it('200 with every check ok; documented in OpenAPI with its 503', async () => {

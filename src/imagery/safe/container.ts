@@ -6,7 +6,7 @@ import { ImageryError } from '../errors.js';
 import { FileRangeSource, openTiff, openTiffFromSource } from '../geotiff-source.js';
 import { isRemoteHref } from '../remote/access.js';
 import { openStacItemContainer } from '../stac/container.js';
-import { readZipEntries, refuseCompressedMember, safeZipMembers, type ZipMember } from './zipMembers.js';
+import { readZipEntries, readZipMemberText, refuseCompressedMember, safeZipMembers, type ZipMember } from './zipMembers.js';
 
 /**
  * The files of one SAFE product, whether an unpacked `.SAFE` folder or a `.zip`.
@@ -99,10 +99,7 @@ class ZipContainer implements SafeContainer {
   async readText(relativePath: string): Promise<string> {
     const { entry } = this.member(relativePath);
     try {
-      const stream = await this.zip.openReadStreamPromise(entry);
-      const chunks: Buffer[] = [];
-      for await (const chunk of stream) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      return await readZipMemberText(this.zip, entry);
     } catch (cause) {
       throw new ImageryError('INVALID_PRODUCT', `cannot read ${relativePath} from ${this.location}`, { cause });
     }

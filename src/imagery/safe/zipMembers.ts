@@ -41,6 +41,14 @@ export function safeZipMembers(entries: yauzl.Entry[], location: string): { prod
   return { productName: name.replace(/\.zip$/i, '').replace(/\.SAFE$/i, ''), members };
 }
 
+/** A member's text (inflated if it is deflated), read whole. */
+export async function readZipMemberText(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<string> {
+  const stream = await zip.openReadStreamPromise(entry);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** COGs need random access: a deflated measurement cannot be read by window. */
 export function refuseCompressedMember(entry: yauzl.Entry, relativePath: string, zipName: string, advice: string): void {
   if (entry.compressionMethod !== 0) {

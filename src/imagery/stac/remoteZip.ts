@@ -16,7 +16,7 @@ import { CachedRangeSource, type RemoteAccess, type RemoteObject } from '../remo
 import type { ByteCache } from '../remote/byteCache.js';
 import { cacheKeyOf } from '../remote/objects.js';
 import type { SafeContainer } from '../safe/container.js';
-import { readZipEntries, refuseCompressedMember, safeZipMembers, type ZipMember } from '../safe/zipMembers.js';
+import { readZipEntries, readZipMemberText, refuseCompressedMember, safeZipMembers, type ZipMember } from '../safe/zipMembers.js';
 
 /** Largest piece handed to yauzl per cache read (a member stream is read in these). */
 const CHUNK = 4 * 1024 * 1024;
@@ -79,10 +79,7 @@ export class RemoteZipContainer implements SafeContainer {
     if (!t) {
       t = (async () => {
         try {
-          const stream = await this.zip.openReadStreamPromise(entry);
-          const chunks: Buffer[] = [];
-          for await (const chunk of stream) chunks.push(chunk as Buffer);
-          return Buffer.concat(chunks).toString('utf8');
+          return await readZipMemberText(this.zip, entry);
         } catch (cause) {
           if (cause instanceof ImageryError) throw cause;
           throw new ImageryError('INVALID_PRODUCT', `cannot read ${relativePath} from ${this.zipName}: ${(cause as Error).message}`, { cause });
