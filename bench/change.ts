@@ -33,7 +33,7 @@ import { analysisThreads, closeAnalysisPool } from '../src/analysis/engine/pool.
 import type { AoiGeometry } from '../src/geo/types.ts';
 import { DEFLATE_COMPRESSIONS, registerNodeZlibDeflate } from '../src/imagery/geotiff-source.ts';
 import { lonLatTransform, openRasterProduct, planTiles, readTiles, type RasterProduct } from '../src/imagery/index.ts';
-import { TiledTiffWriter } from '../test/imagery/tiledTiff.ts';
+import { TiledTiffWriter } from '../src/synth/tiledTiff.ts';
 import { benchStage, type BenchStage } from './imagery-read.ts';
 
 const PAIR_VERSION = 1;

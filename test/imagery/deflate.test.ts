@@ -12,7 +12,7 @@ import { NodeZlibDeflateDecoder } from '../../src/imagery/geotiff-source.ts';
 import { openRasterProduct } from '../../src/imagery/index.ts';
 import { GDAL_TAG, HAS_GDAL, gdal, ENGA_DIR } from './fixtures.ts';
 import { S1_DATA } from '../helpers/samples.ts';
-import { writeTiledTiff, type TiledArray, type TiledSampleType } from './tiledTiff.ts';
+import { writeTiledTiff, type TiledArray, type TiledSampleType } from '../../src/synth/tiledTiff.ts';
 
 // geotiff.js's own Deflate decoder, as it ships: pako's inflate (pako is geotiff's dependency).
 const pako = createRequire(import.meta.url)('pako') as { inflate(data: Uint8Array): Uint8Array };
