@@ -62,6 +62,8 @@ export interface HardLookAlikeRow {
    */
   candidates: number;
   maxOilProbability: number | null;
+  /** That most oil-like candidate as the detector saw it (rules listed, none applied as vetoes). */
+  closest: FalseAlarmDetail | null;
 }
 
 const km = (center: Position) => (dx: number, dy: number): Position => [center[0] + dx / (111.32 * Math.cos((center[1] * Math.PI) / 180)), center[1] + dy / 110.57];
@@ -199,11 +201,22 @@ async function scene(dir: string, set: SetName, wind: number, index: number) {
   const cpu = process.cpuUsage(c0);
   const seconds = (performance.now() - t0) / 1000;
   // Every candidate the model scores, reported: how close each look-alike came to being flagged.
-  const all = (await detectSlicksInSafeDetailed(written.productPath, { params: { minOilProbability: 0, vetoRules: [] } })).collection.features as unknown as {
-    geometry: Polygon;
-    properties: { oil_probability: number | null };
-  }[];
-  const features = details.collection.features as unknown as { geometry: Polygon; properties: { oil_probability: number | null; length_m: number; width_m: number; contrast_db: number } }[];
+  const allDetails = await detectSlicksInSafeDetailed(written.productPath, { params: { minOilProbability: 0, vetoRules: [] } });
+  type Reported = { geometry: Polygon; properties: { oil_probability: number | null; length_m: number; width_m: number; contrast_db: number } };
+  const all = allDetails.collection.features as unknown as Reported[];
+  const features = details.collection.features as unknown as Reported[];
+  /** A reported feature as the detector saw it. */
+  const account = (f: Reported, candidates: SlickCandidate[]): FalseAlarmDetail => {
+    const c = candidateOf(candidates, f.properties);
+    return {
+      oilProbability: f.properties.oil_probability,
+      lengthM: f.properties.length_m,
+      widthM: f.properties.width_m,
+      contrastDb: f.properties.contrast_db,
+      features: c ? Object.fromEntries(featureVector(c.features).map((v, k) => [FEATURE_NAMES[k]!, Math.round(v * 1000) / 1000])) : null,
+      rules: c ? c.reasons.filter((r) => r !== 'low_probability') : [],
+    };
+  };
   const oil = truth.filter((t) => t.properties.kind === 'oilslick');
   const looks = truth.filter((t) => t.properties.kind === 'lookalike');
   const slickRows: HardSlickRow[] = oil.map((t) => {
@@ -213,26 +226,17 @@ async function scene(dir: string, set: SetName, wind: number, index: number) {
   });
   const lookRows: HardLookAlikeRow[] = looks.map((t) => {
     const on = features.filter((f) => overlaps(t.geometry, f.geometry));
-    const near = all.filter((f) => overlaps(t.geometry, f.geometry)).map((f) => f.properties.oil_probability ?? 0);
+    const near = all.filter((f) => overlaps(t.geometry, f.geometry)).sort((a, b) => (b.properties.oil_probability ?? 0) - (a.properties.oil_probability ?? 0));
     return {
-      candidates: near.length,
-      maxOilProbability: near.length ? Math.max(...near) : null,
       set,
       id: t.properties.id,
       windSpeed: wind,
       cause: t.properties.cause ?? 'low wind',
       falseAlarms: on.length,
-      details: on.map((f) => {
-        const c = candidateOf(details.candidates, f.properties);
-        return {
-          oilProbability: f.properties.oil_probability,
-          lengthM: f.properties.length_m,
-          widthM: f.properties.width_m,
-          contrastDb: f.properties.contrast_db,
-          features: c ? Object.fromEntries(featureVector(c.features).map((v, k) => [FEATURE_NAMES[k]!, Math.round(v * 1000) / 1000])) : null,
-          rules: c ? c.reasons.filter((r) => r !== 'low_probability') : [],
-        };
-      }),
+      details: on.map((f) => account(f, details.candidates)),
+      candidates: near.length,
+      maxOilProbability: near.length ? (near[0]!.properties.oil_probability ?? 0) : null,
+      closest: near.length ? account(near[0]!, allDetails.candidates) : null,
     };
   });
   const other = features.filter((f) => ![...oil, ...looks].some((t) => overlaps(t.geometry, f.geometry))).length;
@@ -291,11 +295,11 @@ export function printSlicksHard(r: Awaited<ReturnType<typeof evalSlicksHard>>): 
   );
   console.log(table(['set', 'slick', 'wind m/s', 'width m', 'features', 'IoU'], r.slicks.map((s) => [s.set, s.id, s.windSpeed, `${s.widthM[0]}–${s.widthM[1]}`, s.features, f3(s.iou)])));
   console.log('');
-  const why = (l: HardLookAlikeRow) =>
-    l.details.map((d) => `p ${d.oilProbability ?? '–'}, ${d.lengthM} × ${d.widthM} m, ${d.contrastDb} dB${d.rules.length ? ` (${d.rules.join(', ')})` : ''}`).join('; ');
+  const text = (d: FalseAlarmDetail) => `p ${d.oilProbability ?? '–'}, ${d.lengthM} × ${d.widthM} m, ${d.contrastDb} dB${d.rules.length ? ` (${d.rules.join(', ')})` : ''}`;
+  const why = (l: HardLookAlikeRow) => (l.details.length ? l.details.map(text).join('; ') : l.closest ? `not reported; closest: ${text(l.closest)}` : '');
   console.log(
     table(
-      ['set', 'look-alike', 'wind m/s', 'cause', 'candidates', `max p (reported ≥ ${f3(r.threshold)})`, 'false alarms', 'reported as'],
+      ['set', 'look-alike', 'wind m/s', 'cause', 'candidates', `max p (reported ≥ ${f3(r.threshold)})`, 'false alarms', 'reported as (rules that applied)'],
       r.lookAlikes.map((l) => [l.set, l.id, l.windSpeed, l.cause, l.candidates, l.maxOilProbability === null ? '–' : f3(l.maxOilProbability), l.falseAlarms, why(l)]),
     ),
   );
