@@ -35,10 +35,12 @@ export interface HardSlickRow {
   widthM: [number, number];
   features: number;
   iou: number;
+  /** The features on it as the detector saw them. */
+  details: DetectionDetail[];
 }
 
-/** A reported feature on a look-alike, as the detector saw it. */
-export interface FalseAlarmDetail {
+/** A reported feature (on a slick or a look-alike), as the detector saw it. */
+export interface DetectionDetail {
   oilProbability: number | null;
   lengthM: number;
   widthM: number;
@@ -55,7 +57,7 @@ export interface HardLookAlikeRow {
   windSpeed: number;
   cause: string;
   falseAlarms: number;
-  details: FalseAlarmDetail[];
+  details: DetectionDetail[];
   /**
    * The margin: dark-spot candidates on it (any size the model classifies, whatever their
    * probability or rules) and the highest oil probability among them (null: none).
@@ -63,7 +65,7 @@ export interface HardLookAlikeRow {
   candidates: number;
   maxOilProbability: number | null;
   /** That most oil-like candidate as the detector saw it (rules listed, none applied as vetoes). */
-  closest: FalseAlarmDetail | null;
+  closest: DetectionDetail | null;
 }
 
 const km = (center: Position) => (dx: number, dy: number): Position => [center[0] + dx / (111.32 * Math.cos((center[1] * Math.PI) / 180)), center[1] + dy / 110.57];
@@ -206,7 +208,7 @@ async function scene(dir: string, set: SetName, wind: number, index: number) {
   const all = allDetails.collection.features as unknown as Reported[];
   const features = details.collection.features as unknown as Reported[];
   /** A reported feature as the detector saw it. */
-  const account = (f: Reported, candidates: SlickCandidate[]): FalseAlarmDetail => {
+  const account = (f: Reported, candidates: SlickCandidate[]): DetectionDetail => {
     const c = candidateOf(candidates, f.properties);
     return {
       oilProbability: f.properties.oil_probability,
@@ -220,9 +222,17 @@ async function scene(dir: string, set: SetName, wind: number, index: number) {
   const oil = truth.filter((t) => t.properties.kind === 'oilslick');
   const looks = truth.filter((t) => t.properties.kind === 'lookalike');
   const slickRows: HardSlickRow[] = oil.map((t) => {
-    const hits = features.filter((f) => overlaps(t.geometry, f.geometry)).map((f) => f.geometry);
+    const hits = features.filter((f) => overlaps(t.geometry, f.geometry));
     const s = slicks.find((x) => x.id === t.properties.id)!;
-    return { set, id: t.properties.id, windSpeed: wind, widthM: s.widthM as [number, number], features: hits.length, iou: Math.round(iou(t.geometry, hits) * 1000) / 1000 };
+    return {
+      set,
+      id: t.properties.id,
+      windSpeed: wind,
+      widthM: s.widthM as [number, number],
+      features: hits.length,
+      iou: Math.round(iou(t.geometry, hits.map((f) => f.geometry)) * 1000) / 1000,
+      details: hits.map((f) => account(f, details.candidates)),
+    };
   });
   const lookRows: HardLookAlikeRow[] = looks.map((t) => {
     const on = features.filter((f) => overlaps(t.geometry, f.geometry));
@@ -293,9 +303,14 @@ export function printSlicksHard(r: Awaited<ReturnType<typeof evalSlicksHard>>): 
     `oil slicks, harder generated world: ${SIZE} × ${SIZE} px VV at ${WINDS.join(' and ')} m/s; set "films": thin ship-trail slicks, a biogenic film, a large low-wind area; ` +
       'set "sea": a rain cell, internal waves, two ship wakes, upwelling and a thin trail',
   );
-  console.log(table(['set', 'slick', 'wind m/s', 'width m', 'features', 'IoU'], r.slicks.map((s) => [s.set, s.id, s.windSpeed, `${s.widthM[0]}–${s.widthM[1]}`, s.features, f3(s.iou)])));
+  const text = (d: DetectionDetail) => `p ${d.oilProbability ?? '–'}, ${d.lengthM} × ${d.widthM} m, ${d.contrastDb} dB${d.rules.length ? ` (${d.rules.join(', ')})` : ''}`;
+  console.log(
+    table(
+      ['set', 'slick', 'wind m/s', 'width m', 'features', 'IoU', 'reported as (rules that applied)'],
+      r.slicks.map((s) => [s.set, s.id, s.windSpeed, `${s.widthM[0]}–${s.widthM[1]}`, s.features, f3(s.iou), s.details.map(text).join('; ')]),
+    ),
+  );
   console.log('');
-  const text = (d: FalseAlarmDetail) => `p ${d.oilProbability ?? '–'}, ${d.lengthM} × ${d.widthM} m, ${d.contrastDb} dB${d.rules.length ? ` (${d.rules.join(', ')})` : ''}`;
   const why = (l: HardLookAlikeRow) => (l.details.length ? l.details.map(text).join('; ') : l.closest ? `not reported; closest: ${text(l.closest)}` : '');
   console.log(
     table(
