@@ -19,6 +19,9 @@
  * Per slick: the detected features that overlap its truth outline, IoU of their union with
  * the outline (polygon overlay in lon/lat, geodesic areas); a missed slick has IoU 0.
  * False alarms: features overlapping a look-alike, and features overlapping no truth.
+ * Then the harder generated world (eval/oilHard.ts): thin ship-trail slicks among biogenic
+ * films, large calm areas, rain cells, internal waves, ship wakes and upwelling, false alarms
+ * per look-alike kind. Targets for both (issue 11): mean IoU ≥ 0.7, no look-alike flagged.
  *
  * Building change (per-object F1 and pixel IoU on generated cities) and time-series change
  * points (date error on generated series with known breaks): eval/change.ts.
@@ -41,7 +44,7 @@ import { evalChange, evalTimeseries, printChange, printTimeseries } from './chan
 import { prf } from './scoring/changeEval.ts';
 import { REPO_ROOT, S1_DATA } from '../src/repoPaths.ts';
 import { f3, table } from './format.ts';
-import { iou, overlaps } from './scoring/slickEval.ts';
+import { GENERATED_SLICK_TARGETS, iou, overlaps } from './scoring/slickEval.ts';
 import { evalOilChips, printOilChips } from './oilChips.ts';
 import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
 
@@ -376,6 +379,7 @@ async function evalSlicks(dir: string) {
     slicks,
     lookAlikes,
     scenes,
+    targets: GENERATED_SLICK_TARGETS,
     summary: {
       slicks: slicks.length,
       detected: found.length,
@@ -433,10 +437,10 @@ function printSlicks(oil: Awaited<ReturnType<typeof evalSlicks>>): void {
   const s = oil.summary;
   console.log('');
   console.log(
-    `slicks detected ${s.detected}/${s.slicks}; mean IoU ${f3(s.meanIou)} (misses as 0), ${f3(s.meanIouOfDetected)} over detected (min ${f3(s.minIouOfDetected)})`,
+    `slicks detected ${s.detected}/${s.slicks}; mean IoU ${f3(s.meanIou)} (misses as 0; target ≥ ${oil.targets.meanIou}), ${f3(s.meanIouOfDetected)} over detected (min ${f3(s.minIouOfDetected)})`,
   );
   console.log(
-    `false alarms: ${s.falseAlarmsOnLookAlikes} on look-alikes (${s.lookAlikesWithFalseAlarm}/${s.lookAlikes} look-alikes hit), ${s.otherFalseAlarms} elsewhere; ` +
+    `false alarms: ${s.falseAlarmsOnLookAlikes} on look-alikes (${s.lookAlikesWithFalseAlarm}/${s.lookAlikes} look-alikes hit; target ${oil.targets.lookAlikesFlagged}), ${s.otherFalseAlarms} elsewhere; ` +
       `${s.rejectedCandidates} candidates rejected (${Object.entries(s.rejectionReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'})`,
   );
   console.log(`seconds per scene (detection): ${oil.scenes.map((x) => x.seconds).join(', ')}`);

@@ -43,6 +43,8 @@ export type {
   SurfaceSpec,
   WindSpec,
 } from './scene.ts';
+export { KELVIN_HALF_ANGLE_DEG, internalWaveCrests } from './seaSignatures.ts';
+export type { InternalWaveSpec, RainCellSpec, SeaSignature, ShipWakeSpec, UpwellingSpec } from './seaSignatures.ts';
 export { GrdGeometry } from './geometry.ts';
 export type { GrdGeometrySpec, GroundPoint } from './geometry.ts';
 export {

@@ -10,6 +10,17 @@ import { latticeUniform, hashSeed, Random } from './random.ts';
 import { feature, polygonGeometry, type TruthFeature } from './truth.ts';
 import { EARTH_RADIUS_M, INCLINATION_DEG, ORBIT_ALTITUDE_M, WAVELENGTH_M } from './orbit.ts';
 import { cmod5nSigma0 } from '../imagery/cmod5n.ts';
+import {
+  placeInternalWaves,
+  placeRainCell,
+  placeShipWake,
+  placeUpwelling,
+  type InternalWaveSpec,
+  type RainCellSpec,
+  type SeaSignature,
+  type ShipWakeSpec,
+  type UpwellingSpec,
+} from './seaSignatures.ts';
 
 const DEG = Math.PI / 180;
 
@@ -321,6 +332,8 @@ export interface ShipSpec {
   rcsDbsm?: number;
   /** VH − VV cross-section (dB). Default −7 ± 1.5. */
   crossPolDb?: number;
+  /** A moving ship's wake (seaSignatures.ts), a `lookalike` in the truth. Default none. */
+  wake?: ShipWakeSpec;
   id?: string;
 }
 
@@ -350,6 +363,10 @@ export interface GrdSceneSpec {
   surfaces?: SurfaceSpec[];
   ships?: ShipSpec[];
   slicks?: SlickSpec[];
+  /** Look-alikes that are not calm wind or films (seaSignatures.ts): rain cells, internal-wave packets, upwelling. */
+  rainCells?: RainCellSpec[];
+  internalWaves?: InternalWaveSpec[];
+  upwelling?: UpwellingSpec[];
   /** Azimuth ambiguities (−22 dB ghosts ±~600 lines away) of ships with RCS > 40 dBsm. Default true. */
   ambiguities?: boolean;
 }
@@ -480,6 +497,7 @@ export class GrdScene {
   private readonly slicks: PlacedSlick[] = [];
   private readonly patches: PlacedPatch[] = [];
   private readonly surfaces: PlacedSurface[] = [];
+  private readonly signatures: SeaSignature[] = [];
   private readonly areaSeed: number;
   private rowVv: Float32Array;
   private rowVh: Float32Array;
@@ -507,6 +525,7 @@ export class GrdScene {
     this.rowVv = new Float32Array(this.nodesX);
     this.rowVh = new Float32Array(this.nodesX);
     this.placeShips();
+    this.placeSignatures();
   }
 
   // ------------------------------------------------------------ construction
@@ -734,6 +753,21 @@ export class GrdScene {
     this.ships.push(...ghosts);
   }
 
+  /** Rain cells, internal waves, upwelling and the wakes of ships in the image. */
+  private placeSignatures(): void {
+    const g = this.geometry;
+    const spec = this.spec;
+    (spec.rainCells ?? []).forEach((s, i) => this.signatures.push(placeRainCell(g, s, s.id ?? `rain-${i + 1}`, spec.wind.directionDeg)));
+    (spec.internalWaves ?? []).forEach((s, i) => this.signatures.push(placeInternalWaves(g, s, s.id ?? `internal-waves-${i + 1}`)));
+    (spec.upwelling ?? []).forEach((s, i) => this.signatures.push(placeUpwelling(g, s, s.id ?? `upwelling-${i + 1}`, spec.seed)));
+    for (const ship of this.ships) {
+      const s = ship.spec;
+      if (ship.ghost || !s.wake) continue;
+      const placed = { position: [s.lon, s.lat] as Position, headingDeg: s.headingDeg, lengthM: s.lengthM, beamM: ship.widthM, id: ship.id };
+      this.signatures.push(placeShipWake(g, s.wake, s.wake.id ?? `${ship.id}-wake`, placed));
+    }
+  }
+
   // --------------------------------------------------------------- rendering
 
   /**
@@ -762,10 +796,36 @@ export class GrdScene {
         if (outVv) outVv[base + x] = this.rowVv[i]! + tx * (this.rowVv[i + 1]! - this.rowVv[i]!);
         if (outVh) outVh[base + x] = this.rowVh[i]! + tx * (this.rowVh[i + 1]! - this.rowVh[i]!);
       }
+      for (const s of this.signatures) this.applySignature(s, line, x0, width, base, outVv, outVh);
       for (const s of this.slicks) this.applySlick(s, line, x0, width, base, outVv, outVh);
       for (const s of this.surfaces) this.paintSurface(s, line, x0, width, base, outVv, outVh);
     }
     for (const ship of this.ships) this.addShip(ship, y0, rows, x0, width, outVv, outVh);
+  }
+
+  /** Multiply both polarisations by the signature's modulation (the sea's, before slicks and land). */
+  private applySignature(
+    s: SeaSignature,
+    line: number,
+    x0: number,
+    width: number,
+    base: number,
+    outVv: Float32Array | null,
+    outVh: Float32Array | null,
+  ): void {
+    const [bx0, by0, bx1, by1] = s.bbox;
+    if (line < by0 || line > by1) return;
+    const from = Math.max(x0, bx0);
+    const to = Math.min(x0 + width, bx1 + 1);
+    for (let px = from; px < to; px++) {
+      const { east, north } = this.geometry.toLocal(line, px);
+      const db = s.dbAt(east, north);
+      if (db === 0) continue;
+      const factor = dbToLinear(db);
+      const k = base + px - x0;
+      if (outVv) outVv[k]! *= factor;
+      if (outVh) outVh[k]! *= factor;
+    }
   }
 
   private applySlick(
@@ -929,6 +989,13 @@ export class GrdScene {
           width_end_m: 2 * s.w1 * g.rangeSpacing,
         }),
       );
+    }
+    for (const s of this.signatures) {
+      const ring = s.outline().map(({ east, north }) => {
+        const { line, pixel } = g.fromLocal(east, north);
+        return toLonLat(pixel, line);
+      });
+      out.push(feature('lookalike', s.id, polygonGeometry([ring]), { cause: s.cause, ...s.properties }));
     }
     for (const ship of this.ships) {
       const s = ship.spec;

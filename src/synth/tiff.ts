@@ -19,7 +19,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 
-export type TiffSampleType = 'uint16' | 'float32';
+export type TiffSampleType = 'uint8' | 'uint16' | 'float32';
 
 /** North-up georeferencing by EPSG code: GDAL geotransform [originX, pixelWidth, 0, originY, 0, −pixelHeight]. */
 export interface TiffEpsgGeoreference {
@@ -95,7 +95,7 @@ export interface TiffWriteResult {
   md5: string | null;
 }
 
-type Samples = Uint16Array | Float32Array;
+type Samples = Uint8Array | Uint16Array | Float32Array;
 
 // TIFF field types
 const SHORT = 3;
@@ -113,7 +113,7 @@ const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const MAX_CLASSIC = 0xffffffff;
 
 function bytesPerSample(type: TiffSampleType): number {
-  return type === 'uint16' ? 2 : 4;
+  return type === 'uint8' ? 1 : type === 'uint16' ? 2 : 4;
 }
 
 function formatDateTime(d: Date | string): string {
@@ -352,7 +352,7 @@ export class TiffWriter {
    */
   async writeRows(data: Samples, rows: number): Promise<void> {
     if (this.closed) throw new Error(`${this.path}: writer is closed`);
-    const expected = this.options.sampleType === 'uint16' ? Uint16Array : Float32Array;
+    const expected = { uint8: Uint8Array, uint16: Uint16Array, float32: Float32Array }[this.options.sampleType];
     if (!(data instanceof expected)) throw new TypeError(`${this.path}: expected ${expected.name} rows`);
     if (this.rowsWritten + rows > this.options.height) {
       throw new RangeError(`${this.path}: ${this.rowsWritten + rows} rows exceed the height ${this.options.height}`);
@@ -363,7 +363,7 @@ export class TiffWriter {
     if (!HOST_LITTLE_ENDIAN) {
       bytes = Buffer.from(bytes);
       if (this.options.sampleType === 'uint16') bytes.swap16();
-      else bytes.swap32();
+      else if (this.options.sampleType === 'float32') bytes.swap32();
     }
     let row = 0;
     // Fill a pending partial strip first.
@@ -458,7 +458,7 @@ export class TiffWriter {
       { tag: 278, type: LONG, values: [this.rowsPerStrip] },
       { tag: 279, type: LONG, values: this.stripByteCounts },
       { tag: 284, type: SHORT, values: [1] },
-      { tag: 339, type: SHORT, values: new Array(bands).fill(o.sampleType === 'uint16' ? 1 : 3) },
+      { tag: 339, type: SHORT, values: new Array(bands).fill(o.sampleType === 'float32' ? 3 : 1) },
     ];
     if (bands > 1) entries.push({ tag: 338, type: SHORT, values: new Array(bands - 1).fill(0) });
     if (o.imageDescription) entries.push({ tag: 270, type: ASCII, values: o.imageDescription });

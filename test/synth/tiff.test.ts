@@ -39,6 +39,23 @@ describe('synth TIFF writer', () => {
     await tiff.close();
   });
 
+  it('writes UInt8 (8-bit scaled images, issue 11) Deflate rows that read back exactly as 8-bit unsigned samples', async () => {
+    const width = 41;
+    const height = 13;
+    const file = path.join(dir, 'u8.tif');
+    const data = Uint8Array.from({ length: width * height }, (_, i) => (i * 31) % 256);
+    await writeTiff(file, { width, height, sampleType: 'uint8', compression: 'deflate' }, data);
+    const tiff = await fromFile(file);
+    const image = await tiff.getImage();
+    expect(image.getBitsPerSample()).toBe(8);
+    expect(image.getSampleFormat()).toBe(1);
+    const rasters = await image.readRasters({ interleave: true });
+    expect(rasters).toBeInstanceOf(Uint8Array);
+    expect(Array.from(rasters as Uint8Array)).toEqual(Array.from(data));
+    await tiff.close();
+    await expect(writeTiff(path.join(dir, 'u8-wrong.tif'), { width, height, sampleType: 'uint8' }, new Uint16Array(width * height))).rejects.toThrow(/expected Uint8Array rows/);
+  });
+
   it('refuses more rows than the height and closing before the last row', async () => {
     const writer = await TiffWriter.create(path.join(dir, 'short.tif'), { width: 4, height: 2, sampleType: 'uint16' });
     await expect(writer.writeRows(new Uint16Array(12), 3)).rejects.toThrow(/exceed/);
