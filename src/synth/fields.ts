@@ -325,14 +325,21 @@ class SeasonScene implements RtcStackModel {
     });
     // Pixel owners: the field holding the pixel centre (fields do not overlap; −1 between fields).
     this.owner = new Int16Array(grid.width * grid.height).fill(-1);
-    for (let row = 0; row < grid.height; row++) {
-      for (let col = 0; col < grid.width; col++) {
-        const e = grid.x0 + (col + 0.5) * grid.pixel - grid.cx;
-        const n = grid.y0 - (row + 0.5) * grid.pixel - grid.cy;
-        const k = fields.findIndex((f) => insideRect(f, e, n));
-        this.owner[row * grid.width + col] = k;
+    fields.forEach((f, k) => {
+      const corners = rectCorners(f);
+      const es = corners.map((c) => c[0]);
+      const ns = corners.map((c) => c[1]);
+      const c0 = Math.max(0, Math.floor((grid.cx + Math.min(...es) - grid.x0) / grid.pixel));
+      const c1 = Math.min(grid.width - 1, Math.floor((grid.cx + Math.max(...es) - grid.x0) / grid.pixel));
+      const r0 = Math.max(0, Math.floor((grid.y0 - grid.cy - Math.max(...ns)) / grid.pixel));
+      const r1 = Math.min(grid.height - 1, Math.floor((grid.y0 - grid.cy - Math.min(...ns)) / grid.pixel));
+      for (let row = r0; row <= r1; row++) {
+        for (let col = c0; col <= c1; col++) {
+          const i = row * grid.width + col;
+          if (this.owner[i]! < 0 && insideRect(f, grid.x0 + (col + 0.5) * grid.pixel - grid.cx, grid.y0 - (row + 0.5) * grid.pixel - grid.cy)) this.owner[i] = k;
+        }
       }
-    }
+    });
     const stripRng = new Random(seed, 'season-strips');
     this.strips = dates.map(() => null);
     for (let s = 0; s < Math.min(stripDates, dates.length); s++) {
