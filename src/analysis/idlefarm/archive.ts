@@ -129,7 +129,7 @@ function readme(input: ArchiveInput, summary: IdlefarmSummary): string {
     `duration in units of 30 days, at most 4): intercept ${m.intercept}, weights [${m.weights.join(', ')}]; idle when the`,
     `probability is at least ${m.threshold}. Coefficients fitted on generated seasons (${String(m.training.seeds ?? '')}).`,
     `A field is undetermined with fewer than ${MIN_VALID_DATES} valid dates, valid dates spanning less than ${MIN_SPAN_DAYS} days,`,
-    'no pixel in any scene, or no polygon geometry. The season should cover the growing season of the region.',
+    'no pixel in any scene (or no valid pixel on any date), or no polygon geometry. The season should cover the growing season of the region.',
     '',
   ].join('\r\n');
 }

@@ -53,6 +53,7 @@ export function seasonStats(dates: readonly string[], vv: ArrayLike<number>, vh:
   const idx: number[] = [];
   for (let i = 0; i < dates.length; i++) if (Number.isFinite(vv[i]) && Number.isFinite(vh[i])) idx.push(i);
   const n = idx.length;
+  if (n === 0) return { stats: null, reason: 'no date has valid VV and VH pixels over the field', validDates: 0 };
   if (n < MIN_VALID_DATES) return { stats: null, reason: `only ${n} date${n === 1 ? '' : 's'} with both VV and VH over the field (at least ${MIN_VALID_DATES} needed)`, validDates: n };
   const span = dayNumber(dates[idx[n - 1]!]!) - dayNumber(dates[idx[0]!]!);
   if (span < MIN_SPAN_DAYS) return { stats: null, reason: `the valid dates span ${span} days (at least ${MIN_SPAN_DAYS} needed for a season)`, validDates: n };
