@@ -13,6 +13,7 @@ let season: SeasonStackResult;
 let upload: UploadedCollection;
 let members: Map<string, Buffer>;
 let progress: number[];
+let summary: Awaited<ReturnType<typeof runIdlefarm>>['summary'];
 
 async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(bytes, { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
@@ -54,6 +55,7 @@ beforeAll(async () => {
   progress = [];
   const out = await runIdlefarm({ fields: upload, scenes: season.scenes, family: 'analyze', mtime: new Date('2024-02-01T00:00:00Z'), onProgress: (p) => progress.push(p) });
   expect(out.path).toBeNull();
+  summary = out.summary;
   members = await unzip(out.zipBytes!);
 }, 60_000);
 
@@ -153,6 +155,23 @@ describe('idle farmland on a generated season (issue 14)', () => {
     expect(far.properties.idle_probability).toBeNull();
     expect(far.properties.idle_reason).toMatch(/covers no pixel/);
     expect(far.properties.valid_dates).toBe(0);
+  });
+
+  it('the summary counts the decisions and the area of the polygon fields (for credits)', () => {
+    const out = resultFeatures();
+    expect(summary).toMatchObject({
+      fields: out.length,
+      idle: out.filter((f) => f.properties.idle === true).length,
+      cropped: out.filter((f) => f.properties.idle === false).length,
+      undetermined: 2,
+      dates: season.scenes.length,
+      firstDate: season.scenes[0]!.date,
+      lastDate: season.scenes[season.scenes.length - 1]!.date,
+    });
+    expect(summary.idle).toBe(14);
+    const ha = out.reduce((s, f) => s + ((f.properties.area_ha as number | null) ?? 0), 0);
+    expect(Math.abs(summary.areaSqkm - ha / 100)).toBeLessThan(0.01);
+    expect(summary.areaSqkm).toBeGreaterThan(3);
   });
 
   it('summary.csv has a row per feature in upload order, and a name that would start a formula is neutralised', () => {

@@ -140,9 +140,11 @@ export async function writeIdlefarmArchive(input: ArchiveInput, outPath?: string
   const { series, outcomes } = analysis;
   const mtime = input.mtime ?? new Date();
   const zip = new yazl.ZipFile();
+  let areaSqm = 0;
   const features = fields.features.map((f, i) => {
     const g = fieldGeometry(f);
     const areaHa = g ? geodesicAreaSqm(g) / 1e4 : null;
+    areaSqm += (areaHa ?? 0) * 1e4;
     return {
       type: 'Feature' as const,
       ...(f.id !== undefined ? { id: f.id } : {}),
@@ -158,13 +160,12 @@ export async function writeIdlefarmArchive(input: ArchiveInput, outPath?: string
     dates: series.dates.length,
     firstDate: series.dates[0] ?? null,
     lastDate: series.dates[series.dates.length - 1] ?? null,
-    areaSqkm: Math.round(features.reduce((s, f) => s + ((f.properties.area_ha as number | null) ?? 0), 0)) / 100,
+    areaSqkm: Math.round(areaSqm / 1e3) / 1e3,
   };
   const options = { mtime };
   zip.addBuffer(Buffer.from(`${JSON.stringify({ type: 'FeatureCollection', features })}\n`), 'fields.geojson', options);
   const rows = features.map((f, i) => {
-    const p = f.properties as Record<string, unknown>;
-    const row: Record<(typeof CSV_COLUMNS)[number], unknown> = { ...p, feature_index: i + 1, feature_id: featureId(fields.features[i]!), name: fields.features[i]!.properties?.name ?? null } as never;
+    const row: Record<string, unknown> = { ...f.properties, feature_index: i + 1, feature_id: featureId(fields.features[i]!), name: fields.features[i]!.properties?.name ?? null };
     return CSV_COLUMNS.map((c) => csvCell(row[c])).join(',');
   });
   zip.addBuffer(Buffer.from(`${[CSV_COLUMNS.join(','), ...rows].join('\r\n')}\r\n`), 'summary.csv', options);
