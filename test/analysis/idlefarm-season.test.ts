@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   csvCell,
   decideField,
+  fieldGeometry,
   featureVector,
   idleProbability,
   loadIdleModel,
@@ -92,6 +93,19 @@ describe('idlefarm season statistics (issue 14)', () => {
     expect(p(1.5, 0.3)).toBeGreaterThan(0.95);
     expect(p(6, 3)).toBeLessThan(0.05);
     expect(model.training.seeds).toBe('101-116');
+  });
+
+  it('only well-formed Polygon and MultiPolygon geometries are fields', () => {
+    const ring = [[0, 0], [1, 0], [1, 1], [0, 0]];
+    const f = (geometry: unknown) => fieldGeometry({ type: 'Feature', geometry: geometry as never, properties: null });
+    expect(f({ type: 'Polygon', coordinates: [ring] })).not.toBeNull();
+    expect(f({ type: 'MultiPolygon', coordinates: [[ring], [ring]] })).not.toBeNull();
+    expect(f({ type: 'Point', coordinates: [0, 0] })).toBeNull();
+    expect(f(null)).toBeNull();
+    expect(f({ type: 'Polygon', coordinates: [] })).toBeNull();
+    expect(f({ type: 'Polygon', coordinates: [[[0, 0], [1, 0], [0, 0]]] })).toBeNull();
+    expect(f({ type: 'Polygon', coordinates: [[[0, 0], [1, 'x'], [1, 1], [0, 0]]] })).toBeNull();
+    expect(f({ type: 'MultiPolygon', coordinates: [[ring], 'nope'] })).toBeNull();
   });
 
   it('CSV cells are quoted when needed and formulas are neutralised', () => {

@@ -149,7 +149,7 @@ describe('idle farmland on a generated season (issue 14)', () => {
     const point = out[3]!;
     expect(point.properties.idle).toBeNull();
     expect(point.properties.idle_probability).toBeNull();
-    expect(point.properties.idle_reason).toMatch(/no Polygon or MultiPolygon/);
+    expect(point.properties.idle_reason).toBe('the feature has no valid Polygon or MultiPolygon geometry');
     const far = out[out.length - 1]!;
     expect(far.properties.idle).toBeNull();
     expect(far.properties.idle_probability).toBeNull();
@@ -225,7 +225,7 @@ describe('idle farmland: edge cases (issue 14)', () => {
       expect(f.properties.idle).toBeNull();
       expect(f.properties.idle_probability).toBeNull();
       expect(f.properties.vh_amplitude_db).toBeNull();
-      expect(f.properties.idle_reason).toMatch(/only \d dates? with both VV and VH over the field \(at least 8 needed\)|no Polygon|covers no pixel/);
+      expect(f.properties.idle_reason).toMatch(/only \d dates? with both VV and VH over the field \(at least 8 needed\)|no valid Polygon|covers no pixel/);
     }
     // 5 dates; a field under the no-data strip of one of them has 4.
     expect(features.filter((f) => /only [45] dates/.test(f.properties.idle_reason!))).toHaveLength(season.truth.length);

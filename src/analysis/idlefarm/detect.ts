@@ -44,11 +44,20 @@ export interface AnalyseFieldsOptions {
   signal?: AbortSignal;
 }
 
-/** The field's polygon, or null when the feature has none (it is reported, undetermined). */
+const isRing = (r: unknown): boolean =>
+  Array.isArray(r) && r.length >= 4 && r.every((p) => Array.isArray(p) && p.length >= 2 && Number.isFinite(p[0]) && Number.isFinite(p[1]));
+const isRings = (rings: unknown): boolean => Array.isArray(rings) && rings.length > 0 && rings.every(isRing);
+
+/**
+ * The field's polygon, or null when the feature has none or a malformed one (it is reported,
+ * undetermined, rather than failing the job: uploads are validated before, this is the guard).
+ */
 export function fieldGeometry(f: UploadedFeature): AoiGeometry | null {
   const g = f.geometry;
-  if (!g || (g.type !== 'Polygon' && g.type !== 'MultiPolygon') || !Array.isArray(g.coordinates)) return null;
-  return g as AoiGeometry;
+  if (!g) return null;
+  if (g.type === 'Polygon' && isRings(g.coordinates)) return g as AoiGeometry;
+  if (g.type === 'MultiPolygon' && Array.isArray(g.coordinates) && g.coordinates.length > 0 && g.coordinates.every(isRings)) return g as AoiGeometry;
+  return null;
 }
 
 /** The decision for one field from its series (index-aligned with `dates`). */
@@ -74,7 +83,7 @@ export async function analyseFields(
     onProgress: (done, total) => options.onProgress?.(done / total),
   });
   const outcomes = geometries.map((g, f) =>
-    g ? decideField(series.dates, series.vv[f]!, series.vh[f]!, model, series.pixels[f]!) : { idle: null, idleProbability: null, reason: 'the feature has no Polygon or MultiPolygon geometry', stats: null, validDates: 0 },
+    g ? decideField(series.dates, series.vv[f]!, series.vh[f]!, model, series.pixels[f]!) : { idle: null, idleProbability: null, reason: 'the feature has no valid Polygon or MultiPolygon geometry', stats: null, validDates: 0 },
   );
   return { series, outcomes };
 }
