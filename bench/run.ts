@@ -17,6 +17,7 @@ import { benchRemote } from './remote.ts';
 import { benchShips } from './ship.ts';
 import { benchTimeseries } from './timeseries.ts';
 import { benchValidation } from './validation.ts';
+import { benchIdlefarm } from './idlefarm.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
 interface SuiteResult {
@@ -69,6 +70,10 @@ const SUITES: Record<string, Suite> = {
       stages,
       details,
     };
+  },
+  idlefarm: async ({ workDir }) => {
+    const { stages, ...details } = await benchIdlefarm({ workDir });
+    return { name: 'idlefarm', description: `idle farmland on ${details.fields} fields × ${details.dates} dates (${details.sizePx} × ${details.sizePx} px RTC at 30 m, VV+VH): series, decisions, result.zip`, stages, details };
   },
   validation: async () => {
     const { stages, details } = await benchValidation();

@@ -26,6 +26,9 @@
  * Building change (per-object F1 and pixel IoU on generated cities) and time-series change
  * points (date error on generated series with known breaks): eval/change.ts.
  *
+ * Idle farmland (`--only idlefarm`; field-level F1 of "idle" on held-out generated seasons,
+ * plausibility on the real OPERA stacks): eval/idlefarm.ts.
+ *
  *   SARWATCH_EVAL_DIR      where generated products go (default: a temp dir, removed after)
  */
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -47,6 +50,7 @@ import { f3, table } from './format.ts';
 import { GENERATED_SLICK_TARGETS, iou, overlaps } from './scoring/slickEval.ts';
 import { evalOilChips, printOilChips } from './oilChips.ts';
 import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
+import { evalIdlefarm, printIdlefarm } from './idlefarm.ts';
 
 const NORTH_SEA_DIR = path.join(S1_DATA, 'grd-safe-northsea-ships');
 const NORTH_SEA_SAFE = path.join(NORTH_SEA_DIR, 'notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
@@ -451,6 +455,7 @@ async function main(): Promise<void> {
   // `--only ship,oilslick,change,timeseries` (any of them, comma-separated): run just those parts.
   const only = values.only ? new Set(values.only.split(',')) : null;
   const parts = ['ship', 'oilslick', 'change', 'timeseries'];
+  parts.push('idlefarm'); // eval/idlefarm.ts
   for (const name of only ?? []) if (!parts.includes(name)) throw new Error(`unknown eval part ${name}; known: ${parts.join(', ')}`);
   const runs = (name: string): boolean => !only || only.has(name);
   const own = !process.env.SARWATCH_EVAL_DIR;
@@ -472,7 +477,9 @@ async function main(): Promise<void> {
     if (change && !values.json) printChange(change);
     const timeseries = runs('timeseries') ? await evalTimeseries(dir) : undefined;
     if (timeseries && !values.json) printTimeseries(timeseries);
-    if (values.json) process.stdout.write(`${JSON.stringify({ ship, oilslick, change, timeseries })}\n`);
+    const idlefarm = runs('idlefarm') ? await evalIdlefarm(dir) : undefined;
+    if (idlefarm && !values.json) printIdlefarm(idlefarm);
+    if (values.json) process.stdout.write(`${JSON.stringify({ ship, oilslick, change, timeseries, idlefarm })}\n`);
     else {
       console.log(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     }

@@ -67,3 +67,5 @@ export type { DemoArchiveOptions, DemoArchiveResult } from './demo.ts';
 export type { TruthCollection, TruthFeature, TruthGeometry, TruthKind } from './truth.ts';
 export { writeGrdCitySeries, cityFromRtcTruth } from './grdCity.ts';
 export type { CityBuilding, CityChange, GrdCitySeriesSpec, GrdCitySeriesResult } from './grdCity.ts';
+export { writeFieldSeason, seasonLayout, SEASON_CROPS, SEASON_IDLE } from './fields.ts';
+export type { FieldCollection, SeasonCrop, SeasonFieldClass, SeasonFieldSpec, SeasonFieldTruth, SeasonIdle, SeasonStackResult, SeasonStackSpec } from './fields.ts';

@@ -118,6 +118,30 @@ export interface RtcStackSpec {
   buildings?: BuildingSpec[];
   fields?: FieldSpec[];
   changes?: ChangeSpec[];
+  /**
+   * A scene model of the caller's instead of `scene`'s built-in one (e.g. src/synth/fields.ts):
+   * rendered on the same grid, with the same speckle, names, tags and truth file.
+   */
+  model?: (grid: RtcStackGrid, dates: Date[]) => RtcStackModel;
+}
+
+/** The pixel grid of a stack, for a caller's scene model (map coordinates in the stack's UTM zone). */
+export interface RtcStackGrid {
+  width: number;
+  height: number;
+  pixel: number;
+  /** Map coordinates of the upper-left corner. */
+  x0: number;
+  y0: number;
+  /** Map coordinates of the stack centre (east/north offsets are relative to it). */
+  cx: number;
+  cy: number;
+}
+
+/** A caller's scene: per date index and polarisation the speckle-free linear γ0 of every pixel (NaN: no data), and its truth. */
+export interface RtcStackModel {
+  render(k: number, pol: Polarisation, out: Float32Array): void;
+  truth(toLonLat: (east: number, north: number) => Position, dates: string[]): TruthFeature[];
 }
 
 export interface WriteRtcResult {
@@ -829,8 +853,9 @@ export async function writeRtcStack(dir: string, spec: RtcStackSpec): Promise<Wr
   const burstId = `T${String(spec.track).padStart(3, '0')}-${String(burst).padStart(6, '0')}-${subswath}`;
   // Sentinel-1 looks right of its heading.
   const lookAzimuth = platformHeading(lat, pass) + 90;
-  const scene: StackScene =
-    spec.scene === 'city' ? new CityScene(grid, dates, spec, lookAzimuth) : new FarmlandScene(grid, dates, spec);
+  const scene: StackScene = spec.model
+    ? spec.model(grid, dates)
+    : spec.scene === 'city' ? new CityScene(grid, dates, spec, lookAzimuth) : new FarmlandScene(grid, dates, spec);
 
   await mkdir(dir, { recursive: true });
   const files: string[] = [];

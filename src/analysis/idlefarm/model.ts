@@ -1,0 +1,47 @@
+// The idle probability of a field: a logistic model on its season statistics (docs/idlefarm.md).
+// Coefficients are fitted on generated seasons by training/idlefarm/fit.ts (seeded, so the
+// fit repeats exactly) and committed as model.json beside this file.
+
+import { readFileSync } from 'node:fs';
+import type { SeasonStats } from './season.ts';
+
+/** Longest rise (days) the model distinguishes; slower rises count as this long. */
+export const RISE_DAYS_CAP = 120;
+
+export const FEATURE_NAMES = ['vh_rise_db', 'vh_vv_rise_db', 'rise_days_30'] as const;
+
+export interface IdleModel {
+  featureNames: string[];
+  intercept: number;
+  weights: number[];
+  /** idle when the probability is at least this. */
+  threshold: number;
+  /** How the coefficients were made (for the record). */
+  training: Record<string, unknown>;
+}
+
+/** The features the model reads, in FEATURE_NAMES order. */
+export function featureVector(s: Pick<SeasonStats, 'vhRiseDb' | 'ratioRiseDb' | 'riseDays'>): number[] {
+  return [s.vhRiseDb, s.ratioRiseDb, Math.min(s.riseDays, RISE_DAYS_CAP) / 30];
+}
+
+/** P(idle) under `model`, 0…1. */
+export function idleProbability(model: IdleModel, features: readonly number[]): number {
+  let z = model.intercept;
+  for (let i = 0; i < features.length; i++) z += model.weights[i]! * features[i]!;
+  return 1 / (1 + Math.exp(-z));
+}
+
+export const MODEL_URL = new URL('./model.json', import.meta.url);
+
+let cached: IdleModel | undefined;
+
+/** The committed model; it must have been fitted on the features this code computes. */
+export function loadIdleModel(): IdleModel {
+  if (cached) return cached;
+  const model = JSON.parse(readFileSync(MODEL_URL, 'utf8')) as IdleModel;
+  if (model.featureNames.length !== FEATURE_NAMES.length || model.featureNames.some((n, i) => n !== FEATURE_NAMES[i])) {
+    throw new Error(`idlefarm model.json was fitted on [${model.featureNames.join(', ')}], the code computes [${FEATURE_NAMES.join(', ')}]: refit (training/idlefarm/fit.ts)`);
+  }
+  return (cached = model);
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import {
+  csvCell,
+  decideField,
+  fieldGeometry,
+  featureVector,
+  idleProbability,
+  loadIdleModel,
+  MIN_SPAN_DAYS,
+  MIN_VALID_DATES,
+  seasonStats,
+  smoothSeries,
+} from '../../src/analysis/idlefarm/index.ts';
+
+/** 31 dates, 12 days apart, from 2023-01-05. */
+const DATES = Array.from({ length: 31 }, (_, i) => new Date(Date.UTC(2023, 0, 5) + i * 12 * 86_400_000).toISOString().slice(0, 10));
+const dayOf = (d: string) => (Date.parse(d) - Date.UTC(2023, 0, 1)) / 86_400_000;
+
+/** A crop: VH −21 → −15 dB logistic around day 180 (τ 10 days), harvest at day 270; VV −13 → −11. */
+function crop(): { vv: number[]; vh: number[] } {
+  const g = DATES.map((d) => {
+    const t = dayOf(d);
+    return t >= 270 ? 0 : 1 / (1 + Math.exp(-(t - 180) / 10));
+  });
+  return { vh: g.map((x) => -21 + 6 * x), vv: g.map((x) => -13 + 2 * x) };
+}
+
+describe('idlefarm season statistics (issue 14)', () => {
+  it('smoothing removes a single-date spike and keeps a step', () => {
+    const spike = smoothSeries([0, 0, 0, 5, 0, 0, 0]);
+    expect(Math.max(...spike)).toBeCloseTo(0, 10);
+    const step = smoothSeries([0, 0, 0, 0, 3, 3, 3, 3]);
+    expect(step[0]).toBeCloseTo(0, 10);
+    expect(step[7]).toBeCloseTo(3, 10);
+    expect(step[3]).toBeCloseTo(0.75, 10);
+  });
+
+  it('a crop cycle: a 6 dB VH rise, VH/VV up 4 dB, 10–90 % within ~44 days, peak before harvest', () => {
+    const { vv, vh } = crop();
+    const s = seasonStats(DATES, vv, vh).stats!;
+    expect(s.validDates).toBe(31);
+    expect(s.vhRiseDb).toBeGreaterThan(5.8);
+    expect(s.vhRiseDb).toBeLessThanOrEqual(6);
+    expect(s.ratioRiseDb).toBeGreaterThan(3.8);
+    expect(s.ratioRiseDb).toBeLessThanOrEqual(4);
+    expect(s.riseDays).toBeGreaterThanOrEqual(36);
+    expect(s.riseDays).toBeLessThanOrEqual(60);
+    expect(dayOf(s.vhMaxDate)).toBeGreaterThan(220);
+    expect(dayOf(s.vhMaxDate)).toBeLessThan(270);
+    expect(s.vhMeanDb).toBeGreaterThan(-21);
+    expect(s.vhMeanDb).toBeLessThan(-15);
+    const model = loadIdleModel();
+    expect(idleProbability(model, featureVector(s))).toBeLessThan(0.01);
+  });
+
+  it('bare soil with a tillage step (VV and VH up 2.5 dB together) and rain spikes is idle', () => {
+    const vv = DATES.map((d, i) => -13 + (dayOf(d) >= 150 ? 2.5 : 0) + (i % 7 === 3 ? 2 : 0));
+    const vh = DATES.map((d, i) => -21 + (dayOf(d) >= 150 ? 2.7 : 0) + (i % 7 === 3 ? 2 : 0));
+    const s = seasonStats(DATES, vv, vh).stats!;
+    expect(s.vhRiseDb).toBeCloseTo(2.7, 5);
+    expect(Math.abs(s.ratioRiseDb)).toBeLessThan(0.3);
+    expect(s.riseDays).toBeLessThanOrEqual(24);
+    const outcome = decideField(DATES, vv, vh, loadIdleModel(), 100);
+    expect(outcome.idle).toBe(true);
+    expect(outcome.idleProbability!).toBeGreaterThan(0.9);
+  });
+
+  it(`issue 14: fewer than ${MIN_VALID_DATES} dates with VV and VH → idle null with a reason`, () => {
+    const { vv, vh } = crop();
+    const holes = vh.map((v, i) => (i % 4 === 0 ? v : Number.NaN)); // 8 of 31 left
+    expect(seasonStats(DATES, vv, holes).stats).not.toBeNull();
+    const fewer = vh.map((v, i) => (i % 5 === 0 ? v : Number.NaN)); // 7 left
+    const out = decideField(DATES, vv, fewer, loadIdleModel(), 100);
+    expect(out).toMatchObject({ idle: null, idleProbability: null, stats: null, validDates: 7 });
+    expect(out.reason).toBe('only 7 dates with both VV and VH over the field (at least 8 needed)');
+  });
+
+  it(`issue 14: valid dates spanning under ${MIN_SPAN_DAYS} days → idle null with a reason`, () => {
+    const { vv, vh } = crop();
+    const out = decideField(DATES.slice(0, 8), vv.slice(0, 8), vh.slice(0, 8), loadIdleModel(), 100);
+    expect(out.idle).toBeNull();
+    expect(out.reason).toBe('the valid dates span 84 days (at least 90 needed for a season)');
+    expect(decideField(DATES, vv, vh, loadIdleModel(), 0).reason).toBe('the field covers no pixel of any scene');
+  });
+
+  it('the fitted model: P(idle) falls with the VH rise and with the VH/VV rise', () => {
+    const model = loadIdleModel();
+    const p = (rise: number, ratio: number, days = 60) => idleProbability(model, featureVector({ vhRiseDb: rise, ratioRiseDb: ratio, riseDays: days }));
+    for (const rise of [1, 2, 3, 4, 5, 6]) {
+      expect(p(rise + 1, 1)).toBeLessThan(p(rise, 1));
+      expect(p(rise, 2)).toBeLessThan(p(rise, 1));
+    }
+    expect(p(1.5, 0.3)).toBeGreaterThan(0.95);
+    expect(p(6, 3)).toBeLessThan(0.05);
+    expect(model.training.seeds).toBe('101-116');
+  });
+
+  it('only well-formed Polygon and MultiPolygon geometries are fields', () => {
+    const ring = [[0, 0], [1, 0], [1, 1], [0, 0]];
+    const f = (geometry: unknown) => fieldGeometry({ type: 'Feature', geometry: geometry as never, properties: null });
+    expect(f({ type: 'Polygon', coordinates: [ring] })).not.toBeNull();
+    expect(f({ type: 'MultiPolygon', coordinates: [[ring], [ring]] })).not.toBeNull();
+    expect(f({ type: 'Point', coordinates: [0, 0] })).toBeNull();
+    expect(f(null)).toBeNull();
+    expect(f({ type: 'Polygon', coordinates: [] })).toBeNull();
+    expect(f({ type: 'Polygon', coordinates: [[[0, 0], [1, 0], [0, 0]]] })).toBeNull();
+    expect(f({ type: 'Polygon', coordinates: [[[0, 0], [1, 'x'], [1, 1], [0, 0]]] })).toBeNull();
+    expect(f({ type: 'MultiPolygon', coordinates: [[ring], 'nope'] })).toBeNull();
+  });
+
+  it('CSV cells are quoted when needed and formulas are neutralised', () => {
+    expect(csvCell('plain')).toBe('plain');
+    expect(csvCell('a,b')).toBe('"a,b"');
+    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
+    expect(csvCell('=1+1')).toBe("'=1+1");
+    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvCell(-3.5)).toBe('-3.5');
+    expect(csvCell(null)).toBe('');
+    expect(csvCell(false)).toBe('false');
+  });
+});
