@@ -85,13 +85,16 @@ class Sweep {
   /** The ring's interior lies on the upper (left) side. */
   private readonly interiorAbove: Uint8Array;
   private readonly status: StatusTree;
-  private readonly edges: Int32Array;
   /** The current event point (a vertex id). */
   private p = 0;
-  // Scratch lists, reused at every event.
-  private readonly S: number[] = [];
-  private readonly E: number[] = [];
-  private readonly T: number[] = [];
+  // At each event: the edges starting (S) and ending (E) at p, and those passing through
+  // it (T); scratch arrays reused throughout, with their lengths.
+  private readonly S: Int32Array;
+  private readonly E: Int32Array;
+  private readonly T: Int32Array;
+  private nS = 0;
+  private nE = 0;
+  private nT = 0;
   private below = NONE;
   private above = NONE;
 
@@ -109,10 +112,6 @@ class Sweep {
     this.forward = new Uint8Array(vertices);
     this.interiorAbove = new Uint8Array(vertices);
     const rings = input.ringStart.length - 1;
-    let m = 0;
-    for (let r = 0; r < rings; r++) m += Math.max(0, input.ringStart[r + 1]! - input.ringStart[r]! - 1);
-    this.edges = new Int32Array(m);
-    let k = 0;
     for (let r = 0; r < rings; r++) {
       for (let e = input.ringStart[r]!; e + 1 < input.ringStart[r + 1]!; e++) {
         const fwd = edgeForward(this.c, e);
@@ -120,10 +119,32 @@ class Sweep {
         this.R[e] = fwd ? e + 1 : e;
         this.forward[e] = fwd ? 1 : 0;
         this.interiorAbove[e] = fwd === (input.ccw[r] === 1) ? 1 : 0;
-        this.edges[k++] = e;
       }
     }
+    this.S = new Int32Array(vertices);
+    this.E = new Int32Array(vertices);
+    this.T = new Int32Array(vertices);
     this.status = new StatusTree(vertices, (s, t) => this.goesAbove(s, t));
+  }
+
+  private isEdge(e: number): boolean {
+    return e >= 0 && e + 1 < this.ringOf.length && this.ringOf[e] === this.ringOf[e + 1];
+  }
+
+  /**
+   * Edges in the order of one end (`ends` = L: left ends; R: right ends), lexicographically,
+   * ties by edge id: read off the vertices sorted once. Vertices at one position come in id
+   * order, and so do the edges they are an end of (an edge joins two distinct positions).
+   */
+  private edgesByEnd(byPosition: Int32Array, ends: Int32Array): Int32Array {
+    const order = new Int32Array(byPosition.length);
+    let k = 0;
+    for (let i = 0; i < byPosition.length; i++) {
+      const v = byPosition[i]!;
+      if (this.isEdge(v - 1) && ends[v - 1] === v) order[k++] = v - 1;
+      if (this.isEdge(v) && ends[v] === v) order[k++] = v;
+    }
+    return order.subarray(0, k);
   }
 
   private x(v: number): number {
@@ -154,8 +175,12 @@ class Sweep {
 
   run(): SweepResult {
     const { L, R, S, E, T, status } = this;
-    const starts = this.edges.slice().sort((s, t) => this.lex(L[s]!, L[t]!) || s - t);
-    const ends = this.edges.slice().sort((s, t) => this.lex(R[s]!, R[t]!) || s - t);
+    const vertices = this.ringOf.length;
+    const byPosition = new Int32Array(vertices);
+    for (let v = 0; v < vertices; v++) byPosition[v] = v;
+    byPosition.sort((a, b) => this.lex(a, b) || a - b);
+    const starts = this.edgesByEnd(byPosition, L);
+    const ends = this.edgesByEnd(byPosition, R);
     const rings = this.ringStart.length - 1;
     const parent = new Int32Array(rings).fill(-1);
     const seen = new Uint8Array(rings);
@@ -166,34 +191,37 @@ class Sweep {
     let j = 0;
     while (i < n || j < n) {
       const p = (this.p = i < n && (j >= n || this.lex(L[starts[i]!]!, R[ends[j]!]!) <= 0) ? L[starts[i]!]! : R[ends[j]!]!);
-      S.length = 0;
-      while (i < n && this.same(L[starts[i]!]!, p)) S.push(starts[i++]!);
-      E.length = 0;
-      while (j < n && this.same(R[ends[j]!]!, p)) E.push(ends[j++]!);
+      let nS = 0;
+      while (i < n && this.same(L[starts[i]!]!, p)) S[nS++] = starts[i++]!;
+      let nE = 0;
+      while (j < n && this.same(R[ends[j]!]!, p)) E[nE++] = ends[j++]!;
+      this.nS = nS;
+      this.nE = nE;
 
       // Segments on the line through p: those ending here and those passing through.
       this.locate(p);
-      if (this.analysePoint(p)) return result(true);
+      if (this.nT + nS + nE >= 2 && this.analysePoint(p)) return result(true);
 
-      for (const s of E) status.remove(s);
-      for (const s of S) status.insert(s);
+      for (let k = 0; k < nE; k++) status.remove(E[k]!);
+      for (let k = 0; k < nS; k++) status.insert(S[k]!);
 
       // New neighbours: where segments left (around the block through p) and around each
       // inserted one.
       const { below, above } = this;
       if (below !== NONE && this.pair(below, status.next[below]!)) return result(true);
       if (above !== NONE && this.pair(status.prev[above]!, above)) return result(true);
-      for (const s of S) {
+      for (let k = 0; k < nS; k++) {
+        const s = S[k]!;
         if (this.pair(status.prev[s]!, s) || this.pair(s, status.next[s]!)) return result(true);
       }
 
       // A ring's first vertex (lexicographically smallest): both its edges start here. The
       // segment just below the lower one says which ring encloses it.
       let unseen = false;
-      for (const s of S) if (!seen[this.ringOf[s]!]) unseen = true;
+      for (let k = 0; k < nS; k++) if (!seen[this.ringOf[S[k]!]!]) unseen = true;
       if (unseen) {
         // Bottom to top: all of them leave p rightwards or straight up.
-        const byAngle = S.slice().sort((s, t) => -this.orient(p, R[s]!, R[t]!) || s - t);
+        const byAngle = Array.from(S.subarray(0, nS)).sort((s, t) => -this.orient(p, R[s]!, R[t]!) || s - t);
         for (const s of byAngle) {
           const r = this.ringOf[s]!;
           if (seen[r]) continue;
@@ -204,7 +232,6 @@ class Sweep {
           parent[r] = this.interiorAbove[under] ? u : parent[u]!;
         }
       }
-      T.length = 0;
     }
     return result(false);
   }
@@ -263,7 +290,7 @@ class Sweep {
         node = left[node]!;
       } else break;
     }
-    T.length = 0;
+    this.nT = 0;
     if (node === NONE) {
       this.below = below;
       this.above = above;
@@ -273,7 +300,9 @@ class Sweep {
     while (prev[lo] !== NONE && this.orient(L[prev[lo]!]!, R[prev[lo]!]!, p) === 0) lo = prev[lo]!;
     let hi = node;
     while (next[hi] !== NONE && this.orient(L[next[hi]!]!, R[next[hi]!]!, p) === 0) hi = next[hi]!;
-    for (let n = lo; n !== NONE; n = n === hi ? NONE : next[n]!) if (!this.same(R[n]!, p)) T.push(n);
+    let nT = 0;
+    for (let n = lo; n !== NONE; n = n === hi ? NONE : next[n]!) if (!this.same(R[n]!, p)) T[nT++] = n;
+    this.nT = nT;
     this.below = prev[lo]!;
     this.above = next[hi]!;
   }
@@ -293,12 +322,13 @@ class Sweep {
    * other, edges crossing at p, and rings crossing each other at p.
    */
   private analysePoint(p: number): boolean {
-    const { S, E, T, L, R, hooks } = this;
-    if (E.length + S.length + T.length < 2) return false;
+    const { L, R, hooks, nS, nE, nT } = this;
+    const S = this.S.subarray(0, nS);
+    const E = this.E.subarray(0, nE);
+    const T = this.T.subarray(0, nT);
     // The common case: one ring passes p once, at a vertex.
-    if (T.length === 0 && E.length + S.length === 2) {
-      const [a, b] = E.length === 2 ? E : S.length === 2 ? S : [E[0]!, S[0]!];
-      return hooks.pair(a!, b!);
+    if (nT === 0 && nE + nS === 2) {
+      return nE === 2 ? hooks.pair(E[0]!, E[1]!) : nS === 2 ? hooks.pair(S[0]!, S[1]!) : hooks.pair(E[0]!, S[0]!);
     }
     const halves: HalfEdge[] = [];
     const add = (seg: number, to: number) => {
