@@ -323,13 +323,14 @@ class Sweep {
    */
   private analysePoint(p: number): boolean {
     const { L, R, hooks, nS, nE, nT } = this;
+    // The common case: one ring passes p once, at a vertex.
+    if (nT === 0 && nE + nS === 2) {
+      const { S, E } = this;
+      return nE === 2 ? hooks.pair(E[0]!, E[1]!) : nS === 2 ? hooks.pair(S[0]!, S[1]!) : hooks.pair(E[0]!, S[0]!);
+    }
     const S = this.S.subarray(0, nS);
     const E = this.E.subarray(0, nE);
     const T = this.T.subarray(0, nT);
-    // The common case: one ring passes p once, at a vertex.
-    if (nT === 0 && nE + nS === 2) {
-      return nE === 2 ? hooks.pair(E[0]!, E[1]!) : nS === 2 ? hooks.pair(S[0]!, S[1]!) : hooks.pair(E[0]!, S[0]!);
-    }
     const halves: HalfEdge[] = [];
     const add = (seg: number, to: number) => {
       const forward = to === seg + 1;
