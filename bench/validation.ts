@@ -2,6 +2,10 @@
  * Hostile request polygons (issue 10 item 1), `npm run bench -- --only validation`:
  *   1. validation of each shape as the service does it (size limits, parse, validity,
  *      geodesic area, centroid: jobs/geometry/tasks.ts checkPolygon), median of 3 runs;
+ *      then, for the accepted shapes, clipping 200 vessel-sized detections scattered over the
+ *      AOI's bounding box to it as the ship and oil-slick detectors do (geo/aoiClipper.ts):
+ *      total and worst single detection, since the detectors run on the event loop in
+ *      embedded mode;
  *   2. the same shapes as ship previews against a real server (`sarwatch serve` in its own
  *      process: SQLite, one GRD scene over the North Sea in its archive, request limit 4 MiB
  *      so the 2 MB circle fits), one after another, while a loop on loopback asks /healthz
@@ -16,7 +20,10 @@ import path from 'node:path';
 import { hostileShapes } from './hostile-polygons.ts';
 import type { BenchStage } from './imagery-read.ts';
 import { loadConfig } from '../src/config.ts';
+import { AoiClipper } from '../src/geo/aoiClipper.ts';
+import { bboxOf, type AoiGeometry } from '../src/geo/index.ts';
 import { checkPolygon } from '../src/jobs/geometry/tasks.ts';
+import { mulberry32 } from '../src/prng.ts';
 
 const CLI = new URL('../bin/sarwatch.js', import.meta.url).pathname;
 
@@ -129,6 +136,39 @@ export async function benchValidation(): Promise<ValidationBenchResult> {
     outcomes[shape.name] = outcome;
   }
 
+  // 1b. Detections clipped to each accepted AOI, one by one.
+  const clipping: Record<string, unknown> = {};
+  for (const shape of shapes) {
+    const checked = checkPolygon(shape.wkt, limits);
+    if (!checked.ok) continue;
+    const random = mulberry32(10);
+    const [x0, y0, x1, y1] = bboxOf(checked.aoi);
+    const detections: AoiGeometry[] = Array.from({ length: 200 }, () => {
+      const x = x0 + random() * (x1 - x0);
+      const y = y0 + random() * (y1 - y0);
+      const d = 0.0005 + random() * 0.002; // 50–250 m
+      return { type: 'Polygon', coordinates: [[[x, y], [x + d, y], [x + d, y + d / 3], [x, y + d / 3], [x, y]]] };
+    });
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const clipper = new AoiClipper(checked.aoi);
+    const build = performance.now() - t0;
+    let worst = 0;
+    let kept = 0;
+    for (const d of detections) {
+      const t = performance.now();
+      if (clipper.intersect(d)) kept++;
+      worst = Math.max(worst, performance.now() - t);
+    }
+    const c1 = process.cpuUsage(c0);
+    stages.push({
+      ...stage(`clip 200 detections to ${shape.name}`, performance.now() - t0),
+      cpuSeconds: Math.round((c1.user + c1.system) / 1000) / 1000,
+      loadAverage: ms(os.loadavg()[0]!),
+    });
+    clipping[shape.name] = { buildMs: ms(build), worstDetectionMs: ms(worst), kept };
+  }
+
   // 2. Previews against a real server, /healthz polled meanwhile.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-bench-validation-'));
   writeArchive(path.join(dataDir, 'archive', 'bench'));
@@ -194,6 +234,7 @@ export async function benchValidation(): Promise<ValidationBenchResult> {
     stages,
     details: {
       outcomes,
+      clipping,
       healthz: { requests: sorted.length, p50Ms: ms(percentile(sorted, 0.5)), p99Ms: ms(percentile(sorted, 0.99)), maxMs: ms(sorted[sorted.length - 1] ?? NaN) },
       loadAverage1min: ms(os.loadavg()[0]!),
     },

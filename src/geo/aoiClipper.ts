@@ -97,46 +97,15 @@ function perimeterParam([x0, y0, x1, y1]: BBox, x: number, y: number): number {
   return 2 * w + h + (y1 - y);
 }
 
-/**
- * The interior of one ring (flat positions start … end − 1, closed) cut to the rectangle
- * `box`: simple rings, counter-clockwise. Each run of the ring inside the box goes from an
- * entry to an exit on its boundary; from an exit the region continues counter-clockwise
- * along the boundary to the next entry. Throws RangeError if the runs do not join up.
- */
-export function cutRingToBox(coords: Float64Array, start: number, end: number, box: BBox): Position[][] {
-  const [x0, y0, x1, y1] = box;
-  const n = end - start - 1; // edges; the closing position repeats the first
-  if (n < 3) return [];
-  // Counter-clockwise order, whatever the input's.
-  let twice = 0;
-  for (let i = start; i < start + n; i++) twice += coords[2 * i]! * coords[2 * i + 3]! - coords[2 * i + 2]! * coords[2 * i + 1]!;
-  const forward = twice >= 0;
-  const at = (k: number): number => (forward ? start + (k % n) : start + n - (k % n));
-  const X = (k: number) => coords[2 * at(k)]!;
-  const Y = (k: number) => coords[2 * at(k) + 1]!;
-  let first = -1;
-  for (let k = 0; k < n; k++) {
-    const x = coords[2 * at(k)]!;
-    const y = coords[2 * at(k) + 1]!;
-    if (x < x0 || x > x1 || y < y0 || y > y1) {
-      first = k;
-      break;
-    }
-  }
-  if (first === -1) {
-    const ring: Position[] = [];
-    for (let k = 0; k <= n; k++) ring.push([X(k), Y(k)]);
-    return [ring];
-  }
-  const chains: Position[][] = [];
-  let chain: Position[] | null = null;
-  for (let k = first; k < first + n; k++) {
-    const a = at(k);
-    const b = at(k + 1);
-    const px = coords[2 * a]!;
-    const py = coords[2 * a + 1]!;
-    const qx = coords[2 * b]!;
-    const qy = coords[2 * b + 1]!;
+/** Runs of a ring inside a box (each from an entry to an exit on its boundary), fed edge by edge in ring order. */
+class Runs {
+  readonly chains: Position[][] = [];
+  private chain: Position[] | null = null;
+
+  constructor(private readonly box: BBox) {}
+
+  edge(px: number, py: number, qx: number, qy: number): void {
+    const [x0, y0, x1, y1] = this.box;
     // Liang–Barsky: the part t0 … t1 of p → q inside the closed box, and the sides
     // (0: x = x0, 1: x = x1, 2: y = y0, 3: y = y1) where it enters and leaves.
     const dx = qx - px;
@@ -146,7 +115,7 @@ export function cutRingToBox(coords: Float64Array, start: number, end: number, b
     let side0 = -1;
     let side1 = -1;
     if (dx === 0) {
-      if (px < x0 || px > x1) continue;
+      if (px < x0 || px > x1) return;
     } else {
       const tIn = ((dx > 0 ? x0 : x1) - px) / dx;
       const tOut = ((dx > 0 ? x1 : x0) - px) / dx;
@@ -160,7 +129,7 @@ export function cutRingToBox(coords: Float64Array, start: number, end: number, b
       }
     }
     if (dy === 0) {
-      if (py < y0 || py > y1) continue;
+      if (py < y0 || py > y1) return;
     } else {
       const tIn = ((dy > 0 ? y0 : y1) - py) / dy;
       const tOut = ((dy > 0 ? y1 : y0) - py) / dy;
@@ -173,28 +142,36 @@ export function cutRingToBox(coords: Float64Array, start: number, end: number, b
         side1 = dy > 0 ? 3 : 2;
       }
     }
-    if (t0 > t1) continue;
-    if (!chain) {
-      if (t0 === 0 && k !== first) throw new RangeError('a run of the ring starts inside the box');
-      chain = [onSide(px, py, dx, dy, t0, side0, box)];
+    if (t0 > t1) return;
+    if (!this.chain) {
+      if (t0 === 0 && px > x0 && px < x1 && py > y0 && py < y1) throw new RangeError('a run of the ring starts inside the box');
+      this.chain = [onSide(px, py, dx, dy, t0, side0, this.box)];
     }
     if (t1 < 1) {
-      chain.push(onSide(px, py, dx, dy, t1, side1, box));
+      const chain = this.chain;
+      chain.push(onSide(px, py, dx, dy, t1, side1, this.box));
       // A run that only touches the boundary at one point bounds no area.
-      if (chain.some((q) => q[0] !== chain![0]![0] || q[1] !== chain![0]![1])) chains.push(chain);
-      chain = null;
+      if (chain.some((q) => q[0] !== chain[0]![0] || q[1] !== chain[0]![1])) this.chains.push(chain);
+      this.chain = null;
     } else {
-      chain.push([qx, qy]);
+      this.chain.push([qx, qy]);
     }
   }
-  if (chain) throw new RangeError('a run of the ring does not leave the box');
-  if (chains.length === 0) {
-    // The ring stays outside the box: it surrounds it or misses it.
-    const ring: Position[] = [];
-    for (let k = 0; k <= n; k++) ring.push([X(k), Y(k)]);
-    return pointInRing([(x0 + x1) / 2, (y0 + y1) / 2], ring) === 1 ? [boxRing(box)] : [];
+
+  /** The runs, once the edges fed have come back outside. */
+  done(): Position[][] {
+    if (this.chain) throw new RangeError('a run of the ring does not leave the box');
+    return this.chains;
   }
-  // Corners by their boundary parameter; then join the runs.
+}
+
+/**
+ * Runs inside `box` of a counter-clockwise ring joined into rings: from an exit the region
+ * continues counter-clockwise along the box's boundary to the next entry (Weiler–Atherton
+ * against a rectangle). Throws RangeError if they do not close.
+ */
+export function joinRuns(chains: readonly Position[][], box: BBox): Position[][] {
+  const [x0, y0, x1, y1] = box;
   const w = x1 - x0;
   const h = y1 - y0;
   const perimeter = 2 * (w + h);
@@ -217,7 +194,7 @@ export function cutRingToBox(coords: Float64Array, start: number, end: number, b
       used[current] = 1;
       ring.push(...chains[current]!);
       const from = exit[current]!;
-      // The next entry counter-clockwise from this exit (the run itself when it is the only one left on the way).
+      // The next entry counter-clockwise from this exit (the first run, to close the ring).
       let next = -1;
       let best = Infinity;
       for (let j = 0; j < chains.length; j++) {
@@ -245,6 +222,47 @@ export function cutRingToBox(coords: Float64Array, start: number, end: number, b
     rings.push(ring);
   }
   return rings;
+}
+
+/**
+ * The interior of one ring (flat positions start … end − 1, closed) cut to the rectangle
+ * `box`, reading the whole ring: simple rings, counter-clockwise. Throws RangeError if the
+ * runs do not join up.
+ */
+export function cutRingToBox(coords: Float64Array, start: number, end: number, box: BBox): Position[][] {
+  const [x0, y0, x1, y1] = box;
+  const n = end - start - 1; // edges; the closing position repeats the first
+  if (n < 3) return [];
+  // Counter-clockwise order, whatever the input's.
+  let twice = 0;
+  for (let i = start; i < start + n; i++) twice += coords[2 * i]! * coords[2 * i + 3]! - coords[2 * i + 2]! * coords[2 * i + 1]!;
+  const forward = twice >= 0;
+  const at = (k: number): number => (forward ? start + (k % n) : start + n - (k % n));
+  let first = -1;
+  for (let k = 0; k < n; k++) {
+    const x = coords[2 * at(k)]!;
+    const y = coords[2 * at(k) + 1]!;
+    if (x < x0 || x > x1 || y < y0 || y > y1) {
+      first = k;
+      break;
+    }
+  }
+  const ring = (): Position[] => {
+    const positions: Position[] = [];
+    for (let k = 0; k <= n; k++) positions.push([coords[2 * at(k)]!, coords[2 * at(k) + 1]!]);
+    return positions;
+  };
+  if (first === -1) return [ring()];
+  const runs = new Runs(box);
+  for (let k = first; k < first + n; k++) {
+    const a = at(k);
+    const b = at(k + 1);
+    runs.edge(coords[2 * a]!, coords[2 * a + 1]!, coords[2 * b]!, coords[2 * b + 1]!);
+  }
+  const chains = runs.done();
+  if (chains.length > 0) return joinRuns(chains, box);
+  // The ring stays outside the box: it surrounds it or misses it.
+  return pointInRing([(x0 + x1) / 2, (y0 + y1) / 2], ring()) === 1 ? [boxRing(box)] : [];
 }
 
 /** The rings of flat polygons whose bounding box meets `box`, cut to the convex `clip`; null when nothing is left. */
@@ -305,6 +323,9 @@ export class AoiClipper {
   private readonly rows: number;
   private readonly cellW: number;
   private readonly cellH: number;
+  /** Ring of each position, and whether each ring runs counter-clockwise. */
+  private readonly ringOf: Int32Array;
+  private readonly ccw: Uint8Array;
   /** Marks edges already looked at in this query. */
   private readonly stamp: Int32Array;
   private query = 0;
@@ -375,6 +396,15 @@ export class AoiClipper {
     this.edges = edges;
     this.cellStart = cellStart;
     this.stamp = new Int32Array(positions);
+    const rings = ringStart.length - 1;
+    this.ringOf = new Int32Array(positions);
+    this.ccw = new Uint8Array(rings);
+    for (let r = 0; r < rings; r++) {
+      this.ringOf.fill(r, ringStart[r]!, ringStart[r + 1]!);
+      let twice = 0;
+      for (let i = ringStart[r]!; i + 1 < ringStart[r + 1]!; i++) twice += coords[2 * i]! * coords[2 * i + 3]! - coords[2 * i + 2]! * coords[2 * i + 1]!;
+      this.ccw[r] = twice >= 0 ? 1 : 0;
+    }
   }
 
   private col(x: number): number {
@@ -402,8 +432,11 @@ export class AoiClipper {
     return false;
   }
 
-  /** Whether (x, y), off the AOI's boundary, lies in its area: crossings of a ray to the east (even–odd over all rings). */
-  contains(x: number, y: number): boolean {
+  /**
+   * Whether (x, y), off the AOI's boundary, lies in its area: crossings of a ray to the east
+   * (even–odd over all rings, or inside ring `only`).
+   */
+  contains(x: number, y: number, only = -1): boolean {
     if (x < this.x0 || y < this.y0 || x > this.x0 + this.cellW * this.cols || y > this.y0 + this.cellH * this.rows) return false;
     const c = this.flat.coords;
     const stamp = ++this.query;
@@ -415,6 +448,7 @@ export class AoiClipper {
         const e = this.edges[k]!;
         if (this.stamp[e] === stamp) continue;
         this.stamp[e] = stamp;
+        if (only >= 0 && this.ringOf[e] !== only) continue;
         const ax = c[2 * e]!;
         const ay = c[2 * e + 1]!;
         const bx = c[2 * e + 2]!;
@@ -439,10 +473,16 @@ export class AoiClipper {
     }
     try {
       const parts: Ring[][] = [];
-      for (const piece of this.pieces(box)) {
-        let part = intersectAoi(geom, multi(piece.shell));
-        if (part && piece.holes.length > 0) part = differenceAoi(part, multi(piece.holes));
-        if (part) parts.push(...(part.type === 'Polygon' ? [part.coordinates] : part.coordinates));
+      const add = (g: AoiGeometry | null) => g && parts.push(...(g.type === 'Polygon' ? [g.coordinates] : g.coordinates));
+      // Parts without holes nearby in one pass (parts never overlap); one with holes on its
+      // own, so its holes cut only its own area (another part may be an island in them).
+      const pieces = this.pieces(box);
+      const plain = pieces.filter((piece) => piece.holes.length === 0).flatMap((piece) => piece.shell);
+      if (plain.length > 0) add(intersectAoi(geom, multi(plain)));
+      for (const piece of pieces) {
+        if (piece.holes.length === 0) continue;
+        const part = intersectAoi(geom, multi(piece.shell));
+        add(part && differenceAoi(part, multi(piece.holes)));
       }
       if (parts.length === 0) return null;
       return parts.length === 1 ? { type: 'Polygon', coordinates: parts[0]! } : { type: 'MultiPolygon', coordinates: parts };
@@ -455,20 +495,69 @@ export class AoiClipper {
 
   /** Each AOI part near `box`, its shell and holes cut to the box (simple counter-clockwise rings). */
   pieces(box: BBox): Array<{ shell: Ring[]; holes: Ring[] }> {
-    const { coords, ringStart, partStart } = this.flat;
+    const { partStart } = this.flat;
     const boxes = this.ringBoxes;
     const meets = (r: number) => !(boxes[4 * r]! > box[2] || boxes[4 * r + 2]! < box[0] || boxes[4 * r + 1]! > box[3] || boxes[4 * r + 3]! < box[1]);
     const pieces: Array<{ shell: Ring[]; holes: Ring[] }> = [];
     for (let p = 0; p + 1 < partStart.length; p++) {
       const s = partStart[p]!;
       if (!meets(s)) continue;
-      const shell = cutRingToBox(coords, ringStart[s]!, ringStart[s + 1]!, box);
+      const shell = this.cutRing(s, box);
       if (shell.length === 0) continue;
       const holes: Ring[] = [];
-      for (let r = s + 1; r < partStart[p + 1]!; r++) if (meets(r)) holes.push(...cutRingToBox(coords, ringStart[r]!, ringStart[r + 1]!, box));
+      for (let r = s + 1; r < partStart[p + 1]!; r++) if (meets(r)) holes.push(...this.cutRing(r, box));
       pieces.push({ shell, holes });
     }
     return pieces;
+  }
+
+  /**
+   * Ring r's interior cut to `box`, reading only its edges near the box (from the grid): each
+   * maximal run of consecutive edges meeting the box starts and ends outside it.
+   */
+  private cutRing(r: number, box: BBox): Ring[] {
+    const { coords: c, ringStart } = this.flat;
+    const first = ringStart[r]!;
+    const edgeCount = ringStart[r + 1]! - first - 1;
+    const [bx0, by0, bx1, by1] = box;
+    const stamp = ++this.query;
+    const near: number[] = [];
+    for (let row = this.row(by0); row <= this.row(by1); row++) {
+      for (let col = this.col(bx0); col <= this.col(bx1); col++) {
+        const cell = row * this.cols + col;
+        for (let k = this.cellStart[cell]!; k < this.cellStart[cell + 1]!; k++) {
+          const e = this.edges[k]!;
+          if (this.stamp[e] === stamp || this.ringOf[e] !== r) continue;
+          this.stamp[e] = stamp;
+          if (Math.max(c[2 * e]!, c[2 * e + 2]!) < bx0 || Math.min(c[2 * e]!, c[2 * e + 2]!) > bx1) continue;
+          if (Math.max(c[2 * e + 1]!, c[2 * e + 3]!) < by0 || Math.min(c[2 * e + 1]!, c[2 * e + 3]!) > by1) continue;
+          near.push(e);
+        }
+      }
+    }
+    if (near.length >= edgeCount) return cutRingToBox(c, first, ringStart[r + 1]!, box);
+    const center: Position = [(bx0 + bx1) / 2, (by0 + by1) / 2];
+    if (near.length === 0) return this.contains(center[0], center[1], r) ? [boxRing(box)] : [];
+    near.sort((a, b) => a - b);
+    // Runs in ring order, starting after a gap (the ring is cyclic).
+    let startAt = 0;
+    for (let k = 0; k < near.length; k++) {
+      const prev = near[(k + near.length - 1) % near.length]!;
+      const expected = near[k] === first ? first + edgeCount - 1 : near[k]! - 1;
+      if (prev !== expected) {
+        startAt = k;
+        break;
+      }
+    }
+    const runs = new Runs(box);
+    for (let k = 0; k < near.length; k++) {
+      const e = near[(startAt + k) % near.length]!;
+      runs.edge(c[2 * e]!, c[2 * e + 1]!, c[2 * e + 2]!, c[2 * e + 3]!);
+    }
+    const chains = runs.done();
+    if (chains.length === 0) return this.contains(center[0], center[1], r) ? [boxRing(box)] : [];
+    // Counter-clockwise: a clockwise ring's runs, reversed, are its reverse's runs.
+    return joinRuns(this.ccw[r] ? chains : chains.map((chain) => chain.slice().reverse()).reverse(), box);
   }
 
   /** The AOI cut to the convex region `hull` (counter-clockwise, closed), zero-width seams along it included; null when nothing is left. */

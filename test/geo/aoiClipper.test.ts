@@ -40,19 +40,23 @@ const AOI = parseAoiWkt(
 
 describe('AoiClipper', () => {
   it('issue 10.1: gives the area intersectAoi gives, for detections inside, outside and across the AOI boundary', () => {
-    const clipper = new AoiClipper(AOI);
-    const random = mulberry32(101);
-    let across = 0;
-    for (let i = 0; i < 400; i++) {
-      const d = detection(-1 + random() * 18, -1 + random() * 12, 0.1 + random() * 0.8, random() * Math.PI);
-      const ours = clipper.intersect(d);
-      const theirs = intersectAoi(d, AOI);
-      expect(ours === null, JSON.stringify(d)).toBe(theirs === null);
-      expect(area(ours)).toBeCloseTo(area(theirs), 9);
-      if (theirs && area(theirs) < area(d) - 1e-9) across++;
+    // The AOI as written (counter-clockwise rings) and with every ring reversed.
+    const reversed: AoiGeometry = { type: 'MultiPolygon', coordinates: (AOI.coordinates as Ring[][]).map((rings) => rings.map((ring) => ring.slice().reverse())) };
+    for (const aoi of [AOI, reversed]) {
+      const clipper = new AoiClipper(aoi);
+      const random = mulberry32(101);
+      let across = 0;
+      for (let i = 0; i < 400; i++) {
+        const d = detection(-1 + random() * 18, -1 + random() * 12, 0.1 + random() * 0.8, random() * Math.PI);
+        const ours = clipper.intersect(d);
+        const theirs = intersectAoi(d, aoi);
+        expect(ours === null, JSON.stringify(d)).toBe(theirs === null);
+        expect(area(ours)).toBeCloseTo(area(theirs), 9);
+        if (theirs && area(theirs) < area(d) - 1e-9) across++;
+      }
+      // The sample exercises the cut: many detections straddle a boundary.
+      expect(across).toBeGreaterThan(50);
     }
-    // The sample exercises the cut: many detections straddle a boundary.
-    expect(across).toBeGreaterThan(50);
   });
 
   it('writes a detection wholly inside the AOI as intersectAoi writes it', () => {
