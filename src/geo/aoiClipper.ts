@@ -432,34 +432,9 @@ export class AoiClipper {
     return false;
   }
 
-  /**
-   * Whether (x, y), off the AOI's boundary, lies in its area: crossings of a ray to the east
-   * (even–odd over all rings, or inside ring `only`).
-   */
-  contains(x: number, y: number, only = -1): boolean {
-    if (x < this.x0 || y < this.y0 || x > this.x0 + this.cellW * this.cols || y > this.y0 + this.cellH * this.rows) return false;
-    const c = this.flat.coords;
-    const stamp = ++this.query;
-    const r = this.row(y);
-    let inside = false;
-    for (let col = this.col(x); col < this.cols; col++) {
-      const cell = r * this.cols + col;
-      for (let k = this.cellStart[cell]!; k < this.cellStart[cell + 1]!; k++) {
-        const e = this.edges[k]!;
-        if (this.stamp[e] === stamp) continue;
-        this.stamp[e] = stamp;
-        if (only >= 0 && this.ringOf[e] !== only) continue;
-        const ax = c[2 * e]!;
-        const ay = c[2 * e + 1]!;
-        const bx = c[2 * e + 2]!;
-        const by = c[2 * e + 3]!;
-        if (ay > y === by > y) continue;
-        // The edge crosses the horizontal line through (x, y): east of it?
-        const o = orientXY(ax, ay, bx, by, x, y);
-        if (by > ay ? o > 0 : o < 0) inside = !inside;
-      }
-    }
-    return inside;
+  /** Whether (x, y), off the AOI's boundary, lies in its area: inside an odd number of rings (a shell, not its hole). */
+  contains(x: number, y: number): boolean {
+    return this.ringsAround(x, y).size % 2 === 1;
   }
 
   /** `geom` ∩ the AOI, as intersectAoi gives it; null when empty. */
@@ -495,49 +470,84 @@ export class AoiClipper {
 
   /** Each AOI part near `box`, its shell and holes cut to the box (simple counter-clockwise rings). */
   pieces(box: BBox): Array<{ shell: Ring[]; holes: Ring[] }> {
-    const { partStart } = this.flat;
-    const boxes = this.ringBoxes;
-    const meets = (r: number) => !(boxes[4 * r]! > box[2] || boxes[4 * r + 2]! < box[0] || boxes[4 * r + 1]! > box[3] || boxes[4 * r + 3]! < box[1]);
-    const pieces: Array<{ shell: Ring[]; holes: Ring[] }> = [];
-    for (let p = 0; p + 1 < partStart.length; p++) {
-      const s = partStart[p]!;
-      if (!meets(s)) continue;
-      const shell = this.cutRing(s, box);
-      if (shell.length === 0) continue;
-      const holes: Ring[] = [];
-      for (let r = s + 1; r < partStart[p + 1]!; r++) if (meets(r)) holes.push(...this.cutRing(r, box));
-      pieces.push({ shell, holes });
-    }
-    return pieces;
-  }
-
-  /**
-   * Ring r's interior cut to `box`, reading only its edges near the box (from the grid): each
-   * maximal run of consecutive edges meeting the box starts and ends outside it.
-   */
-  private cutRing(r: number, box: BBox): Ring[] {
-    const { coords: c, ringStart } = this.flat;
-    const first = ringStart[r]!;
-    const edgeCount = ringStart[r + 1]! - first - 1;
+    const { coords: c, partStart } = this.flat;
     const [bx0, by0, bx1, by1] = box;
+    // One pass over the grid cells under the box: the edges meeting it, by ring.
+    const near = new Map<number, number[]>();
     const stamp = ++this.query;
-    const near: number[] = [];
     for (let row = this.row(by0); row <= this.row(by1); row++) {
       for (let col = this.col(bx0); col <= this.col(bx1); col++) {
         const cell = row * this.cols + col;
         for (let k = this.cellStart[cell]!; k < this.cellStart[cell + 1]!; k++) {
           const e = this.edges[k]!;
-          if (this.stamp[e] === stamp || this.ringOf[e] !== r) continue;
+          if (this.stamp[e] === stamp) continue;
           this.stamp[e] = stamp;
           if (Math.max(c[2 * e]!, c[2 * e + 2]!) < bx0 || Math.min(c[2 * e]!, c[2 * e + 2]!) > bx1) continue;
           if (Math.max(c[2 * e + 1]!, c[2 * e + 3]!) < by0 || Math.min(c[2 * e + 1]!, c[2 * e + 3]!) > by1) continue;
-          near.push(e);
+          const r = this.ringOf[e]!;
+          const list = near.get(r);
+          if (list) list.push(e);
+          else near.set(r, [e]);
         }
       }
     }
+    // Rings no edge of which meets the box hold all of it or none: one ray from its centre says.
+    const around = this.ringsAround((bx0 + bx1) / 2, (by0 + by1) / 2);
+    const cut = (r: number): Ring[] => {
+      const edges = near.get(r);
+      if (!edges) return around.has(r) ? [boxRing(box)] : [];
+      return this.cutRing(r, box, edges, around.has(r));
+    };
+    const pieces: Array<{ shell: Ring[]; holes: Ring[] }> = [];
+    for (let p = 0; p + 1 < partStart.length; p++) {
+      const s = partStart[p]!;
+      if (!near.has(s) && !around.has(s)) continue;
+      const shell = cut(s);
+      if (shell.length === 0) continue;
+      const holes: Ring[] = [];
+      for (let r = s + 1; r < partStart[p + 1]!; r++) if (near.has(r) || around.has(r)) holes.push(...cut(r));
+      pieces.push({ shell, holes });
+    }
+    return pieces;
+  }
+
+  /** The rings that a ray east from (x, y) crosses an odd number of times: those around the point. */
+  private ringsAround(x: number, y: number): Set<number> {
+    const around = new Set<number>();
+    if (x < this.x0 || y < this.y0 || x > this.x0 + this.cellW * this.cols || y > this.y0 + this.cellH * this.rows) return around;
+    const c = this.flat.coords;
+    const stamp = ++this.query;
+    const row = this.row(y);
+    for (let col = this.col(x); col < this.cols; col++) {
+      const cell = row * this.cols + col;
+      for (let k = this.cellStart[cell]!; k < this.cellStart[cell + 1]!; k++) {
+        const e = this.edges[k]!;
+        if (this.stamp[e] === stamp) continue;
+        this.stamp[e] = stamp;
+        const ay = c[2 * e + 1]!;
+        const by = c[2 * e + 3]!;
+        if (ay > y === by > y) continue;
+        const o = orientXY(c[2 * e]!, ay, c[2 * e + 2]!, by, x, y);
+        if (by > ay ? o > 0 : o < 0) {
+          const r = this.ringOf[e]!;
+          if (around.has(r)) around.delete(r);
+          else around.add(r);
+        }
+      }
+    }
+    return around;
+  }
+
+  /**
+   * Ring r's interior cut to `box` from `near`, its edges meeting the box: each maximal run
+   * of consecutive such edges starts and ends outside the box. `centreInside`: the box's
+   * centre lies inside the ring (for a ring that only skirts the box).
+   */
+  private cutRing(r: number, box: BBox, near: number[], centreInside: boolean): Ring[] {
+    const { coords: c, ringStart } = this.flat;
+    const first = ringStart[r]!;
+    const edgeCount = ringStart[r + 1]! - first - 1;
     if (near.length >= edgeCount) return cutRingToBox(c, first, ringStart[r + 1]!, box);
-    const center: Position = [(bx0 + bx1) / 2, (by0 + by1) / 2];
-    if (near.length === 0) return this.contains(center[0], center[1], r) ? [boxRing(box)] : [];
     near.sort((a, b) => a - b);
     // Runs in ring order, starting after a gap (the ring is cyclic).
     let startAt = 0;
@@ -555,9 +565,9 @@ export class AoiClipper {
       runs.edge(c[2 * e]!, c[2 * e + 1]!, c[2 * e + 2]!, c[2 * e + 3]!);
     }
     const chains = runs.done();
-    if (chains.length === 0) return this.contains(center[0], center[1], r) ? [boxRing(box)] : [];
+    if (chains.length === 0) return centreInside ? [boxRing(box)] : [];
     // Counter-clockwise: a clockwise ring's runs, reversed, are its reverse's runs.
-    return joinRuns(this.ccw[r] ? chains : chains.map((chain) => chain.slice().reverse()).reverse(), box);
+    return joinRuns(this.ccw[r] ? chains : chains.map((chain) => chain.slice().reverse()), box);
   }
 
   /** The AOI cut to the convex region `hull` (counter-clockwise, closed), zero-width seams along it included; null when nothing is left. */
