@@ -13,6 +13,9 @@
  *      so the 2 MB circle fits), one after another, while a loop on loopback asks /healthz
  *      back-to-back: its p50 / p99 / max latency is what any other client saw meanwhile.
  * Targets: each shape validated (accepted or refused) in ≤ 200 ms; /healthz p99 ≤ 50 ms.
+ * Last measured 2026-11-29 04:04 UTC, 2 shared cores at load average ~9–10 (wall ≈ 2 × CPU):
+ * validation CPU 48 ms (1,200 strips), 173 ms (comb), 21 ms (13,000 strips, refused), 105 ms
+ * (circle); /healthz p99 28.9 ms. README "Hostile request polygons" has the table.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
