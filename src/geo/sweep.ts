@@ -77,11 +77,9 @@ class Sweep {
   private readonly ringOf: Int32Array;
   private readonly ringStart: Int32Array;
   private readonly ccw: Uint8Array;
-  /** Per edge: its lexicographically smaller and larger end (vertex ids), and flags. */
+  /** Per edge: its lexicographically smaller and larger end (vertex ids). */
   private readonly L: Int32Array;
   private readonly R: Int32Array;
-  /** Ring order runs left → right. */
-  private readonly forward: Uint8Array;
   /** The ring's interior lies on the upper (left) side. */
   private readonly interiorAbove: Uint8Array;
   private readonly status: StatusTree;
@@ -109,7 +107,6 @@ class Sweep {
     const vertices = input.ringOf.length;
     this.L = new Int32Array(vertices);
     this.R = new Int32Array(vertices);
-    this.forward = new Uint8Array(vertices);
     this.interiorAbove = new Uint8Array(vertices);
     const rings = input.ringStart.length - 1;
     for (let r = 0; r < rings; r++) {
@@ -117,7 +114,6 @@ class Sweep {
         const fwd = edgeForward(this.c, e);
         this.L[e] = fwd ? e : e + 1;
         this.R[e] = fwd ? e + 1 : e;
-        this.forward[e] = fwd ? 1 : 0;
         this.interiorAbove[e] = fwd === (input.ccw[r] === 1) ? 1 : 0;
       }
     }

@@ -266,7 +266,7 @@ class Scanner {
 
 /** Counts what has been read against the limits. */
 class Budget {
-  vertices = 0;
+  private vertices = 0;
 
   constructor(readonly limits: PolygonLimits) {}
 
