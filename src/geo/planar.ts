@@ -17,6 +17,22 @@ export function ringSignedArea(ring: readonly Position[]): number {
   return twice / 2;
 }
 
+/** ringSignedArea of the positions start … end − 1 of flat coordinates (flat.ts), same arithmetic. */
+export function ringSignedAreaFlat(coords: Float64Array, start: number, end: number): number {
+  if (end - start < 3) return 0;
+  const ox = coords[2 * start]!;
+  const oy = coords[2 * start + 1]!;
+  let twice = 0;
+  for (let i = start + 1; i + 1 < end; i++) {
+    const x1 = coords[2 * i]!;
+    const y1 = coords[2 * i + 1]!;
+    const x2 = coords[2 * i + 2]!;
+    const y2 = coords[2 * i + 3]!;
+    twice += (x1 - ox) * (y2 - oy) - (x2 - ox) * (y1 - oy);
+  }
+  return twice / 2;
+}
+
 /** Exterior minus holes, each ring taken by absolute value (winding order is irrelevant). */
 export function polygonPlanarArea(rings: readonly Ring[]): number {
   let area = 0;

@@ -10,8 +10,13 @@ import type { Position } from './types.ts';
 
 /** Sign of the turn a → b → c: 1 counter-clockwise (c left of a→b), -1 clockwise, 0 collinear. Exact. */
 export function orient(a: Position, b: Position, c: Position): number {
+  return orientXY(a[0], a[1], b[0], b[1], c[0], c[1]);
+}
+
+/** orient() on bare coordinates (flat arrays, flat.ts). */
+export function orientXY(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
   // robust-predicates' orient2d is positive for clockwise triples.
-  const det = orient2d(a[0], a[1], b[0], b[1], c[0], c[1]);
+  const det = orient2d(ax, ay, bx, by, cx, cy);
   return det < 0 ? 1 : det > 0 ? -1 : 0;
 }
 
@@ -40,19 +45,33 @@ export function onSegment(p: Position, a: Position, b: Position): boolean {
 export type SegmentRelation = 'none' | 'touch' | 'cross' | 'overlap';
 
 export function segmentRelation(p1: Position, p2: Position, q1: Position, q2: Position): SegmentRelation {
-  const o1 = orient(p1, p2, q1);
-  const o2 = orient(p1, p2, q2);
+  return segmentRelationXY(p1[0], p1[1], p2[0], p2[1], q1[0], q1[1], q2[0], q2[1]);
+}
+
+/** segmentRelation() of p1–p2 and q1–q2 on bare coordinates. */
+export function segmentRelationXY(
+  p1x: number,
+  p1y: number,
+  p2x: number,
+  p2y: number,
+  q1x: number,
+  q1y: number,
+  q2x: number,
+  q2y: number,
+): SegmentRelation {
+  const o1 = orientXY(p1x, p1y, p2x, p2y, q1x, q1y);
+  const o2 = orientXY(p1x, p1y, p2x, p2y, q2x, q2y);
   if (o1 !== 0 && o1 === o2) return 'none';
-  const o3 = orient(q1, q2, p1);
-  const o4 = orient(q1, q2, p2);
+  const o3 = orientXY(q1x, q1y, q2x, q2y, p1x, p1y);
+  const o4 = orientXY(q1x, q1y, q2x, q2y, p2x, p2y);
   if (o3 !== 0 && o3 === o4) return 'none';
   if (o1 === 0 && o2 === 0) {
     // Collinear (then o3 = o4 = 0 too): compare the intervals on the dominant axis.
-    const axis = Math.abs(p1[0] - p2[0]) >= Math.abs(p1[1] - p2[1]) ? 0 : 1;
-    const pLo = Math.min(p1[axis], p2[axis]);
-    const pHi = Math.max(p1[axis], p2[axis]);
-    const qLo = Math.min(q1[axis], q2[axis]);
-    const qHi = Math.max(q1[axis], q2[axis]);
+    const onX = Math.abs(p1x - p2x) >= Math.abs(p1y - p2y);
+    const pLo = onX ? Math.min(p1x, p2x) : Math.min(p1y, p2y);
+    const pHi = onX ? Math.max(p1x, p2x) : Math.max(p1y, p2y);
+    const qLo = onX ? Math.min(q1x, q2x) : Math.min(q1y, q2y);
+    const qHi = onX ? Math.max(q1x, q2x) : Math.max(q1y, q2y);
     const lo = Math.max(pLo, qLo);
     const hi = Math.min(pHi, qHi);
     if (lo > hi) return 'none';

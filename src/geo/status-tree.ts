@@ -1,22 +1,38 @@
 // The sweep line's status: the segments the line currently crosses, in order from bottom to
-// top. A treap (randomised balanced search tree, O(log n) expected per operation) whose
-// nodes are also threaded into a doubly linked list, so neighbours are O(1) and a node is
-// removed by its handle — no comparison is needed to find it again, which keeps removal
-// exact even where segments meet.
+// top. A treap (randomised balanced search tree, O(log n) expected per operation) over
+// integer ids, its links in typed arrays (no node objects to allocate or collect), threaded
+// into a doubly linked list so neighbours are O(1) and an id is removed without a
+// comparison to find it again, which keeps removal exact even where segments meet.
 
-export interface StatusNode<T> {
-  readonly value: T;
-  left: StatusNode<T> | null;
-  right: StatusNode<T> | null;
-  parent: StatusNode<T> | null;
-  prev: StatusNode<T> | null;
-  next: StatusNode<T> | null;
-  readonly priority: number;
-}
+/** No node: the end of a list, an empty child, an empty tree. */
+export const NONE = -1;
 
-export class StatusTree<T> {
-  root: StatusNode<T> | null = null;
+export class StatusTree {
+  root = NONE;
+  readonly left: Int32Array;
+  readonly right: Int32Array;
+  readonly parent: Int32Array;
+  /** The neighbour below (before) and above (after) each id in the order. */
+  readonly prev: Int32Array;
+  readonly next: Int32Array;
+  private readonly priority: Uint32Array;
   private seed = 0x9e3779b9;
+
+  /**
+   * Ids are 0 … capacity − 1. `above(id, other)`: whether `id` goes above (after) `other`
+   * in the order.
+   */
+  constructor(
+    capacity: number,
+    private readonly above: (id: number, other: number) => boolean,
+  ) {
+    this.left = new Int32Array(capacity).fill(NONE);
+    this.right = new Int32Array(capacity).fill(NONE);
+    this.parent = new Int32Array(capacity).fill(NONE);
+    this.prev = new Int32Array(capacity).fill(NONE);
+    this.next = new Int32Array(capacity).fill(NONE);
+    this.priority = new Uint32Array(capacity);
+  }
 
   /** xorshift32: deterministic priorities, so a run is reproducible. */
   private random(): number {
@@ -28,73 +44,75 @@ export class StatusTree<T> {
     return this.seed;
   }
 
-  /** `above(value, other)`: whether `value` goes above (after) `other` in the order. */
-  constructor(private readonly above: (value: T, other: T) => boolean) {}
-
-  /** Inserts `value` where `above` places it. Returns the new node. */
-  insert(value: T): StatusNode<T> {
-    const node: StatusNode<T> = { value, left: null, right: null, parent: null, prev: null, next: null, priority: this.random() };
-    if (!this.root) {
-      this.root = node;
-      return node;
+  /** Inserts `id` (not in the tree) where `above` places it. */
+  insert(id: number): void {
+    const { left, right, parent, prev, next, priority } = this;
+    priority[id] = this.random();
+    left[id] = right[id] = parent[id] = prev[id] = next[id] = NONE;
+    if (this.root === NONE) {
+      this.root = id;
+      return;
     }
     let at = this.root;
     for (;;) {
-      if (this.above(value, at.value)) {
-        if (!at.right) {
-          at.right = node;
-          node.prev = at;
-          node.next = at.next;
+      if (this.above(id, at)) {
+        if (right[at] === NONE) {
+          right[at] = id;
+          prev[id] = at;
+          next[id] = next[at]!;
           break;
         }
-        at = at.right;
+        at = right[at]!;
       } else {
-        if (!at.left) {
-          at.left = node;
-          node.next = at;
-          node.prev = at.prev;
+        if (left[at] === NONE) {
+          left[at] = id;
+          next[id] = at;
+          prev[id] = prev[at]!;
           break;
         }
-        at = at.left;
+        at = left[at]!;
       }
     }
-    node.parent = at;
-    if (node.prev) node.prev.next = node;
-    if (node.next) node.next.prev = node;
-    while (node.parent && node.parent.priority < node.priority) this.rotateUp(node);
-    return node;
+    parent[id] = at;
+    if (prev[id] !== NONE) next[prev[id]!] = id;
+    if (next[id] !== NONE) prev[next[id]!] = id;
+    while (parent[id] !== NONE && priority[parent[id]!]! < priority[id]!) this.rotateUp(id);
   }
 
-  remove(node: StatusNode<T>): void {
-    while (node.left || node.right) {
-      const child = !node.left ? node.right! : !node.right ? node.left : node.left.priority > node.right.priority ? node.left : node.right;
-      this.rotateUp(child);
+  /** Removes `id`, which is in the tree. */
+  remove(id: number): void {
+    const { left, right, parent, prev, next, priority } = this;
+    while (left[id] !== NONE || right[id] !== NONE) {
+      const l = left[id]!;
+      const r = right[id]!;
+      this.rotateUp(l === NONE ? r : r === NONE ? l : priority[l]! > priority[r]! ? l : r);
     }
-    const parent = node.parent;
-    if (!parent) this.root = null;
-    else if (parent.left === node) parent.left = null;
-    else parent.right = null;
-    if (node.prev) node.prev.next = node.next;
-    if (node.next) node.next.prev = node.prev;
-    node.parent = node.prev = node.next = null;
+    const p = parent[id]!;
+    if (p === NONE) this.root = NONE;
+    else if (left[p] === id) left[p] = NONE;
+    else right[p] = NONE;
+    if (prev[id] !== NONE) next[prev[id]!] = next[id]!;
+    if (next[id] !== NONE) prev[next[id]!] = prev[id]!;
+    parent[id] = prev[id] = next[id] = NONE;
   }
 
-  private rotateUp(x: StatusNode<T>): void {
-    const p = x.parent!;
-    const g = p.parent;
-    if (p.left === x) {
-      p.left = x.right;
-      if (x.right) x.right.parent = p;
-      x.right = p;
+  private rotateUp(x: number): void {
+    const { left, right, parent } = this;
+    const p = parent[x]!;
+    const g = parent[p]!;
+    if (left[p] === x) {
+      left[p] = right[x]!;
+      if (right[x] !== NONE) parent[right[x]!] = p;
+      right[x] = p;
     } else {
-      p.right = x.left;
-      if (x.left) x.left.parent = p;
-      x.left = p;
+      right[p] = left[x]!;
+      if (left[x] !== NONE) parent[left[x]!] = p;
+      left[x] = p;
     }
-    p.parent = x;
-    x.parent = g;
-    if (!g) this.root = x;
-    else if (g.left === p) g.left = x;
-    else g.right = x;
+    parent[p] = x;
+    parent[x] = g;
+    if (g === NONE) this.root = x;
+    else if (left[g] === p) left[g] = x;
+    else right[g] = x;
   }
 }

@@ -14,12 +14,14 @@
 // Cost: O(n log n) in the number of edges, whatever the shape (issue 10 item 1: thin
 // slanted parts whose bounding boxes all overlap, combs of long parallel teeth). Edges are
 // compared only when a plane sweep (sweep.ts) finds them next to each other or meeting at a
-// point; holes and parts are placed by the edge directly below their first vertex.
+// point; holes and parts are placed by the edge directly below their first vertex. It all
+// reads flat arrays (flat.ts); the functions taking nested rings flatten them first.
 
-import { dedupeRing, ringSignedArea } from './planar.ts';
-import { segmentRelation } from './predicates.ts';
-import { interiorOnLeft, sweepRings, type SweepEdge, type SweepRing } from './sweep.ts';
-import type { Position, Ring } from './types.ts';
+import { flattenPolygons, type FlatPolygons } from './flat.ts';
+import { ringSignedAreaFlat } from './planar.ts';
+import { segmentRelationXY } from './predicates.ts';
+import { edgeForward, interiorOnLeft, ringOfVertices, sweepRings, type SweepInput } from './sweep.ts';
+import type { Ring } from './types.ts';
 
 export interface RingRef {
   part: number;
@@ -38,41 +40,40 @@ export function ringName(part: number, ring: number, multi: boolean): string {
   return multi ? `polygon part ${part + 1} ring ${ring + 1}` : `polygon ring ${ring + 1}`;
 }
 
-function fmt(p: Position): string {
-  return `${p[0]} ${p[1]}`;
-}
-
-export function findStructureIssue(polygons: readonly (readonly Ring[])[], multi: boolean): GeometryIssue | null {
-  if (polygons.length === 0) return { kind: 'structure', message: 'polygon is EMPTY', rings: [] };
-  for (let p = 0; p < polygons.length; p++) {
-    const rings = polygons[p]!;
-    if (rings.length === 0) {
+function findStructureIssueFlat(flat: FlatPolygons, multi: boolean): GeometryIssue | null {
+  const { coords, ringStart, partStart } = flat;
+  const parts = partStart.length - 1;
+  if (parts === 0) return { kind: 'structure', message: 'polygon is EMPTY', rings: [] };
+  for (let p = 0; p < parts; p++) {
+    if (partStart[p] === partStart[p + 1]) {
       return { kind: 'structure', message: multi ? `polygon part ${p + 1} is EMPTY` : 'polygon is EMPTY', rings: [] };
     }
-    for (let r = 0; r < rings.length; r++) {
-      const ring = rings[r]!;
-      const name = ringName(p, r, multi);
-      const issue = (message: string): GeometryIssue => ({ kind: 'structure', message, rings: [{ part: p, ring: r }] });
-      for (let i = 0; i < ring.length; i++) {
-        const [lon, lat] = ring[i]!;
+    for (let r = partStart[p]!; r < partStart[p + 1]!; r++) {
+      const name = ringName(p, r - partStart[p]!, multi);
+      const issue = (message: string): GeometryIssue => ({ kind: 'structure', message, rings: [{ part: p, ring: r - partStart[p]! }] });
+      const start = ringStart[r]!;
+      const length = ringStart[r + 1]! - start;
+      for (let i = 0; i < length; i++) {
+        const lon = coords[2 * (start + i)]!;
+        const lat = coords[2 * (start + i) + 1]!;
         if (!Number.isFinite(lon) || !Number.isFinite(lat)) {
           return issue(`${name} position ${i + 1} is not a pair of finite numbers`);
         }
         if (lon < -180 || lon > 180) return issue(`${name} position ${i + 1}: longitude ${lon} is outside [-180, 180]`);
         if (lat < -90 || lat > 90) return issue(`${name} position ${i + 1}: latitude ${lat} is outside [-90, 90]`);
       }
-      if (ring.length === 0) return issue(`${name} is EMPTY`);
-      const first = ring[0]!;
-      const last = ring[ring.length - 1]!;
-      if (first[0] !== last[0] || first[1] !== last[1]) {
-        return issue(`${name} is not closed: it starts at (${fmt(first)}) but ends at (${fmt(last)})`);
+      if (length === 0) return issue(`${name} is EMPTY`);
+      const f = 2 * start;
+      const l = 2 * (start + length - 1);
+      if (coords[f] !== coords[l] || coords[f + 1] !== coords[l + 1]) {
+        return issue(`${name} is not closed: it starts at (${coords[f]} ${coords[f + 1]}) but ends at (${coords[l]} ${coords[l + 1]})`);
       }
-      if (ring.length < 4) {
-        const positions = `${ring.length} position${ring.length === 1 ? '' : 's'}`;
+      if (length < 4) {
+        const positions = `${length} position${length === 1 ? '' : 's'}`;
         return issue(`${name} has ${positions}; a ring needs at least 4 (3 corners and the closing position)`);
       }
-      for (let i = 0; i + 1 < ring.length; i++) {
-        if (Math.abs(ring[i + 1]![0] - ring[i]![0]) > 180) {
+      for (let i = 0; i + 1 < length; i++) {
+        if (Math.abs(coords[2 * (start + i + 1)]! - coords[2 * (start + i)]!) > 180) {
           return issue(
             `${name} jumps more than 180° of longitude between positions ${i + 1} and ${i + 2}; ` +
               'split a polygon that crosses the antimeridian into a MULTIPOLYGON at ±180°',
@@ -84,59 +85,103 @@ export function findStructureIssue(polygons: readonly (readonly Ring[])[], multi
   return null;
 }
 
-interface CleanRing {
-  positions: Position[];
-  /** Original (input) index of each kept position. */
-  index: number[];
+export function findStructureIssue(polygons: readonly (readonly Ring[])[], multi: boolean): GeometryIssue | null {
+  return findStructureIssueFlat(flattenPolygons(polygons, multi ? 'MultiPolygon' : 'Polygon'), multi);
 }
 
-/** Topology of one polygon (shell + holes); structure must already be valid. */
-export function findPolygonIssue(rings: readonly Ring[], part: number, multi: boolean): GeometryIssue | null {
+/** Rings with consecutive repeated positions removed, ready to sweep. */
+interface CleanRings extends SweepInput {
+  /** Position (0-based, in its input ring) each kept vertex came from. */
+  index: Int32Array;
+}
+
+function cleanRings(flat: FlatPolygons): CleanRings {
+  const { coords: input, ringStart: inputStart } = flat;
+  const rings = inputStart.length - 1;
+  const coords = new Float64Array(input.length);
+  const index = new Int32Array(input.length >> 1);
+  const ringStart = new Int32Array(rings + 1);
+  const ccw = new Uint8Array(rings);
+  let v = 0;
+  for (let r = 0; r < rings; r++) {
+    ringStart[r] = v;
+    const start = inputStart[r]!;
+    for (let i = start; i < inputStart[r + 1]!; i++) {
+      const x = input[2 * i]!;
+      const y = input[2 * i + 1]!;
+      if (v > ringStart[r]! && coords[2 * v - 2] === x && coords[2 * v - 1] === y) continue;
+      coords[2 * v] = x;
+      coords[2 * v + 1] = y;
+      index[v++] = i - start;
+    }
+    ccw[r] = ringSignedAreaFlat(coords, ringStart[r]!, v) > 0 ? 1 : 0;
+  }
+  ringStart[rings] = v;
+  return { coords: coords.subarray(0, 2 * v), index: index.subarray(0, v), ringStart, ccw, ringOf: ringOfVertices(ringStart) };
+}
+
+/** The rings first … last − 1 of `clean`, renumbered from 0 (views where possible). */
+function ringRange(clean: CleanRings, first: number, last: number): CleanRings {
+  const v0 = clean.ringStart[first]!;
+  const v1 = clean.ringStart[last]!;
+  const ringStart = clean.ringStart.slice(first, last + 1);
+  for (let r = 0; r < ringStart.length; r++) ringStart[r]! -= v0;
+  return {
+    coords: clean.coords.subarray(2 * v0, 2 * v1),
+    index: clean.index.subarray(v0, v1),
+    ringStart,
+    ccw: clean.ccw.subarray(first, last),
+    ringOf: ringOfVertices(ringStart),
+  };
+}
+
+/** Topology of one polygon (shell + holes, already cleaned); structure must already be valid. */
+function polygonIssue(clean: CleanRings, part: number, multi: boolean): GeometryIssue | null {
+  const { coords: c, ringStart, ringOf, index } = clean;
+  const rings = ringStart.length - 1;
   const ref = (ring: number): RingRef => ({ part, ring });
   const name = (ring: number): string => ringName(part, ring, multi);
-  const clean: CleanRing[] = rings.map((ring) => dedupeRing(ring));
-  for (let r = 0; r < clean.length; r++) {
-    if (clean[r]!.positions.length < 4) {
+  for (let r = 0; r < rings; r++) {
+    if (ringStart[r + 1]! - ringStart[r]! < 4) {
       return { kind: 'ring', message: `${name(r)} has fewer than 3 distinct corners`, rings: [ref(r)] };
     }
   }
 
-  const edge = (s: SweepEdge): string => {
-    const index = clean[s.ring]!.index;
-    return `the edge from position ${index[s.index]! + 1} to ${index[s.index + 1]! + 1}`;
-  };
+  const edge = (e: number): string => `the edge from position ${index[e]! + 1} to ${index[e + 1]! + 1}`;
   let found: GeometryIssue | null = null;
   // Rings that cross only at a shared vertex: reported after the edge checks, as before.
   let crossing: GeometryIssue | null = null;
-  const sweepRingsOf: SweepRing[] = clean.map(({ positions }) => ({ positions, ccw: ringSignedArea(positions) > 0 }));
-  const { parent } = sweepRings(sweepRingsOf, {
+  const { parent } = sweepRings(clean, {
     pair(s, t) {
-      const relation = segmentRelation(s.from, s.to, t.from, t.to);
+      const relation = segmentRelationXY(c[2 * s]!, c[2 * s + 1]!, c[2 * s + 2]!, c[2 * s + 3]!, c[2 * t]!, c[2 * t + 1]!, c[2 * t + 2]!, c[2 * t + 3]!);
       if (relation === 'none') return false;
-      if (s.ring === t.ring) {
-        const edges = clean[s.ring]!.positions.length - 1;
-        const gap = Math.abs(s.index - t.index);
+      const rs = ringOf[s]!;
+      const rt = ringOf[t]!;
+      if (rs === rt) {
+        const edges = ringStart[rs + 1]! - ringStart[rs]! - 1;
+        const gap = Math.abs(s - t);
         const adjacent = gap === 1 || gap === edges - 1;
         if (adjacent && relation !== 'overlap') return false;
-        const [first, second] = s.index < t.index ? [s, t] : [t, s];
+        const [first, second] = s < t ? [s, t] : [t, s];
         const verb = relation === 'cross' ? 'crosses' : relation === 'overlap' ? 'runs back along' : 'touches';
         found = {
           kind: 'ring',
-          message: `${name(s.ring)} intersects itself: ${edge(first)} ${verb} ${edge(second)}`,
-          rings: [ref(s.ring)],
+          message: `${name(rs)} intersects itself: ${edge(first)} ${verb} ${edge(second)}`,
+          rings: [ref(rs)],
         };
         return true;
       }
       if (relation === 'touch') return false;
-      const [outer, inner] = s.ring < t.ring ? [s, t] : [t, s];
+      const [outer, inner] = rs < rt ? [s, t] : [t, s];
+      const [outerRing, innerRing] = rs < rt ? [rs, rt] : [rt, rs];
       const verb = relation === 'cross' ? 'crosses' : 'shares an edge with';
       found = {
         kind: 'rings',
         message:
-          outer.ring === 0
-            ? `${name(inner.ring)} (a hole) ${verb} its shell (ring 1): ${edge(inner)} meets ${edge(outer)}`
-            : `${name(inner.ring)} and ring ${outer.ring + 1} (both holes) intersect: ${edge(inner)} meets ${edge(outer)}`,
-        rings: [ref(outer.ring), ref(inner.ring)],
+          outerRing === 0
+            ? `${name(innerRing)} (a hole) ${verb} its shell (ring 1): ${edge(inner)} meets ${edge(outer)}`
+            : `${name(innerRing)} and ring ${outerRing + 1} (both holes) intersect: ${edge(inner)} meets ${edge(outer)}`,
+        rings: [ref(outerRing), ref(innerRing)],
       };
       return true;
     },
@@ -149,16 +194,16 @@ export function findPolygonIssue(rings: readonly Ring[], part: number, multi: bo
     },
   });
   if (found) return found;
-  if (clean.length === 1) return null;
+  if (rings === 1) return null;
 
   // Boundaries do not cross, so each ring has one innermost enclosing ring: a hole's must
   // be the shell (not nothing, not another hole).
-  for (let h = 1; h < clean.length; h++) {
+  for (let h = 1; h < rings; h++) {
     if (parent[h] === -1) {
       return { kind: 'rings', message: `${name(h)} (a hole) lies outside its shell (ring 1)`, rings: [ref(0), ref(h)] };
     }
   }
-  for (let h = 1; h < clean.length; h++) {
+  for (let h = 1; h < rings; h++) {
     const outer = parent[h]!;
     if (outer > 0) {
       const [i, j] = outer < h ? [outer, h] : [h, outer];
@@ -168,20 +213,25 @@ export function findPolygonIssue(rings: readonly Ring[], part: number, multi: bo
   return crossing;
 }
 
+/** Topology of one polygon (shell + holes); structure must already be valid. */
+export function findPolygonIssue(rings: readonly Ring[], part: number, multi: boolean): GeometryIssue | null {
+  return polygonIssue(cleanRings(flattenPolygons([rings], 'Polygon')), part, multi);
+}
+
 /** Overlap between the interiors of MULTIPOLYGON parts (each part already valid). */
-export function findPartsIssue(polygons: readonly (readonly Ring[])[]): GeometryIssue | null {
-  if (polygons.length < 2) return null;
-  const rings: SweepRing[] = [];
-  const partOf: number[] = [];
-  const isHole: boolean[] = [];
-  polygons.forEach((part, p) => {
-    part.forEach((ring, r) => {
-      const positions = dedupeRing(ring).positions;
-      rings.push({ positions, ccw: ringSignedArea(positions) > 0 });
-      partOf.push(p);
-      isHole.push(r > 0);
-    });
-  });
+function partsIssue(clean: CleanRings, partStart: Int32Array): GeometryIssue | null {
+  const parts = partStart.length - 1;
+  if (parts < 2) return null;
+  const rings = clean.ringStart.length - 1;
+  const partOf = new Int32Array(rings);
+  const isHole = new Uint8Array(rings);
+  for (let p = 0; p < parts; p++) {
+    for (let r = partStart[p]!; r < partStart[p + 1]!; r++) {
+      partOf[r] = p;
+      isHole[r] = r > partStart[p]! ? 1 : 0;
+    }
+  }
+  const { coords: c, ringOf, ccw } = clean;
   let found: GeometryIssue | null = null;
   const overlap = (a: number, b: number): true => {
     const [i, j] = a < b ? [a, b] : [b, a];
@@ -196,16 +246,13 @@ export function findPartsIssue(polygons: readonly (readonly Ring[])[]): Geometry
     return true;
   };
   // Which side of an edge (directed left → right) the part's area lies on.
-  const areaOnLeft = (e: SweepEdge): boolean => {
-    const forward = e.from[0] < e.to[0] || (e.from[0] === e.to[0] && e.from[1] < e.to[1]);
-    return interiorOnLeft({ forward }, rings[e.ring]!) !== isHole[e.ring];
-  };
-  const { parent } = sweepRings(rings, {
+  const areaOnLeft = (e: number): boolean => interiorOnLeft(edgeForward(c, e), ccw[ringOf[e]!] === 1) !== (isHole[ringOf[e]!] === 1);
+  const { parent } = sweepRings(clean, {
     pair(s, t) {
-      const a = partOf[s.ring]!;
-      const b = partOf[t.ring]!;
+      const a = partOf[ringOf[s]!]!;
+      const b = partOf[ringOf[t]!]!;
       if (a === b) return false;
-      const relation = segmentRelation(s.from, s.to, t.from, t.to);
+      const relation = segmentRelationXY(c[2 * s]!, c[2 * s + 1]!, c[2 * s + 2]!, c[2 * s + 3]!, c[2 * t]!, c[2 * t + 1]!, c[2 * t + 2]!, c[2 * t + 3]!);
       if (relation === 'cross') return overlap(a, b);
       // A shared edge is fine with the parts on either side of it, not on the same one.
       if (relation === 'overlap' && areaOnLeft(s) === areaOnLeft(t)) return overlap(a, b);
@@ -220,20 +267,35 @@ export function findPartsIssue(polygons: readonly (readonly Ring[])[]): Geometry
   if (found) return found;
   // No boundaries cross: a part lies in another's area when the innermost ring around its
   // shell is another part's shell (inside a hole — an island in a lake — is fine).
-  for (let r = 0; r < rings.length; r++) {
+  for (let r = 0; r < rings; r++) {
     if (isHole[r] || parent[r] === -1) continue;
     const outer = parent[r]!;
     if (!isHole[outer]) return overlap(partOf[outer]!, partOf[r]!) && found;
   }
   return null;
 }
+
+/** Overlap between the interiors of MULTIPOLYGON parts (each part already valid). */
+export function findPartsIssue(polygons: readonly (readonly Ring[])[]): GeometryIssue | null {
+  const flat = flattenPolygons(polygons, 'MultiPolygon');
+  return partsIssue(cleanRings(flat), flat.partStart);
+}
+
 /** The first problem found, or null when the geometry is valid. */
-export function findGeometryIssue(polygons: readonly (readonly Ring[])[], multi: boolean): GeometryIssue | null {
-  const structure = findStructureIssue(polygons, multi);
+export function findGeometryIssueFlat(flat: FlatPolygons, multi: boolean): GeometryIssue | null {
+  const structure = findStructureIssueFlat(flat, multi);
   if (structure) return structure;
-  for (let p = 0; p < polygons.length; p++) {
-    const issue = findPolygonIssue(polygons[p]!, p, multi);
+  const clean = cleanRings(flat);
+  const parts = flat.partStart.length - 1;
+  for (let p = 0; p < parts; p++) {
+    const part = parts === 1 ? clean : ringRange(clean, flat.partStart[p]!, flat.partStart[p + 1]!);
+    const issue = polygonIssue(part, p, multi);
     if (issue) return issue;
   }
-  return findPartsIssue(polygons);
+  return partsIssue(clean, flat.partStart);
+}
+
+/** The first problem found, or null when the geometry is valid. */
+export function findGeometryIssue(polygons: readonly (readonly Ring[])[], multi: boolean): GeometryIssue | null {
+  return findGeometryIssueFlat(flattenPolygons(polygons, multi ? 'MultiPolygon' : 'Polygon'), multi);
 }

@@ -9,26 +9,17 @@
 // test/geo/wkt.test.ts checks that it agrees with @terraformer/wkt on valid input.
 
 import { GeometryError } from './errors.ts';
-import type { Position } from './types.ts';
+import type { FlatPolygons } from './flat.ts';
 
 type TokenKind = '(' | ')' | ',' | 'number' | 'word' | 'end' | 'other';
 
-interface Token {
-  kind: TokenKind;
-  text: string;
-  /** 0-based offset in the text. */
-  at: number;
-}
-
-const NUMBER = /[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y;
-const WHITESPACE = /\s*/y;
-/** Characters that may not follow a number directly ("1.2.3", "1e", "5abc"). */
-const GLUED = /[^\s(),]*/y;
-const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
 const SRID = /^\s*SRID\s*=\s*([^;]*);/i;
 /** Fragments of the input that messages may quote: numbers, words, WKT punctuation. */
 const QUOTABLE_TOKEN = /^[A-Za-z0-9.+-]{1,20}$/;
 const QUOTABLE_CONTEXT = /^[A-Za-z0-9.+\-,() ]*$/;
+const WHITESPACE_CHAR = /\s/;
+/** Powers of ten that are exact doubles (Clinger's fast path for reading decimals). */
+const POW10 = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
 
 const OTHER_GEOMETRY_TYPES = new Set([
   'POINT',
@@ -61,16 +52,55 @@ export interface PolygonLimits {
 
 export const NO_POLYGON_LIMITS: PolygonLimits = { maxParts: Infinity, maxRingsPerPolygon: Infinity, maxVertices: Infinity };
 
-/** What the reader found, before validation. Positions keep only lon and lat. */
-export interface WktPolygons {
-  type: 'Polygon' | 'MultiPolygon';
-  /** Parts → rings → positions; a Polygon has one part; EMPTY gives `[]`. */
-  polygons: Position[][][];
+/** What the reader found, before validation: positions keep only lon and lat. */
+export type WktPolygons = FlatPolygons;
+
+const enum C {
+  Tab = 9,
+  LineFeed = 10,
+  CarriageReturn = 13,
+  Space = 32,
+  Plus = 43,
+  Comma = 44,
+  Minus = 45,
+  Dot = 46,
+  Zero = 48,
+  Nine = 57,
+  Open = 40,
+  Close = 41,
+  UpperE = 69,
+  LowerE = 101,
 }
 
+function isSpace(c: number, text: string, i: number): boolean {
+  if (c === C.Space || (c >= C.Tab && c <= C.CarriageReturn)) return true;
+  return c > 127 && WHITESPACE_CHAR.test(text[i]!);
+}
+
+function isDigit(c: number): boolean {
+  return c >= C.Zero && c <= C.Nine;
+}
+
+function isWordStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+function isWordChar(c: number): boolean {
+  return isWordStart(c) || isDigit(c);
+}
+
+/**
+ * One token of lookahead, read by character code: no strings or token objects are made
+ * for numbers and punctuation, the bulk of a large polygon.
+ */
 class Scanner {
   private pos: number;
-  private lookahead: Token | null = null;
+  private scanned = false;
+  /** The current token: kind, [at, end) in the text, and a number's value. */
+  kind: TokenKind = 'end';
+  at = 0;
+  end = 0;
+  value = 0;
 
   constructor(
     private readonly text: string,
@@ -79,93 +109,159 @@ class Scanner {
     this.pos = start;
   }
 
-  peek(): Token {
-    this.lookahead ??= this.scan();
-    return this.lookahead;
+  peek(): TokenKind {
+    if (!this.scanned) {
+      this.scan();
+      this.scanned = true;
+    }
+    return this.kind;
   }
 
-  next(): Token {
-    const token = this.peek();
-    this.lookahead = null;
-    return token;
+  /** Consumes the current token and returns its kind. */
+  next(): TokenKind {
+    const kind = this.peek();
+    this.scanned = false;
+    return kind;
   }
 
-  private scan(): Token {
+  /** The current token's text (for words and messages). */
+  tokenText(): string {
+    return this.text.slice(this.at, this.end);
+  }
+
+  private scan(): void {
     const text = this.text;
-    WHITESPACE.lastIndex = this.pos;
-    WHITESPACE.exec(text);
-    const i = WHITESPACE.lastIndex;
-    if (i >= text.length) {
-      this.pos = i;
-      return { kind: 'end', text: '', at: i };
+    const n = text.length;
+    let i = this.pos;
+    while (i < n && isSpace(text.charCodeAt(i), text, i)) i++;
+    this.at = i;
+    if (i >= n) {
+      this.pos = this.end = i;
+      this.kind = 'end';
+      return;
     }
-    const c = text[i]!;
-    if (c === '(' || c === ')' || c === ',') {
-      this.pos = i + 1;
-      return { kind: c, text: c, at: i };
+    const c = text.charCodeAt(i);
+    if (c === C.Open || c === C.Close || c === C.Comma) {
+      this.pos = this.end = i + 1;
+      this.kind = c === C.Open ? '(' : c === C.Close ? ')' : ',';
+      return;
     }
-    for (const [kind, pattern] of [
-      ['number', NUMBER],
-      ['word', WORD],
-    ] as const) {
-      pattern.lastIndex = i;
-      const match = pattern.exec(text);
-      if (match) {
-        let end = i + match[0].length;
-        if (kind === 'number') {
-          GLUED.lastIndex = end;
-          const glued = GLUED.exec(text)![0];
-          if (glued.length > 0) {
-            end += glued.length;
-            this.pos = end;
-            return { kind: 'other', text: text.slice(i, end), at: i };
-          }
+    if (isWordStart(c)) {
+      let j = i + 1;
+      while (j < n && isWordChar(text.charCodeAt(j))) j++;
+      this.pos = this.end = j;
+      this.kind = 'word';
+      return;
+    }
+    const end = this.scanNumber(i);
+    if (end < 0) {
+      this.pos = this.end = i + 1;
+      this.kind = 'other';
+      return;
+    }
+    // Characters glued to a number ("1.2.3", "1e", "5abc") make it something else.
+    let j = end;
+    while (j < n) {
+      const g = text.charCodeAt(j);
+      if (g === C.Open || g === C.Close || g === C.Comma || isSpace(g, text, j)) break;
+      j++;
+    }
+    this.pos = this.end = j;
+    this.kind = j === end ? 'number' : 'other';
+  }
+
+  /**
+   * `[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?` at i: sets `value` and returns the end, or -1.
+   * Up to 15 significant digits and a power of ten up to 22 are exact doubles, so one
+   * multiplication or division rounds correctly (Clinger 1990); anything else goes
+   * through Number().
+   */
+  private scanNumber(i: number): number {
+    const text = this.text;
+    const n = text.length;
+    let j = i;
+    let c = text.charCodeAt(j);
+    const negative = c === C.Minus;
+    if (c === C.Plus || c === C.Minus) c = text.charCodeAt(++j);
+    let mantissa = 0;
+    let digits = 0;
+    let scale = 0;
+    let intDigits = 0;
+    while (j < n && isDigit((c = text.charCodeAt(j)))) {
+      if (mantissa !== 0 || c !== C.Zero) {
+        mantissa = mantissa * 10 + (c - C.Zero);
+        digits++;
+      }
+      intDigits++;
+      j++;
+    }
+    let fracDigits = 0;
+    if (j < n && c === C.Dot) {
+      j++;
+      while (j < n && isDigit((c = text.charCodeAt(j)))) {
+        if (mantissa !== 0 || c !== C.Zero) {
+          mantissa = mantissa * 10 + (c - C.Zero);
+          digits++;
         }
-        this.pos = end;
-        return { kind, text: match[0], at: i };
+        scale--;
+        fracDigits++;
+        j++;
       }
     }
-    this.pos = i + 1;
-    return { kind: 'other', text: c, at: i };
+    if (intDigits === 0 && fracDigits === 0) return -1;
+    if (j < n && (c === C.UpperE || c === C.LowerE)) {
+      let k = j + 1;
+      let e = text.charCodeAt(k);
+      const expNegative = e === C.Minus;
+      if (e === C.Plus || e === C.Minus) e = text.charCodeAt(++k);
+      if (k < n && isDigit(e)) {
+        let exponent = 0;
+        while (k < n && isDigit((e = text.charCodeAt(k)))) {
+          exponent = Math.min(exponent * 10 + (e - C.Zero), 100_000);
+          k++;
+        }
+        scale += expNegative ? -exponent : exponent;
+        j = k;
+      }
+      // else: "1e" — the number is "1" and "e" is glued to it.
+    }
+    if (digits <= 15 && scale >= -22 && scale <= 22) {
+      const magnitude = scale >= 0 ? mantissa * POW10[scale]! : mantissa / POW10[-scale]!;
+      this.value = negative ? -magnitude : magnitude;
+    } else {
+      this.value = Number(text.slice(i, j));
+    }
+    return j;
   }
 
-  fail(expected: string, token: Token): never {
+  fail(expected: string): never {
     // The text is the client's: a fragment is quoted back only when it is plain WKT
     // (QUOTABLE), so no markup or script from a request ever reappears in a message.
+    const kind = this.peek();
+    const text = this.tokenText();
+    const at = this.at;
     const found =
-      token.kind === 'end'
+      kind === 'end'
         ? 'the end of the text'
-        : token.kind === '(' || token.kind === ')' || token.kind === ','
-          ? `'${token.text}'`
-          : QUOTABLE_TOKEN.test(token.text.slice(0, 20))
-            ? `"${token.text.slice(0, 20)}"`
+        : kind === '(' || kind === ')' || kind === ','
+          ? `'${text}'`
+          : QUOTABLE_TOKEN.test(text.slice(0, 20))
+            ? `"${text.slice(0, 20)}"`
             : 'text that is not WKT';
-    const before = this.text.slice(Math.max(0, token.at - 20), token.at).replace(/\s+/g, ' ');
-    const near =
-      before.trim() === '' || !QUOTABLE_CONTEXT.test(before) ? '' : ` after "${token.at > 20 ? '…' : ''}${before}"`;
-    throw new GeometryError(
-      `polygon is not valid WKT: expected ${expected} at character ${token.at + 1}${near}, found ${found}`,
-    );
+    const before = this.text.slice(Math.max(0, at - 20), at).replace(/\s+/g, ' ');
+    const near = before.trim() === '' || !QUOTABLE_CONTEXT.test(before) ? '' : ` after "${at > 20 ? '…' : ''}${before}"`;
+    throw new GeometryError(`polygon is not valid WKT: expected ${expected} at character ${at + 1}${near}, found ${found}`);
   }
 
-  expect(kind: TokenKind, expected: string): Token {
-    const token = this.next();
-    if (token.kind !== kind) this.fail(expected, token);
-    return token;
+  /** Consumes a token of `kind`, or fails naming what was `expected`. */
+  expect(kind: TokenKind, expected: string): void {
+    if (this.peek() !== kind) this.fail(expected);
+    this.scanned = false;
   }
 
   isWord(word: string): boolean {
-    const token = this.peek();
-    return token.kind === 'word' && token.text.toUpperCase() === word;
+    return this.peek() === 'word' && this.end - this.at === word.length && this.tokenText().toUpperCase() === word;
   }
-}
-
-function readPosition(scanner: Scanner): Position {
-  const lon = Number(scanner.expect('number', 'a longitude').text);
-  const lat = Number(scanner.expect('number', 'a latitude').text);
-  // Z and/or M ordinates are read and dropped (see wkt.ts).
-  for (let extra = 0; extra < 2 && scanner.peek().kind === 'number'; extra++) scanner.next();
-  return [lon, lat];
 }
 
 /** Counts what has been read against the limits. */
@@ -197,40 +293,95 @@ class Budget {
   }
 }
 
-function readRing(scanner: Scanner, budget: Budget): Position[] {
-  scanner.expect('(', "'(' to open a ring");
-  budget.vertex();
-  const ring: Position[] = [readPosition(scanner)];
-  for (;;) {
-    const token = scanner.next();
-    if (token.kind === ')') return ring;
-    if (token.kind !== ',') scanner.fail("',' or ')'", token);
-    budget.vertex();
-    ring.push(readPosition(scanner));
-  }
-}
+/** Reads into growing flat arrays (flat.ts). */
+class Reader {
+  coords: Float64Array;
+  positions = 0;
+  readonly ringStart: number[] = [];
+  readonly partStart: number[] = [];
 
-/** `EMPTY` or `(ring, ring, ...)`. */
-function readPolygonText(scanner: Scanner, budget: Budget, part: number, multi: boolean): Position[][] {
-  if (scanner.isWord('EMPTY')) {
-    scanner.next();
-    return [];
+  constructor(
+    readonly scanner: Scanner,
+    readonly budget: Budget,
+    textLength: number,
+  ) {
+    // A position takes at least 4 characters ("0 0,"); start small and double.
+    this.coords = new Float64Array(Math.min(1 << 16, Math.max(64, textLength >> 1)));
   }
-  scanner.expect('(', "'(' or EMPTY");
-  const rings: Position[][] = [readRing(scanner, budget)];
-  for (;;) {
-    const token = scanner.next();
-    if (token.kind === ')') return rings;
-    if (token.kind !== ',') scanner.fail("',' or ')'", token);
-    budget.ring(rings.length + 1, part, multi);
-    rings.push(readRing(scanner, budget));
+
+  private position(): void {
+    const scanner = this.scanner;
+    this.budget.vertex();
+    scanner.expect('number', 'a longitude');
+    const lon = scanner.value;
+    scanner.expect('number', 'a latitude');
+    const lat = scanner.value;
+    // Z and/or M ordinates are read and dropped (see wkt.ts).
+    for (let extra = 0; extra < 2 && scanner.peek() === 'number'; extra++) scanner.next();
+    let k = this.positions * 2;
+    if (k + 2 > this.coords.length) {
+      const grown = new Float64Array(this.coords.length * 2);
+      grown.set(this.coords);
+      this.coords = grown;
+    }
+    this.coords[k++] = lon;
+    this.coords[k] = lat;
+    this.positions++;
+  }
+
+  private ring(): void {
+    const scanner = this.scanner;
+    scanner.expect('(', "'(' to open a ring");
+    this.ringStart.push(this.positions);
+    this.position();
+    for (;;) {
+      const kind = scanner.peek();
+      if (kind === ')') break;
+      if (kind !== ',') scanner.fail("',' or ')'");
+      scanner.next();
+      this.position();
+    }
+    scanner.next();
+  }
+
+  /** `EMPTY` or `(ring, ring, ...)`: one part. */
+  polygonText(part: number, multi: boolean): void {
+    const scanner = this.scanner;
+    this.partStart.push(this.ringStart.length);
+    if (scanner.isWord('EMPTY')) {
+      scanner.next();
+      return;
+    }
+    scanner.expect('(', "'(' or EMPTY");
+    this.ring();
+    for (let rings = 1; ; ) {
+      const kind = scanner.peek();
+      if (kind === ')') break;
+      if (kind !== ',') scanner.fail("',' or ')'");
+      scanner.next();
+      this.budget.ring(++rings, part, multi);
+      this.ring();
+    }
+    scanner.next();
+  }
+
+  result(type: FlatPolygons['type']): FlatPolygons {
+    const ringStart = Int32Array.from(this.ringStart);
+    const rings = new Int32Array(ringStart.length + 1);
+    rings.set(ringStart);
+    rings[ringStart.length] = this.positions;
+    const partStart = new Int32Array(this.partStart.length + 1);
+    partStart.set(this.partStart);
+    partStart[this.partStart.length] = ringStart.length;
+    return { type, coords: this.coords.slice(0, this.positions * 2), ringStart: rings, partStart };
   }
 }
 
 /**
- * Reads `[SRID=4326;] POLYGON [Z|M|ZM] (...)` or the MULTIPOLYGON equivalent. Throws
- * GeometryError for syntax errors, other geometry types and other SRIDs, and as soon as
- * the text exceeds one of `limits`; validity of the rings is checked separately.
+ * Reads `[SRID=4326;] POLYGON [Z|M|ZM] (...)` or the MULTIPOLYGON equivalent into flat
+ * arrays (flat.ts). Throws GeometryError for syntax errors, other geometry types and other
+ * SRIDs, and as soon as the text exceeds one of `limits`; validity of the rings is checked
+ * separately. A POLYGON EMPTY has no part; a MULTIPOLYGON's EMPTY part has no ring.
  */
 export function readPolygonWkt(text: string, limits: PolygonLimits = NO_POLYGON_LIMITS): WktPolygons {
   const budget = new Budget(limits);
@@ -244,34 +395,34 @@ export function readPolygonWkt(text: string, limits: PolygonLimits = NO_POLYGON_
     start = srid[0].length;
   }
   const scanner = new Scanner(text, start);
-  const keyword = scanner.next();
-  const name = keyword.text.toUpperCase();
-  if (keyword.kind !== 'word' || (name !== 'POLYGON' && name !== 'MULTIPOLYGON')) {
-    if (keyword.kind === 'word' && OTHER_GEOMETRY_TYPES.has(name)) {
-      throw new GeometryError(`polygon must be a POLYGON or MULTIPOLYGON, not ${name}`);
-    }
-    scanner.fail('POLYGON or MULTIPOLYGON', keyword);
+  const keyword = scanner.peek();
+  const name = keyword === 'word' ? scanner.tokenText().toUpperCase() : '';
+  if (name !== 'POLYGON' && name !== 'MULTIPOLYGON') {
+    if (OTHER_GEOMETRY_TYPES.has(name)) throw new GeometryError(`polygon must be a POLYGON or MULTIPOLYGON, not ${name}`);
+    scanner.fail('POLYGON or MULTIPOLYGON');
   }
+  scanner.next();
   if (scanner.isWord('Z') || scanner.isWord('M') || scanner.isWord('ZM')) scanner.next();
 
-  let polygons: Position[][][];
+  const reader = new Reader(scanner, budget, text.length);
   if (name === 'POLYGON') {
-    const rings = readPolygonText(scanner, budget, 0, false);
-    polygons = rings.length === 0 ? [] : [rings];
+    if (scanner.isWord('EMPTY')) scanner.next();
+    else reader.polygonText(0, false);
   } else if (scanner.isWord('EMPTY')) {
     scanner.next();
-    polygons = [];
   } else {
     scanner.expect('(', "'(' or EMPTY");
-    polygons = [readPolygonText(scanner, budget, 0, true)];
-    for (;;) {
-      const token = scanner.next();
-      if (token.kind === ')') break;
-      if (token.kind !== ',') scanner.fail("',' or ')'", token);
-      budget.part(polygons.length + 1);
-      polygons.push(readPolygonText(scanner, budget, polygons.length, true));
+    reader.polygonText(0, true);
+    for (let parts = 1; ; ) {
+      const kind = scanner.peek();
+      if (kind === ')') break;
+      if (kind !== ',') scanner.fail("',' or ')'");
+      scanner.next();
+      budget.part(++parts);
+      reader.polygonText(parts - 1, true);
     }
+    scanner.next();
   }
   scanner.expect('end', 'the end of the text');
-  return { type: name === 'POLYGON' ? 'Polygon' : 'MultiPolygon', polygons };
+  return reader.result(name === 'POLYGON' ? 'Polygon' : 'MultiPolygon');
 }

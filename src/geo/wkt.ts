@@ -11,7 +11,8 @@
 
 import { GeometryError } from './errors.ts';
 import type { AoiGeometry, Position, Ring } from './types.ts';
-import { findGeometryIssue } from './validate.ts';
+import { toAoiGeometry, type FlatPolygons } from './flat.ts';
+import { findGeometryIssue, findGeometryIssueFlat } from './validate.ts';
 import { NO_POLYGON_LIMITS, readPolygonWkt, type PolygonLimits } from './wkt-reader.ts';
 
 export type { PolygonLimits } from './wkt-reader.ts';
@@ -22,13 +23,17 @@ export type { PolygonLimits } from './wkt-reader.ts';
  * or anything over `limits` (parts, rings, vertices; none by default).
  */
 export function parseAoiWkt(text: string, limits: PolygonLimits = NO_POLYGON_LIMITS): AoiGeometry {
+  return toAoiGeometry(parseAoiWktFlat(text, limits));
+}
+
+/** parseAoiWkt as flat arrays (flat.ts), for callers that measure or ship it without nesting it. */
+export function parseAoiWktFlat(text: string, limits: PolygonLimits = NO_POLYGON_LIMITS): FlatPolygons {
   if (typeof text !== 'string') throw new GeometryError('polygon must be a WKT string');
-  if (text.trim() === '') throw new GeometryError('polygon is empty; expected POLYGON ((lon lat, ...)) or MULTIPOLYGON');
-  const { type, polygons } = readPolygonWkt(text, limits);
-  const multi = type === 'MultiPolygon';
-  const issue = findGeometryIssue(polygons, multi);
+  if (/^\s*$/.test(text)) throw new GeometryError('polygon is empty; expected POLYGON ((lon lat, ...)) or MULTIPOLYGON');
+  const flat = readPolygonWkt(text, limits);
+  const issue = findGeometryIssueFlat(flat, flat.type === 'MultiPolygon');
   if (issue) throw new GeometryError(issue.message);
-  return multi ? { type: 'MultiPolygon', coordinates: polygons } : { type: 'Polygon', coordinates: polygons[0]! };
+  return flat;
 }
 
 /** Throws GeometryError unless `geom` satisfies the same rules as parseAoiWkt. */

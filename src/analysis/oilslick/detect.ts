@@ -13,7 +13,8 @@
  * run-length parts of the regions that survive the size pre-filter.
  */
 import { availableParallelism } from 'node:os';
-import { intersectAoi, bboxOf } from '../../geo/clip.ts';
+import { AoiClipper } from '../../geo/aoiClipper.ts';
+import { bboxOf } from '../../geo/clip.ts';
 import { rasterizeLandMask, type LandPolygons } from '../../geo/landMask.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
@@ -463,6 +464,8 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   const candidates = classifyRegions(mergeTileRegions(placed.filter(Boolean)), spacing, m, (line, pixel) => geo.incidenceAngle(line, pixel), params);
   const polygons: PolygonInput[] = [];
   const aoiBox = options.polygon ? bboxOf(options.polygon) : null;
+  // Built once: each slick is then clipped against the AOI near it only (issue 10.1).
+  const clipper = options.polygon ? new AoiClipper(options.polygon) : null;
   for (const c of candidates) {
     if (!c.isSlick) continue;
     options.signal?.throwIfAborted();
@@ -473,13 +476,13 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
       contrast_db: Math.round(c.features.contrastDb * 10) / 10,
     };
     for (const geometry of regionPolygons(c.region, m, (line, pixel) => geo.pixelToLonLat(line, pixel), params.simplifyTolerancePx)) {
-      if (!options.polygon || !aoiBox) {
+      if (!clipper || !aoiBox) {
         polygons.push({ geometry, properties });
         continue;
       }
       const [minx, miny, maxx, maxy] = bboxOf(geometry);
       if (maxx < aoiBox[0] || minx > aoiBox[2] || maxy < aoiBox[1] || miny > aoiBox[3]) continue;
-      const clipped = intersectAoi(geometry, options.polygon);
+      const clipped = clipper.intersect(geometry);
       if (!clipped) continue;
       if (clipped.type === 'Polygon') polygons.push({ geometry: clipped, properties });
       else for (const rings of clipped.coordinates) polygons.push({ geometry: { type: 'Polygon', coordinates: rings }, properties });

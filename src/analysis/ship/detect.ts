@@ -4,7 +4,7 @@
 // docs/ship.md.
 
 import { geodesicAreaSqm } from '../../geo/area.ts';
-import { intersectAoi } from '../../geo/clip.ts';
+import { AoiClipper, convexHull } from '../../geo/aoiClipper.ts';
 import { rasterizeLandMask } from '../../geo/landMask.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
@@ -154,11 +154,16 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
 
   let region = product.validWindow;
   if (!region) return empty();
-  if (options.polygon) {
+  // Built once: clipping each detection to a large AOI then costs it only near the AOI's
+  // boundary, not the AOI's every vertex (issue 10.1: embedded mode runs this in the API process).
+  const clipper = options.polygon ? new AoiClipper(options.polygon) : null;
+  if (options.polygon && clipper) {
     // Only the part of the AOI over the scene is mapped to pixels: its vertices then lie where
-    // the geolocation grid is defined (points far off the scene need not invert).
+    // the geolocation grid is defined (points far off the scene need not invert). The AOI is
+    // cut to the footprint's convex hull, a superset of the footprint: a window at least as
+    // large, in time linear in the AOI's vertices.
     const footprint = product.validFootprint;
-    const over = footprint ? intersectAoi(options.polygon, footprint) : options.polygon;
+    const over = footprint ? clipper.clipToConvex(convexHull(footprint.coordinates[0]!)) : options.polygon;
     const w = over ? aoiWindow(product, over, 2) : null;
     region = w ? intersect(region, w) : null;
     if (!region) return empty();
@@ -290,8 +295,8 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
   for (const d of kept) {
     let geometry = detectionPolygon(d, (line, pixel) => geolocation.pixelToLonLat(line, pixel));
     if (!geometry) continue;
-    if (options.polygon) {
-      const clipped = intersectAoi(geometry, options.polygon);
+    if (clipper) {
+      const clipped = clipper.intersect(geometry);
       if (!clipped) continue;
       if (clipped.type === 'MultiPolygon') {
         // The AOI cuts the vessel in parts: keep the largest.

@@ -11,7 +11,7 @@ import type { Config } from '../../config.ts';
 import type { SceneRecord } from '../../catalog/index.ts';
 import type { PolygonLimits } from '../../geo/index.ts';
 import { selectAmong, type PolygonRequest, type ResolutionOutcome } from '../selectAmong.ts';
-import { unpackAoi } from './packed.ts';
+import { toAoiGeometry } from '../../geo/flat.ts';
 import { checkPolygon, type GeometryTask, type PackedCheck, type PackedOutcome, type PolygonCheck } from './tasks.ts';
 
 /** About 1,500 vertices: validation, area and centroid stay within a few milliseconds. */
@@ -45,7 +45,7 @@ function offThread<T>(task: GeometryTask): Promise<T> {
 export async function checkPolygonOffMainThread(wkt: string, limits: PolygonLimits): Promise<PolygonCheck> {
   if (wkt.length <= INLINE_WKT_CHARS) return checkPolygon(wkt, limits);
   const checked = await offThread<PackedCheck>({ kind: 'check', wkt, limits });
-  return checked.ok ? { ...checked, aoi: unpackAoi(checked.aoi) } : checked;
+  return checked.ok ? { ...checked, aoi: toAoiGeometry(checked.aoi) } : checked;
 }
 
 export async function selectOffMainThread(request: PolygonRequest, candidates: SceneRecord[], config: Pick<Config, 'maxRequestBytes'>): Promise<ResolutionOutcome> {
@@ -54,7 +54,7 @@ export async function selectOffMainThread(request: PolygonRequest, candidates: S
   const outcome = await offThread<PackedOutcome>({ kind: 'select', wkt: request.wkt, request: rest, candidates, maxRequestBytes: config.maxRequestBytes });
   if (!outcome.ok) return outcome;
   const { input, ...resolution } = outcome.resolution;
-  return { ok: true, resolution: { ...resolution, input: { ...input, extent: unpackAoi(input.extent), aoi } } };
+  return { ok: true, resolution: { ...resolution, input: { ...input, extent: toAoiGeometry(input.extent), aoi } } };
 }
 
 /** Stops the geometry thread (tests, shutdown); idle, it does not keep the process alive. */

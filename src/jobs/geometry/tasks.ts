@@ -1,33 +1,45 @@
 /**
  * The geometry a request needs, as tasks that run on the geometry thread for large
- * polygons (pool.ts) and inline for small ones. Results carry polygons packed (packed.ts).
+ * polygons (pool.ts) and inline for small ones. Polygons cross between threads as flat
+ * arrays (geo/flat.ts): one Float64Array to clone, not 100,000 little arrays.
  */
 import type { SceneRecord } from '../../catalog/index.ts';
-import { centroidLonLat, GeometryError, geodesicAreaSqkm, parseAoiWkt, type AoiGeometry, type PolygonLimits } from '../../geo/index.ts';
+import { GeometryError, type AoiGeometry, type PolygonLimits } from '../../geo/index.ts';
+import { flatAreaSqm } from '../../geo/area.ts';
+import { flatCentroidLonLat } from '../../geo/centroid.ts';
+import { flattenAoi, toAoiGeometry, type FlatPolygons } from '../../geo/flat.ts';
+import { parseAoiWktFlat } from '../../geo/wkt.ts';
 import { readPolygonWkt } from '../../geo/wkt-reader.ts';
 import { selectAmong, type PolygonRequest, type Resolution, type ResolutionOutcome, type ResolvedInput } from '../selectAmong.ts';
-import { packAoi, type PackedAoi } from './packed.ts';
 
-export type PolygonCheck =
-  | { ok: true; aoi: AoiGeometry; areaSqkm: number; centroid: { lon: number; lat: number } }
-  | { ok: false; message: string };
+type Checked<A> = { ok: true; aoi: A; areaSqkm: number; centroid: { lon: number; lat: number } } | { ok: false; message: string };
 
-/** Parse, limits, validity, geodesic area and centroid of a request polygon. */
-export function checkPolygon(wkt: string, limits: PolygonLimits): PolygonCheck {
-  let aoi: AoiGeometry;
+export type PolygonCheck = Checked<AoiGeometry>;
+/** What the geometry thread sends back: the polygon flat. */
+export type PackedCheck = Checked<FlatPolygons>;
+
+/** Parse, limits, validity, geodesic area and centroid of a request polygon, kept flat. */
+export function checkPolygonFlat(wkt: string, limits: PolygonLimits): PackedCheck {
+  let aoi: FlatPolygons;
   try {
-    aoi = parseAoiWkt(wkt, limits);
+    aoi = parseAoiWktFlat(wkt, limits);
   } catch (e) {
     if (e instanceof GeometryError) return { ok: false, message: e.message };
     throw e;
   }
-  return { ok: true, aoi, areaSqkm: geodesicAreaSqkm(aoi), centroid: centroidLonLat(aoi) };
+  return { ok: true, aoi, areaSqkm: flatAreaSqm(aoi) / 1e6, centroid: flatCentroidLonLat(aoi) };
+}
+
+/** Parse, limits, validity, geodesic area and centroid of a request polygon. */
+export function checkPolygon(wkt: string, limits: PolygonLimits): PolygonCheck {
+  const checked = checkPolygonFlat(wkt, limits);
+  return checked.ok ? { ...checked, aoi: toAoiGeometry(checked.aoi) } : checked;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** A polygon job's input without its AOI (the caller has it) and with the extent packed. */
-export type PackedInput = DistributiveOmit<Exclude<ResolvedInput, { kind: 'scene' }>, 'extent' | 'aoi'> & { extent: PackedAoi };
+export type PackedInput = DistributiveOmit<Exclude<ResolvedInput, { kind: 'scene' }>, 'extent' | 'aoi'> & { extent: FlatPolygons };
 
 export type PackedOutcome =
   | Exclude<ResolutionOutcome, { ok: true }>
@@ -37,20 +49,14 @@ export type GeometryTask =
   | { kind: 'check'; wkt: string; limits: PolygonLimits }
   | { kind: 'select'; wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number };
 
-export type PackedCheck = Exclude<PolygonCheck, { ok: true }> | { ok: true; aoi: PackedAoi; areaSqkm: number; centroid: { lon: number; lat: number } };
-
 /** The worker thread's entry: one task in, its packed result out. */
 export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome {
-  if (task.kind === 'check') {
-    const checked = checkPolygon(task.wkt, task.limits);
-    return checked.ok ? { ...checked, aoi: packAoi(checked.aoi) } : checked;
-  }
+  if (task.kind === 'check') return checkPolygonFlat(task.wkt, task.limits);
   // Already validated on the way in: read it back without checking it again.
-  const { type, polygons } = readPolygonWkt(task.wkt);
-  const aoi: AoiGeometry = type === 'Polygon' ? { type, coordinates: polygons[0]! } : { type, coordinates: polygons };
+  const aoi = toAoiGeometry(readPolygonWkt(task.wkt));
   const outcome = selectAmong({ ...task.request, aoi } as PolygonRequest, task.candidates, task);
   if (!outcome.ok) return outcome;
   const input = outcome.resolution.input as Exclude<ResolvedInput, { kind: 'scene' }>;
   const { aoi: _aoi, extent, ...rest } = input;
-  return { ok: true, resolution: { ...outcome.resolution, input: { ...rest, extent: packAoi(extent) } as PackedInput } };
+  return { ok: true, resolution: { ...outcome.resolution, input: { ...rest, extent: flattenAoi(extent) } as PackedInput } };
 }
