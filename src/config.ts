@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SUBMITTABLE_ENDPOINTS, type SubmittableEndpoint } from './contract/enums.ts';
+import { ENDPOINTS, type EndpointDescriptor, type EndpointName as SubmittableEndpoint } from './endpoints/index.ts';
 import type { PolygonLimits } from './geo/index.ts';
 
 export interface Config {
@@ -22,10 +22,9 @@ export interface Config {
   maxRequestBytes: number;
   /** Size limits of a request polygon (parts, rings per polygon, vertices in all). */
   polygonLimits: PolygonLimits;
-  /** Polygon area limits in km² (spec: timeseries 50, building change 30,000; ship/oilslick ours). */
+  /** Polygon area limits in km², per endpoint (defaults: the endpoint descriptors, src/endpoints). */
   areaLimitsSqkm: Record<SubmittableEndpoint, number>;
-  timeseriesMaxYears: number;
-  /** Credits per km² analysed, per endpoint. */
+  /** Credits per km² analysed, per endpoint (defaults: the endpoint descriptors). */
   pricesPerSqkm: Record<SubmittableEndpoint, number>;
   /** What a scene_id job reserves, in km², since its footprint is unknown until it runs. */
   sceneReserveSqkm: number;
@@ -117,10 +116,9 @@ function num(env: NodeJS.ProcessEnv, name: string, fallback: number, opts: { int
   return value;
 }
 
-function perEndpoint(env: NodeJS.ProcessEnv, prefix: string, defaults: Record<SubmittableEndpoint, number>) {
-  const out = { ...defaults };
-  for (const e of SUBMITTABLE_ENDPOINTS) out[e] = num(env, `${prefix}_${e.toUpperCase()}`, defaults[e], { min: 0 });
-  return out;
+/** `${prefix}_${ID}` for every endpoint, its descriptor's value by default. */
+function perEndpoint(env: NodeJS.ProcessEnv, prefix: string, fallback: (e: EndpointDescriptor) => number): Record<SubmittableEndpoint, number> {
+  return Object.fromEntries(ENDPOINTS.map((e) => [e.id, num(env, `${prefix}_${e.id.toUpperCase()}`, fallback(e), { min: 0 })])) as Record<SubmittableEndpoint, number>;
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -148,21 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRingsPerPolygon: num(env, 'SARWATCH_MAX_POLYGON_RINGS', 10_000, { integer: true, min: 1 }),
       maxVertices: num(env, 'SARWATCH_MAX_POLYGON_VERTICES', 250_000, { integer: true, min: 4 }),
     },
-    areaLimitsSqkm: perEndpoint(env, 'SARWATCH_AREA_LIMIT_SQKM', {
-      ship: 100_000,
-      oilslick: 100_000,
-      newbuilding: 30_000,
-      disappearbuilding: 30_000,
-      timeseries: 50,
-    }),
-    timeseriesMaxYears: 3,
-    pricesPerSqkm: perEndpoint(env, 'SARWATCH_PRICE_PER_SQKM', {
-      ship: 0.01,
-      oilslick: 0.01,
-      newbuilding: 0.1,
-      disappearbuilding: 0.1,
-      timeseries: 1,
-    }),
+    areaLimitsSqkm: perEndpoint(env, 'SARWATCH_AREA_LIMIT_SQKM', (e) => e.limits.areaSqkm),
+    pricesPerSqkm: perEndpoint(env, 'SARWATCH_PRICE_PER_SQKM', (e) => e.pricePerSqkm),
     sceneReserveSqkm: num(env, 'SARWATCH_SCENE_RESERVE_SQKM', 45_000, { min: 0 }),
     workerConcurrency: num(env, 'SARWATCH_WORKER_CONCURRENCY', 1, { integer: true, min: 1 }),
     sweepIntervalSeconds: num(env, 'SARWATCH_SWEEP_INTERVAL_SECONDS', 60, { min: 0.05 }),

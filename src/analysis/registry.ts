@@ -1,15 +1,14 @@
 /**
- * Which analysis runs for each endpoint_id. A detector registers here when it exists; until
- * then its jobs fail with NOT_IMPLEMENTED and are not charged — never a made-up result.
+ * The detector adapters' contract, and which adapter runs for each endpoint_id: by default
+ * the one each endpoint descriptor names (src/endpoints); tests inject their own. An
+ * endpoint without an adapter fails its jobs with NOT_IMPLEMENTED, uncharged — never a
+ * made-up result.
  */
 import type { EndpointId, Family } from '../contract/enums.ts';
 import type { Coverage, Warning } from '../contract/schemas.ts';
 import type { SceneRecord } from '../catalog/types.ts';
 import type { AoiGeometry, Polygon } from '../geo/types.ts';
-import { shipModule } from './modules/ship.ts';
-import { oilslickModule } from './modules/oilslick.ts';
-import { disappearbuildingModule, newbuildingModule } from './modules/change.ts';
-import { timeseriesModule } from './modules/timeseries.ts';
+import { ENDPOINTS } from '../endpoints/index.ts';
 
 export interface ResultFeature {
   type: 'Feature';
@@ -71,7 +70,12 @@ export function createRegistry(modules: AnalysisModule[]): AnalysisRegistry {
   return new Map(modules.map((m) => [m.endpointId, m]));
 }
 
-/** The detectors this build ships. Endpoints absent here fail their jobs with NOT_IMPLEMENTED. */
+/** The detectors this build ships: each endpoint descriptor's adapter, loaded when its first job runs. */
 export function defaultRegistry(): AnalysisRegistry {
-  return createRegistry([shipModule, oilslickModule, newbuildingModule, disappearbuildingModule, timeseriesModule]);
+  return createRegistry(
+    ENDPOINTS.map((endpoint) => ({
+      endpointId: endpoint.id,
+      run: async (request, ctx) => (await endpoint.detector()).run(request, ctx),
+    })),
+  );
 }

@@ -29,11 +29,13 @@ import { loadConfig } from '../config.ts';
 import { openCatalogProvider, PLANETARY_COMPUTER_STAC_URL } from '../catalog/providers/index.ts';
 import { isRemoteHref, setRemoteAccess } from '../imagery/remote/access.ts';
 import { collectRtcFiles, looksLikeSafe, RtcInputError, selectChangePair, selectSeries } from './rtcInputs.ts';
+import { ENDPOINTS, findEndpoint } from '../endpoints/index.ts';
 import { collectGrdScenes, grdChangePair, grdGridFor, grdSeries, GrdInputError } from './grdInputs.ts';
 
 export class AnalyzeUsageError extends Error {}
 
-export const CLI_DETECTORS = ['ship', 'oilslick', 'newbuilding', 'disappearbuilding', 'timeseries'] as const;
+/** The detectors `analyze` runs: the endpoint registry's (src/endpoints). */
+export const CLI_DETECTORS: readonly string[] = ENDPOINTS.map((e) => e.id);
 
 /** A progress bar on a terminal (stderr), one line per 10 % otherwise. */
 function progressReporter(label: string, stream: NodeJS.WriteStream = process.stderr): { update(percent: number): void; done(): void } {
@@ -126,7 +128,8 @@ function isGeoTiffPath(input: string): boolean {
 }
 
 export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
-  if (!(CLI_DETECTORS as readonly string[]).includes(opts.detector)) {
+  const endpoint = findEndpoint(opts.detector);
+  if (!endpoint) {
     throw new AnalyzeUsageError(`unknown detector "${opts.detector}": analyze runs ${CLI_DETECTORS.join(', ')}`);
   }
   const warnings: string[] = [];
@@ -136,8 +139,9 @@ export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
   };
   let result: FinalizedCollection;
   try {
-    if (opts.detector === 'ship' || opts.detector === 'oilslick') result = await runSceneDetector(opts, warn);
-    else if (opts.detector === 'timeseries') result = await runTimeseries(opts, warn);
+    // The endpoint's selection rule says what its inputs are: one scene, a pair, a series.
+    if (endpoint.selector === 'nearest') result = await runSceneDetector(opts, warn);
+    else if (endpoint.selector === 'series') result = await runTimeseries(opts, warn);
     else result = await runChange(opts, opts.detector as 'newbuilding' | 'disappearbuilding', warn);
   } finally {
     await closeAnalysisPool();

@@ -4,61 +4,11 @@
  */
 import Type, { type Static } from 'typebox';
 import { ENDPOINT_IDS, JOB_STATUSES } from './enums.ts';
+import { IsoDate, OrbitDirection } from './bodies.ts';
 
-const IsoDate = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-  description: 'Calendar date, YYYY-MM-DD',
-  examples: ['2024-06-01'],
-});
 const IsoTimestamp = Type.String({ description: 'ISO 8601 UTC timestamp with Z suffix', examples: ['2024-06-01T12:00:00.000Z'] });
-const Wkt = Type.String({
-  minLength: 1,
-  description: 'Area of interest: WKT POLYGON or MULTIPOLYGON in EPSG:4326 (lon lat)',
-  examples: ['POLYGON ((2.5 51.3, 2.7 51.3, 2.7 51.45, 2.5 51.45, 2.5 51.3))'],
-});
-const SatelliteId = Type.Literal('sentinel-1', { description: 'Only Sentinel-1 is supported' });
-const OrbitDirection = Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
-  description: 'Only scenes of this orbit direction are used',
-});
 
-export const SceneJobBody = Type.Object(
-  {
-    satellite_id: SatelliteId,
-    scene_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 256, description: 'Sentinel-1 GRD product name (full scene)' }),
-    ),
-    polygon: Type.Optional(Wkt),
-    date: Type.Optional(IsoDate),
-    date_direction: Type.Optional(
-      Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('nearest')], {
-        description: 'Direction from `date` for scene selection; default nearest',
-      }),
-    ),
-    orbit_direction: Type.Optional(OrbitDirection),
-  },
-  {
-    additionalProperties: false,
-    description: 'ship / oilslick: either `scene_id`, or `polygon` + `date`',
-  },
-);
-export type SceneJobBody = Static<typeof SceneJobBody>;
-
-export const PeriodJobBody = Type.Object(
-  {
-    satellite_id: SatelliteId,
-    polygon: Wkt,
-    date_start: IsoDate,
-    date_end: IsoDate,
-    orbit_direction: Type.Optional(OrbitDirection),
-  },
-  {
-    additionalProperties: false,
-    description: 'newbuilding / disappearbuilding / timeseries: `polygon` + `date_start` + `date_end`',
-  },
-);
-export type PeriodJobBody = Static<typeof PeriodJobBody>;
-
-export type SubmissionBody = SceneJobBody | PeriodJobBody;
+export { PeriodJobBody, SceneJobBody, type SubmissionBody } from './bodies.ts';
 
 const EndpointIdSchema = Type.Enum([...ENDPOINT_IDS]);
 const StatusSchema = Type.Enum([...JOB_STATUSES]);

@@ -21,6 +21,7 @@ import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
 import { isoNow } from './time.ts';
 import { canonicalJson } from './canonicalJson.ts';
+import { resultKindOf } from '../endpoints/index.ts';
 
 export interface JobServiceDeps {
   db: Db;
@@ -239,7 +240,7 @@ export class JobService {
   async resultUrl(principal: Principal, jobId: string, format: 'geojson' | 'zip'): Promise<string> {
     this.authorizeRead(principal);
     const row = await this.ownJob(principal, jobId);
-    const expected = row.endpoint_id === 'idlefarm' ? 'zip' : 'geojson';
+    const expected = resultKindOf(row.endpoint_id);
     if (format !== expected) throw new ApiError('NOT_FOUND', `the result of a ${row.endpoint_id} job is at result.${expected}`);
     if (row.status === 'failed') throw new ApiError('NOT_FOUND', `job ${row.id} failed (${row.error_code}); it has no result`);
     if (row.status !== 'completed' || !row.result_key) throw new ApiError('NOT_READY', `job ${row.id} is ${row.status}; the result is not ready`);

@@ -8,7 +8,8 @@
  * A large polygon is checked on the geometry thread (jobs/geometry/pool.ts), hence async.
  */
 import { ApiError } from '../contract/errors.ts';
-import { isSceneEndpoint, type Family, type SubmittableEndpoint } from '../contract/enums.ts';
+import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
+import { endpointOf } from '../endpoints/index.ts';
 import type { PeriodJobBody, SceneJobBody, SubmissionBody } from '../contract/schemas.ts';
 import type { Config } from '../config.ts';
 import type { AoiGeometry } from '../geo/index.ts';
@@ -54,7 +55,7 @@ export type ValidatedRequest =
 const invalid = (message: string) => new ApiError('VALIDATION_ERROR', message);
 
 export async function validateSubmission(endpoint: SubmittableEndpoint, family: Family, body: SubmissionBody, config: Config): Promise<ValidatedRequest> {
-  if (isSceneEndpoint(endpoint)) return validateSceneBody(endpoint, family, body as SceneJobBody, config);
+  if (endpointOf(endpoint).input === 'scene') return validateSceneBody(endpoint, family, body as SceneJobBody, config);
   return validatePeriodBody(endpoint, family, body as PeriodJobBody, config);
 }
 
@@ -94,10 +95,11 @@ async function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family,
   checkCalendarDate('date_start', body.date_start);
   checkCalendarDate('date_end', body.date_end);
   if (body.date_end < body.date_start) throw invalid('date_end must not be before date_start');
-  if (endpoint === 'timeseries') {
-    const limit = addYears(body.date_start, config.timeseriesMaxYears);
+  const maxYears = endpointOf(endpoint).limits.maxPeriodYears;
+  if (maxYears !== undefined) {
+    const limit = addYears(body.date_start, maxYears);
     if (body.date_end > limit) {
-      throw invalid(`timeseries date range exceeds the limit of ${config.timeseriesMaxYears} years (date_end at most ${limit})`);
+      throw invalid(`${endpoint} date range exceeds the limit of ${maxYears} years (date_end at most ${limit})`);
     }
   }
   const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, body.polygon, config);
