@@ -20,7 +20,11 @@ export interface Config {
   /** Failed authentications (401) per client address per minute before 429. */
   authFailuresPerMinute: number;
   maxRequestBytes: number;
-  /** Size limits of a request polygon (parts, rings per polygon, vertices in all). */
+  /** A polygon upload's body, bytes (read as a stream; 413 past it). */
+  maxUploadBytes: number;
+  /** Features of one polygon upload (400 past it). */
+  maxUploadFeatures: number;
+  /** Size limits of a request polygon (parts, rings per polygon, vertices in all); each uploaded feature and their union too. */
   polygonLimits: PolygonLimits;
   /** Polygon area limits in km², per endpoint (defaults: the endpoint descriptors, src/endpoints). */
   areaLimitsSqkm: Record<SubmittableEndpoint, number>;
@@ -141,6 +145,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: num(env, 'SARWATCH_RATE_LIMIT_PER_MINUTE', 300, { integer: true, min: 1 }),
     authFailuresPerMinute: num(env, 'SARWATCH_AUTH_FAILURES_PER_MINUTE', 20, { integer: true, min: 1 }),
     maxRequestBytes: num(env, 'SARWATCH_MAX_REQUEST_BYTES', 1_048_576, { integer: true, min: 1024 }),
+    maxUploadBytes: num(env, 'SARWATCH_MAX_UPLOAD_BYTES', 10_485_760, { integer: true, min: 1024 }),
+    maxUploadFeatures: num(env, 'SARWATCH_MAX_UPLOAD_FEATURES', 10_000, { integer: true, min: 1 }),
     polygonLimits: {
       maxParts: num(env, 'SARWATCH_MAX_POLYGON_PARTS', 10_000, { integer: true, min: 1 }),
       maxRingsPerPolygon: num(env, 'SARWATCH_MAX_POLYGON_RINGS', 10_000, { integer: true, min: 1 }),

@@ -13,6 +13,7 @@ import { openObjectStore, type ObjectStore } from './objects/index.ts';
 import { openQueue, type JobQueue } from './queue/index.ts';
 import { BullmqQueue } from './queue/bullmq.ts';
 import { JobService } from './jobs/service.ts';
+import { PolygonUploadService } from './uploads/service.ts';
 import { buildApi } from './api/app.ts';
 import type { Clock } from './api/rateLimit.ts';
 import { brokerProbe, objectStoreProbe, storeProbe, workerProbe } from './probes.ts';
@@ -135,7 +136,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   ];
   const metrics = createMetrics({ db, brokerDepth: queue instanceof BullmqQueue ? () => queue.depth() : undefined });
   const shared = roles.api && config.redisUrl ? sharedRateLimits(config) : null;
-  const app = await buildApi({ db, config, jobs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
+  const uploads = new PolygonUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
+  const app = await buildApi({ db, config, jobs, uploads, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
   const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds, onSettled: (s) => metrics.observeJob(s) });
@@ -182,6 +184,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       stopMaintenance();
       const drained = queue.close();
       await Promise.all([runner.close(), app.close()]);
+      await uploads.drain();
       await shared?.close();
       await drained;
       await closeAnalysisPool();

@@ -15,6 +15,11 @@ const Wkt = Type.String({
   description: 'Area of interest: WKT POLYGON or MULTIPOLYGON in EPSG:4326 (lon lat)',
   examples: ['POLYGON ((2.5 51.3, 2.7 51.3, 2.7 51.45, 2.5 51.45, 2.5 51.3))'],
 });
+const PolygonId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Area of interest: a ready polygon upload of this account (POST /api/v1/polygons), instead of `polygon`; its union is the AOI',
+});
 const SatelliteId = Type.Literal('sentinel-1', { description: 'Only Sentinel-1 is supported' });
 export const OrbitDirection = Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
   description: 'Only scenes of this orbit direction are used',
@@ -27,6 +32,7 @@ export const SceneJobBody = Type.Object(
       Type.String({ minLength: 1, maxLength: 256, description: 'Sentinel-1 GRD product name (full scene)' }),
     ),
     polygon: Type.Optional(Wkt),
+    polygon_id: Type.Optional(PolygonId),
     date: Type.Optional(IsoDate),
     date_direction: Type.Optional(
       Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('nearest')], {
@@ -37,7 +43,7 @@ export const SceneJobBody = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'ship / oilslick: either `scene_id`, or `polygon` + `date`',
+    description: 'ship / oilslick: either `scene_id`, or `polygon` (or `polygon_id`) + `date`',
   },
 );
 export type SceneJobBody = Static<typeof SceneJobBody>;
@@ -45,14 +51,15 @@ export type SceneJobBody = Static<typeof SceneJobBody>;
 export const PeriodJobBody = Type.Object(
   {
     satellite_id: SatelliteId,
-    polygon: Wkt,
+    polygon: Type.Optional(Wkt),
+    polygon_id: Type.Optional(PolygonId),
     date_start: IsoDate,
     date_end: IsoDate,
     orbit_direction: Type.Optional(OrbitDirection),
   },
   {
     additionalProperties: false,
-    description: 'newbuilding / disappearbuilding / timeseries: `polygon` + `date_start` + `date_end`',
+    description: 'newbuilding / disappearbuilding / timeseries: `polygon` (or `polygon_id`) + `date_start` + `date_end`',
   },
 );
 export type PeriodJobBody = Static<typeof PeriodJobBody>;

@@ -140,3 +140,32 @@ export const SceneListQuery = Type.Object({
   orbit_direction: Type.Optional(OrbitDirection),
   limit: Type.Optional(Type.String({ description: 'Integer 1–500, default 100' })),
 });
+
+// ---------------------------------------------------------------------------------------
+// Polygon uploads (issue 14)
+
+export const POLYGON_UPLOAD_STATUSES = ['processing', 'ready', 'failed'] as const;
+export type PolygonUploadStatus = (typeof POLYGON_UPLOAD_STATUSES)[number];
+
+export const PolygonUploadAccepted = Type.Object({
+  polygon_id: Type.String({ format: 'uuid' }),
+  status: Type.Literal('processing', { description: 'Validation runs asynchronously; poll GET /api/v1/polygons/{polygon_id}' }),
+});
+export type PolygonUploadAccepted = Static<typeof PolygonUploadAccepted>;
+
+export const PolygonUpload = Type.Object({
+  polygon_id: Type.String({ format: 'uuid' }),
+  status: Type.Enum([...POLYGON_UPLOAD_STATUSES], { description: 'processing → ready | failed' }),
+  format: Type.Enum(['geojson', 'kml', 'shapefile']),
+  size_bytes: Type.Integer({ description: 'Size of the uploaded file' }),
+  feature_count: Type.Union([Type.Integer(), Type.Null()], { description: 'Features in the file; null until ready' }),
+  area_sqkm: Type.Union([Type.Number(), Type.Null()], { description: 'Geodesic area of the union of the features; null until ready' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why validation failed (status failed); null otherwise' }),
+  created_at: IsoTimestamp,
+});
+export type PolygonUpload = Static<typeof PolygonUpload>;
+
+export const PolygonUploadList = Type.Object({ polygons: Type.Array(PolygonUpload) });
+export type PolygonUploadList = Static<typeof PolygonUploadList>;
+
+export const PolygonIdParams = Type.Object({ polygon_id: Type.String() });

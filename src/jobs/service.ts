@@ -22,6 +22,7 @@ import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
 import { isoNow } from './time.ts';
 import { canonicalJson } from './canonicalJson.ts';
 import { resultKindOf } from '../endpoints/index.ts';
+import { UploadUnavailable, uploadAoiLookup } from '../uploads/lookup.ts';
 
 export interface JobServiceDeps {
   db: Db;
@@ -59,7 +60,7 @@ export class JobService {
   async submit(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody, idempotencyKey?: string) {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
-    const request = await validateSubmission(endpoint, family, body, config);
+    const request = await validateSubmission(endpoint, family, body, config, uploadAoiLookup(db, principal.accountId));
     const reserve = reservationMicros(request, config);
     const jobId = randomUUID();
     const now = isoNow();
@@ -152,7 +153,25 @@ export class JobService {
   async preview(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody): Promise<PreviewResponse> {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
-    const request = await validateSubmission(endpoint, family, body, config);
+    let request;
+    try {
+      request = await validateSubmission(endpoint, family, body, config, uploadAoiLookup(db, principal.accountId));
+    } catch (e) {
+      // An unknown or unready polygon_id is checked at submission only (spec: Preview).
+      if (!(e instanceof UploadUnavailable)) throw e;
+      const balance = (await balanceMicros(db, principal.accountId)) ?? 0;
+      return {
+        endpoint_id: endpoint,
+        area_sqkm: null,
+        credits: { estimated: null, balance: fromMicros(balance), sufficient: null },
+        warnings: [
+          {
+            code: 'CREDITS_NOT_ESTIMABLE',
+            message: 'Credits cannot be estimated: polygon_id does not name a ready polygon upload of this account yet (a submission answers 404 or 409 until it is ready).',
+          },
+        ],
+      };
+    }
     const balance = (await balanceMicros(db, principal.accountId)) ?? 0;
     const warnings: Warning[] = [];
 

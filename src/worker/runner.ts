@@ -16,6 +16,7 @@ import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
 import { centroidLonLat } from '../geo/index.ts';
 import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
 import { resolveRequest } from '../jobs/selection.ts';
+import { uploadAoiLookup } from '../uploads/lookup.ts';
 import { claimJob, completeJob, failJob, heartbeat, returnJob } from '../jobs/transitions.ts';
 import { coverageOnJob } from '../jobs/views.ts';
 import type { JobSettled } from '../metrics.ts';
@@ -147,10 +148,11 @@ export class JobRunner {
     const params = JSON.parse(job.request_params ?? '{}') as SubmissionBody;
 
     // The rules are checked again when the job runs: configuration (limits) may have
-    // changed since submission (spec: "validation failing while the job runs").
+    // changed since submission (spec: "validation failing while the job runs"), and the
+    // upload a polygon_id names may have been deleted.
     let request: ValidatedRequest;
     try {
-      request = await validateSubmission(endpoint, family, params, config);
+      request = await validateSubmission(endpoint, family, params, config, uploadAoiLookup(db, job.account_id));
     } catch (e) {
       if (e instanceof ApiError) throw new JobFailure('VALIDATION_ERROR', e.message);
       throw e;

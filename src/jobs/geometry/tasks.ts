@@ -7,6 +7,7 @@ import { centroidLonLat, GeometryError, geodesicAreaSqkm, parseAoiWkt, type AoiG
 import { readPolygonWkt } from '../../geo/wkt-reader.ts';
 import { selectAmong, type PolygonRequest, type Resolution, type ResolutionOutcome, type ResolvedInput } from '../selectAmong.ts';
 import { packAoi, type PackedAoi } from './packed.ts';
+import { parseUpload, validateUpload, type UploadFormat, type UploadLimits, type Validated } from '../../uploads/read.ts';
 
 export type PolygonCheck =
   | { ok: true; aoi: AoiGeometry; areaSqkm: number; centroid: { lon: number; lat: number } }
@@ -35,12 +36,15 @@ export type PackedOutcome =
 
 export type GeometryTask =
   | { kind: 'check'; wkt: string; limits: PolygonLimits }
-  | { kind: 'select'; wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number };
+  | { kind: 'select'; wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number }
+  | { kind: 'upload'; validate: boolean; format: UploadFormat; bytes: Uint8Array; limits: UploadLimits };
 
 export type PackedCheck = Exclude<PolygonCheck, { ok: true }> | { ok: true; aoi: PackedAoi; areaSqkm: number; centroid: { lon: number; lat: number } };
 
 /** The worker thread's entry: one task in, its packed result out. */
-export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome {
+export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome | Promise<UploadCount | Validated> {
+  // An uploaded polygon file: parsed (its feature count), or parsed and every feature validated.
+  if (task.kind === 'upload') return task.validate ? validateUpload(task.format, task.bytes, task.limits) : countedUpload(task.format, task.bytes, task.limits);
   if (task.kind === 'check') {
     const checked = checkPolygon(task.wkt, task.limits);
     return checked.ok ? { ...checked, aoi: packAoi(checked.aoi) } : checked;
@@ -53,4 +57,12 @@ export default function runGeometryTask(task: GeometryTask): PackedCheck | Packe
   const input = outcome.resolution.input as Exclude<ResolvedInput, { kind: 'scene' }>;
   const { aoi: _aoi, extent, ...rest } = input;
   return { ok: true, resolution: { ...outcome.resolution, input: { ...rest, extent: packAoi(extent) } as PackedInput } };
+}
+
+export type UploadCount = { ok: true; featureCount: number } | { ok: false; message: string };
+
+/** The parse alone: how many features, not the features themselves (they stay on this thread). */
+async function countedUpload(format: UploadFormat, bytes: Uint8Array, limits: UploadLimits): Promise<UploadCount> {
+  const parsed = await parseUpload(format, bytes, limits);
+  return parsed.ok ? { ok: true, featureCount: parsed.features.length } : parsed;
 }
