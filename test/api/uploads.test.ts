@@ -320,3 +320,23 @@ describe('issue 14: polygon_id at submission and preview', () => {
     expect(listed.credits_used).toBe(0);
   });
 });
+
+describe('issue 14: SDK upload helpers', () => {
+  it('issue 14: uploadPolygons, waitForPolygonUpload, listPolygonUploads, deletePolygonUpload; a failed upload throws with its reason', async () => {
+    const accepted = await t.client.uploadPolygons(fieldsKml, 'kml');
+    expect(accepted.status).toBe('processing');
+    const ready = await t.client.waitForPolygonUpload(accepted.polygon_id, { initialDelayMs: 20, timeoutMs: 20_000 });
+    expect(ready).toMatchObject({ polygon_id: accepted.polygon_id, status: 'ready', format: 'kml', feature_count: 2 });
+    expect((await t.client.listPolygonUploads()).polygons.map((p) => p.polygon_id)).toContain(accepted.polygon_id);
+    await t.client.deletePolygonUpload(accepted.polygon_id);
+    await expect(t.client.getPolygonUpload(accepted.polygon_id)).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+
+    const zipped = shapefileZip([{ rings: [FIELD_A], name: 'a' }]);
+    const fromZip = await t.client.uploadPolygons(new Uint8Array(zipped), 'shapefile');
+    expect((await t.client.waitForPolygonUpload(fromZip.polygon_id, { initialDelayMs: 20, timeoutMs: 20_000 })).feature_count).toBe(1);
+
+    const bad = await t.client.uploadPolygons(JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: null, properties: {} }] }), 'geojson');
+    await expect(t.client.waitForPolygonUpload(bad.polygon_id, { initialDelayMs: 20, timeoutMs: 20_000 })).rejects.toThrow('feature 1 of 1: it has no geometry');
+    await expect(t.client.uploadPolygons('{', 'geojson')).rejects.toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
+  });
+});
