@@ -59,7 +59,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
             security,
             body,
             headers: IdempotencyHeaders,
-            response: { 200: JobSubmissionResponse, ...errors(400, 401, 402, 403, 409, 413, 415, 429) },
+            response: { 200: JobSubmissionResponse, ...errors(400, 401, 402, 403, 404, 409, 413, 415, 429) },
           },
         },
         async (request, reply) => {

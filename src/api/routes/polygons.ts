@@ -38,8 +38,12 @@ export async function polygonRoutes(app: FastifyInstance, opts: { uploads: Polyg
         summary: 'Upload a polygon file (GeoJSON FeatureCollection, KML or zipped Shapefile); validated asynchronously',
         description: `The body is the file itself, with Content-Type ${MEDIA_TYPES.join(', ')} (application/zip: a zipped Shapefile). Size and feature-count limits: SARWATCH_MAX_UPLOAD_BYTES (413), SARWATCH_MAX_UPLOAD_FEATURES (400).`,
         security,
+        consumes: MEDIA_TYPES,
+        body: Type.String({ format: 'binary', description: 'The file: GeoJSON FeatureCollection, KML document, or zipped Shapefile (.shp, .dbf, .prj)' }),
         response: { 202: PolygonUploadAccepted, ...errors(400, 401, 403, 413, 415, 429) },
       },
+      // The body is the file (a Buffer): its schema documents it; the service reads it.
+      validatorCompiler: () => () => true,
     },
     async (request, reply) => {
       const format = PolygonUploadService.formatOf(request.headers['content-type']);
