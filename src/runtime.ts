@@ -14,6 +14,7 @@ import { openQueue, type JobQueue } from './queue/index.ts';
 import { BullmqQueue } from './queue/bullmq.ts';
 import { JobService } from './jobs/service.ts';
 import { PolygonUploadService } from './uploads/service.ts';
+import { isoNow } from './jobs/time.ts';
 import { buildApi } from './api/app.ts';
 import type { Clock } from './api/rateLimit.ts';
 import { brokerProbe, objectStoreProbe, storeProbe, workerProbe } from './probes.ts';
@@ -90,6 +91,7 @@ export interface Service {
   objects: ObjectStore;
   queue: JobQueue;
   runner: JobRunner;
+  uploads: PolygonUploadService;
   /** `http://host:port` once listening; empty for the worker role, which serves no HTTP. */
   url: string;
   close(): Promise<void>;
@@ -167,6 +169,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     reconcile: reconcile && { run: reconcile, intervalSeconds: config.reconcileIntervalSeconds },
   });
   if (roles.worker) queue.consume(runner.run, config.workerConcurrency);
+  // Uploads whose validation a stopped API process left unfinished are validated again.
+  if (roles.api) {
+    const startedAt = isoNow();
+    void uploads.resumeProcessing(startedAt).then(
+      (n) => n > 0 && log.info({ uploads: n }, 'resumed the validation of polygon uploads'),
+      (e) => log.error({ err: String(e) }, 'could not resume polygon upload validation'),
+    );
+  }
 
   const url = roles.api ? (await app.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost') : '';
   return {
@@ -176,6 +186,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     objects,
     queue,
     runner,
+    uploads,
     url,
     // Running analyses are aborted rather than run to their end: their jobs go back to
     // pending (uncharged, the reservation held) for the next start. Then the analysis pool

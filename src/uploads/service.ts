@@ -77,7 +77,9 @@ export class PolygonUploadService {
         await markUploadFailed(db, id, validated.message);
         return;
       }
-      const geojsonKey = `uploads/polygons/${id}/features.geojson`;
+      // One key per validation: a second validation of the same upload (a resumed one) never
+      // deletes the object the first one made ready.
+      const geojsonKey = `uploads/polygons/${id}/features-${randomUUID().slice(0, 8)}.geojson`;
       await objects.put(geojsonKey, validated.geojson, 'application/geo+json');
       const ready = await markUploadReady(db, id, { featureCount: validated.featureCount, areaSqkm: validated.areaSqkm, aoiWkt: validated.unionWkt, geojsonKey });
       if (!ready) await objects.delete(geojsonKey); // deleted while it was validated
@@ -85,6 +87,35 @@ export class PolygonUploadService {
       log?.error({ polygonId: id, err: e instanceof Error ? e.stack : String(e) }, 'polygon upload validation crashed');
       await markUploadFailed(db, id, 'the upload could not be validated because of an internal error; upload it again').catch(() => {});
     }
+  }
+
+  /**
+   * Validates again the uploads left `processing` by a process that stopped before their
+   * validation ended, from their stored original files. Run at start by the API role; a
+   * validation another live process still runs is harmless to repeat (the transitions are
+   * guarded: the first to end wins). Resolves with how many it restarted.
+   */
+  async resumeProcessing(startedBefore: string): Promise<number> {
+    const { db, objects } = this.deps;
+    const rows = await db
+      .selectFrom('polygon_uploads')
+      .select(['id', 'format', 'original_key'])
+      .where('status', '=', 'processing')
+      .where('updated_at', '<', startedBefore)
+      .execute();
+    for (const row of rows) {
+      const stored = await objects.get(row.original_key);
+      if (!stored) {
+        await markUploadFailed(db, row.id, 'the uploaded file was lost before it was validated; upload it again');
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of stored.body) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const task = this.validate(row.id, row.format as UploadFormat, new Uint8Array(body.buffer, body.byteOffset, body.byteLength)).finally(() => this.inFlight.delete(task));
+      this.inFlight.add(task);
+    }
+    return rows.length;
   }
 
   /** Waits for the validations under way (shutdown, tests). */

@@ -130,6 +130,21 @@ describe('issue 14: asynchronous validation', () => {
   });
 });
 
+describe('issue 14: uploads left processing by a stopped process', () => {
+  it('issue 14: validation resumes from the stored original (ready), or fails when the original is gone', async () => {
+    const kept = '33333333-4444-4555-8666-777777777777';
+    const lost = '44444444-5555-4666-8777-888888888888';
+    const originalKey = `uploads/polygons/${kept}/original.geojson`;
+    await t.service.objects.put(originalKey, fieldsGeoJson, 'application/geo+json');
+    const created = new Date(Date.now() - 60_000).toISOString();
+    await createUpload(t.service.db, { id: kept, account_id: t.accountId, format: 'geojson', size_bytes: Buffer.byteLength(fieldsGeoJson), original_key: originalKey, created_at: created });
+    await createUpload(t.service.db, { id: lost, account_id: t.accountId, format: 'kml', size_bytes: 5, original_key: `uploads/polygons/${lost}/original.kml`, created_at: created });
+    expect(await t.service.uploads.resumeProcessing(isoNow())).toBe(2);
+    expect(await settled(kept)).toMatchObject({ status: 'ready', feature_count: 2 });
+    expect(await settled(lost)).toMatchObject({ status: 'failed', error: 'the uploaded file was lost before it was validated; upload it again' });
+  });
+});
+
 describe('issue 14: upload limits and bad bodies', () => {
   it('issue 14: a body over SARWATCH_MAX_UPLOAD_BYTES is 413 PAYLOAD_TOO_LARGE with the envelope', async () => {
     const big = JSON.stringify({ type: 'FeatureCollection', features: [featureOf(FIELD_A, { pad: 'x'.repeat(MAX_BYTES) })] });
