@@ -40,6 +40,16 @@ export interface AnalysisRequest {
   input: ResolvedInput;
   /** Request size limit: a measured coverage.polygon is simplified to fit it. */
   maxRequestBytes: number;
+  /**
+   * The polygon upload the job names by `polygon_id` (its union is `input.aoi`); a detector
+   * that works per feature (per field) reads them here, in upload order, properties kept.
+   */
+  upload?: { polygonId: string; features(): Promise<UploadFeatureCollection> };
+}
+
+export interface UploadFeatureCollection {
+  type: 'FeatureCollection';
+  features: { type: 'Feature'; geometry: AoiGeometry; properties: Record<string, unknown> }[];
 }
 
 export interface AnalysisContext {
@@ -49,7 +59,10 @@ export interface AnalysisContext {
 }
 
 export interface AnalysisOutput {
-  result: ResultCollection;
+  /** The GeoJSON result (endpoints whose descriptor's result kind is `geojson`). */
+  result?: ResultCollection;
+  /** The zip result (result kind `zip`, served at result.zip). */
+  archive?: Uint8Array;
   /**
    * What the analysis measured itself (building change, time series: the analysed area
    * without no-data, and `measured` coverage). Absent: the selection's estimate stands.

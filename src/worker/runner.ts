@@ -17,6 +17,8 @@ import { centroidLonLat } from '../geo/index.ts';
 import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
 import { resolveRequest } from '../jobs/selection.ts';
 import { uploadAoiLookup } from '../uploads/lookup.ts';
+import { readUploadFeatures } from '../uploads/features.ts';
+import { resultKindOf } from '../endpoints/index.ts';
 import { claimJob, completeJob, failJob, heartbeat, returnJob } from '../jobs/transitions.ts';
 import { coverageOnJob } from '../jobs/views.ts';
 import type { JobSettled } from '../metrics.ts';
@@ -178,14 +180,26 @@ export class JobRunner {
     if (!module) {
       throw new JobFailure('NOT_IMPLEMENTED', `${endpoint} analysis is not available in this version of sarwatch; the job was not charged`);
     }
+    const polygonId = request.pattern === 'scene' ? null : request.polygonId;
     const output = await module.run(
-      { jobId: job.id, endpointId: endpoint, family, input: resolution.input, maxRequestBytes: config.maxRequestBytes },
+      {
+        jobId: job.id,
+        endpointId: endpoint,
+        family,
+        input: resolution.input,
+        maxRequestBytes: config.maxRequestBytes,
+        ...(polygonId ? { upload: { polygonId, features: () => readUploadFeatures(db, objects, job.account_id, polygonId) } } : {}),
+      },
       { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal },
     );
 
-    const key = `results/${job.id}.geojson`;
+    // The endpoint's result kind says what the detector hands back and how it is served.
+    const kind = resultKindOf(endpoint);
+    const body = kind === 'zip' ? (output.archive ? Buffer.from(output.archive) : undefined) : output.result && JSON.stringify(output.result);
+    if (body === undefined) throw new JobFailure('PROCESSING_ERROR', `the ${endpoint} analysis returned no ${kind} result`);
+    const key = `results/${job.id}.${kind}`;
     try {
-      await objects.put(key, JSON.stringify(output.result), 'application/geo+json');
+      await objects.put(key, body, kind === 'zip' ? 'application/zip' : 'application/geo+json');
     } catch (e) {
       log.error({ jobId: job.id, err: String(e) }, 'result write failed');
       throw new JobFailure('STORAGE_ERROR', 'result could not be stored');
@@ -207,7 +221,7 @@ export class JobRunner {
       await objects.delete(key);
       return false;
     }
-    log.info({ jobId: job.id, areaSqkm: completed.area_sqkm, features: output.result.features.length }, 'job completed');
+    log.info({ jobId: job.id, areaSqkm: completed.area_sqkm, features: output.result?.features.length ?? null }, 'job completed');
     return true;
   }
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForTerminal, TINY_SQUARE, type TestService } from '../helpers/service.ts';
 import { expectEnvelope } from '../helpers/envelope.ts';
 import { shapefileZip, zip } from '../helpers/shapefile.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry, type AnalysisModule } from '../../src/analysis/registry.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { geodesicAreaSqkm, parseAoiWkt, unionAoi } from '../../src/geo/index.ts';
 import { createUpload } from '../../src/uploads/transitions.ts';
@@ -35,6 +35,26 @@ const fieldsKml = `<?xml version="1.0" encoding="UTF-8"?>
   <Placemark><name>south</name><MultiGeometry><Polygon><outerBoundaryIs><LinearRing><coordinates>${kmlCoords(FIELD_B)}</coordinates></LinearRing></outerBoundaryIs></Polygon></MultiGeometry></Placemark>
 </Document></kml>`;
 
+/** Returns the upload's features it was handed (one result feature each, its name kept): proves a detector can work per field. */
+const perFeatureTestDetector: AnalysisModule = {
+  endpointId: 'newbuilding',
+  async run(request) {
+    if (!request.upload) throw new Error('no upload on the request');
+    const { features } = await request.upload.features();
+    return {
+      result: {
+        type: 'FeatureCollection',
+        features: features.map((f, i) => ({
+          type: 'Feature' as const,
+          id: i + 1,
+          geometry: f.geometry.type === 'Polygon' ? f.geometry : { type: 'Polygon' as const, coordinates: f.geometry.coordinates[0]! },
+          properties: { area_sqm: 0, confidence: null, name: f.properties.name, polygon_id: request.upload!.polygonId },
+        })),
+      },
+    };
+  },
+};
+
 let t: TestService;
 const MAX_BYTES = 64 * 1024;
 const MAX_FEATURES = 5;
@@ -42,7 +62,7 @@ const MAX_FEATURES = 5;
 beforeAll(async () => {
   t = await startTestService(
     { SARWATCH_MAX_UPLOAD_BYTES: String(MAX_BYTES), SARWATCH_MAX_UPLOAD_FEATURES: String(MAX_FEATURES) },
-    { credits: 1000, registry: createRegistry([aoiEchoTestDetector('timeseries', { delayMs: 800 })]) },
+    { credits: 1000, registry: createRegistry([aoiEchoTestDetector('timeseries', { delayMs: 800 }), perFeatureTestDetector]) },
   );
 });
 afterAll(() => t.close());
@@ -316,6 +336,18 @@ describe('issue 14: polygon_id at submission and preview', () => {
     const listed = (await t.client.listJobs({})).jobs.find((j) => j.job_id === submit.json.job_id)!;
     expect(listed.request_params).toMatchObject({ polygon_id: id });
     expect(geodesicAreaSqkm(parseAoiWkt(TINY_SQUARE))).toBeGreaterThan(FIELDS_AREA); // the fields are well under the 50 km² limit
+  });
+
+  it('issue 14: a detector is handed the upload’s features in upload order, properties kept', async () => {
+    const id = await readyUpload();
+    const submit = await t.http('POST', '/api/v1/analyze/newbuilding', { body: period({ polygon_id: id }) });
+    expect(submit.status).toBe(200);
+    const job = await waitForTerminal(t.client, submit.json.job_id);
+    expect(job.status).toBe('completed');
+    const result = (await t.client.downloadResult(submit.json.job_id)) as { features: { geometry: unknown; properties: Record<string, unknown> }[] };
+    expect(result.features.map((f) => f.properties.name)).toEqual(['north', 'south']);
+    expect(result.features.map((f) => f.properties.polygon_id)).toEqual([id, id]);
+    expect(result.features[0]!.geometry).toEqual(polygonOf(FIELD_A));
   });
 
   it('issue 14: a job whose upload was deleted before it ran fails with VALIDATION_ERROR, uncharged', async () => {
