@@ -30,7 +30,9 @@ import { openCatalogProvider, PLANETARY_COMPUTER_STAC_URL } from '../catalog/pro
 import { isRemoteHref, setRemoteAccess } from '../imagery/remote/access.ts';
 import { collectRtcFiles, looksLikeSafe, RtcInputError, selectChangePair, selectSeries } from './rtcInputs.ts';
 import { ENDPOINTS, findEndpoint } from '../endpoints/index.ts';
-import { collectGrdScenes, grdChangePair, grdGridFor, grdSeries, GrdInputError } from './grdInputs.ts';
+import { collectGrdScenes, grdChangePair, grdSeries, GrdInputError } from './grdInputs.ts';
+// The detect family's common grid, so the CLI and a job geocode GRD onto the same pixels.
+import { detectFamilyGrid } from '../analysis/modules/rtcInput.ts';
 
 export class AnalyzeUsageError extends Error {}
 
@@ -338,7 +340,7 @@ function maxRequestBytes(opts: AnalyzeOptions): number {
 async function changeInputs(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappearbuilding', aoi: AoiGeometry, warn: (m: string) => void) {
   if (safeInputs(opts)) {
     if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    const grid = grdGridFor(aoi);
+    const grid = detectFamilyGrid(aoi);
     const pair = grdChangePair(await collectGrdScenes(opts.inputs, aoi, grid));
     for (const w of pair.warnings) warn(w);
     const label = `${kind} GRD ${pair.pre.startTime.slice(0, 10)} → ${pair.post.startTime.slice(0, 10)} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
@@ -380,7 +382,7 @@ async function seriesInputs(opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: st
   let family = '';
   if (safeInputs(opts)) {
     if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    series = grdSeries(await collectGrdScenes(opts.inputs, aoi, grdGridFor(aoi)));
+    series = grdSeries(await collectGrdScenes(opts.inputs, aoi, detectFamilyGrid(aoi)));
     family = 'GRD ';
   } else {
     const { files, skipped } = await collectRtcFiles('timeseries', opts.inputs, opts.dates);
