@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SUBMITTABLE_ENDPOINTS, type SubmittableEndpoint } from './contract/enums.ts';
+import { ENDPOINTS, type EndpointDescriptor, type EndpointName as SubmittableEndpoint } from './endpoints/index.ts';
 import type { PolygonLimits } from './geo/index.ts';
 
 export interface Config {
@@ -20,12 +20,15 @@ export interface Config {
   /** Failed authentications (401) per client address per minute before 429. */
   authFailuresPerMinute: number;
   maxRequestBytes: number;
-  /** Size limits of a request polygon (parts, rings per polygon, vertices in all). */
+  /** A polygon upload's body, bytes (read as a stream; 413 past it). */
+  maxUploadBytes: number;
+  /** Features of one polygon upload (400 past it). */
+  maxUploadFeatures: number;
+  /** Size limits of a request polygon (parts, rings per polygon, vertices in all); each uploaded feature and their union too. */
   polygonLimits: PolygonLimits;
-  /** Polygon area limits in km² (spec: timeseries 50, building change 30,000; ship/oilslick ours). */
+  /** Polygon area limits in km², per endpoint (defaults: the endpoint descriptors, src/endpoints). */
   areaLimitsSqkm: Record<SubmittableEndpoint, number>;
-  timeseriesMaxYears: number;
-  /** Credits per km² analysed, per endpoint. */
+  /** Credits per km² analysed, per endpoint (defaults: the endpoint descriptors). */
   pricesPerSqkm: Record<SubmittableEndpoint, number>;
   /** What a scene_id job reserves, in km², since its footprint is unknown until it runs. */
   sceneReserveSqkm: number;
@@ -117,10 +120,9 @@ function num(env: NodeJS.ProcessEnv, name: string, fallback: number, opts: { int
   return value;
 }
 
-function perEndpoint(env: NodeJS.ProcessEnv, prefix: string, defaults: Record<SubmittableEndpoint, number>) {
-  const out = { ...defaults };
-  for (const e of SUBMITTABLE_ENDPOINTS) out[e] = num(env, `${prefix}_${e.toUpperCase()}`, defaults[e], { min: 0 });
-  return out;
+/** `${prefix}_${ID}` for every endpoint, its descriptor's value by default. */
+function perEndpoint(env: NodeJS.ProcessEnv, prefix: string, fallback: (e: EndpointDescriptor) => number): Record<SubmittableEndpoint, number> {
+  return Object.fromEntries(ENDPOINTS.map((e) => [e.id, num(env, `${prefix}_${e.id.toUpperCase()}`, fallback(e), { min: 0 })])) as Record<SubmittableEndpoint, number>;
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -143,26 +145,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: num(env, 'SARWATCH_RATE_LIMIT_PER_MINUTE', 300, { integer: true, min: 1 }),
     authFailuresPerMinute: num(env, 'SARWATCH_AUTH_FAILURES_PER_MINUTE', 20, { integer: true, min: 1 }),
     maxRequestBytes: num(env, 'SARWATCH_MAX_REQUEST_BYTES', 1_048_576, { integer: true, min: 1024 }),
+    maxUploadBytes: num(env, 'SARWATCH_MAX_UPLOAD_BYTES', 10_485_760, { integer: true, min: 1024 }),
+    maxUploadFeatures: num(env, 'SARWATCH_MAX_UPLOAD_FEATURES', 10_000, { integer: true, min: 1 }),
     polygonLimits: {
       maxParts: num(env, 'SARWATCH_MAX_POLYGON_PARTS', 10_000, { integer: true, min: 1 }),
       maxRingsPerPolygon: num(env, 'SARWATCH_MAX_POLYGON_RINGS', 10_000, { integer: true, min: 1 }),
       maxVertices: num(env, 'SARWATCH_MAX_POLYGON_VERTICES', 250_000, { integer: true, min: 4 }),
     },
-    areaLimitsSqkm: perEndpoint(env, 'SARWATCH_AREA_LIMIT_SQKM', {
-      ship: 100_000,
-      oilslick: 100_000,
-      newbuilding: 30_000,
-      disappearbuilding: 30_000,
-      timeseries: 50,
-    }),
-    timeseriesMaxYears: 3,
-    pricesPerSqkm: perEndpoint(env, 'SARWATCH_PRICE_PER_SQKM', {
-      ship: 0.01,
-      oilslick: 0.01,
-      newbuilding: 0.1,
-      disappearbuilding: 0.1,
-      timeseries: 1,
-    }),
+    areaLimitsSqkm: perEndpoint(env, 'SARWATCH_AREA_LIMIT_SQKM', (e) => e.limits.areaSqkm),
+    pricesPerSqkm: perEndpoint(env, 'SARWATCH_PRICE_PER_SQKM', (e) => e.pricePerSqkm),
     sceneReserveSqkm: num(env, 'SARWATCH_SCENE_RESERVE_SQKM', 45_000, { min: 0 }),
     workerConcurrency: num(env, 'SARWATCH_WORKER_CONCURRENCY', 1, { integer: true, min: 1 }),
     sweepIntervalSeconds: num(env, 'SARWATCH_SWEEP_INTERVAL_SECONDS', 60, { min: 0.05 }),

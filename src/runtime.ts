@@ -13,6 +13,8 @@ import { openObjectStore, type ObjectStore } from './objects/index.ts';
 import { openQueue, type JobQueue } from './queue/index.ts';
 import { BullmqQueue } from './queue/bullmq.ts';
 import { JobService } from './jobs/service.ts';
+import { PolygonUploadService } from './uploads/service.ts';
+import { isoNow } from './jobs/time.ts';
 import { buildApi } from './api/app.ts';
 import type { Clock } from './api/rateLimit.ts';
 import { brokerProbe, objectStoreProbe, storeProbe, workerProbe } from './probes.ts';
@@ -89,6 +91,7 @@ export interface Service {
   objects: ObjectStore;
   queue: JobQueue;
   runner: JobRunner;
+  uploads: PolygonUploadService;
   /** `http://host:port` once listening; empty for the worker role, which serves no HTTP. */
   url: string;
   close(): Promise<void>;
@@ -135,7 +138,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   ];
   const metrics = createMetrics({ db, brokerDepth: queue instanceof BullmqQueue ? () => queue.depth() : undefined });
   const shared = roles.api && config.redisUrl ? sharedRateLimits(config) : null;
-  const app = await buildApi({ db, config, jobs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
+  const uploads = new PolygonUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
+  const app = await buildApi({ db, config, jobs, uploads, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
   const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds, onSettled: (s) => metrics.observeJob(s) });
@@ -165,6 +169,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     reconcile: reconcile && { run: reconcile, intervalSeconds: config.reconcileIntervalSeconds },
   });
   if (roles.worker) queue.consume(runner.run, config.workerConcurrency);
+  // Uploads whose validation a stopped API process left unfinished are validated again.
+  if (roles.api) {
+    const startedAt = isoNow();
+    void uploads.resumeProcessing(startedAt).then(
+      (n) => n > 0 && log.info({ uploads: n }, 'resumed the validation of polygon uploads'),
+      (e) => log.error({ err: String(e) }, 'could not resume polygon upload validation'),
+    );
+  }
 
   const url = roles.api ? (await app.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost') : '';
   return {
@@ -174,6 +186,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     objects,
     queue,
     runner,
+    uploads,
     url,
     // Running analyses are aborted rather than run to their end: their jobs go back to
     // pending (uncharged, the reservation held) for the next start. Then the analysis pool
@@ -182,6 +195,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       stopMaintenance();
       const drained = queue.close();
       await Promise.all([runner.close(), app.close()]);
+      await uploads.drain();
       await shared?.close();
       await drained;
       await closeAnalysisPool();

@@ -1,15 +1,14 @@
 /**
- * Which analysis runs for each endpoint_id. A detector registers here when it exists; until
- * then its jobs fail with NOT_IMPLEMENTED and are not charged — never a made-up result.
+ * The detector adapters' contract, and which adapter runs for each endpoint_id: by default
+ * the one each endpoint descriptor names (src/endpoints); tests inject their own. An
+ * endpoint without an adapter fails its jobs with NOT_IMPLEMENTED, uncharged — never a
+ * made-up result.
  */
 import type { EndpointId, Family } from '../contract/enums.ts';
 import type { Coverage, Warning } from '../contract/schemas.ts';
 import type { SceneRecord } from '../catalog/types.ts';
 import type { AoiGeometry, Polygon } from '../geo/types.ts';
-import { shipModule } from './modules/ship.ts';
-import { oilslickModule } from './modules/oilslick.ts';
-import { disappearbuildingModule, newbuildingModule } from './modules/change.ts';
-import { timeseriesModule } from './modules/timeseries.ts';
+import { ENDPOINTS } from '../endpoints/index.ts';
 
 export interface ResultFeature {
   type: 'Feature';
@@ -41,6 +40,16 @@ export interface AnalysisRequest {
   input: ResolvedInput;
   /** Request size limit: a measured coverage.polygon is simplified to fit it. */
   maxRequestBytes: number;
+  /**
+   * The polygon upload the job names by `polygon_id` (its union is `input.aoi`); a detector
+   * that works per feature (per field) reads them here, in upload order, properties kept.
+   */
+  upload?: { polygonId: string; features(): Promise<UploadFeatureCollection> };
+}
+
+export interface UploadFeatureCollection {
+  type: 'FeatureCollection';
+  features: { type: 'Feature'; geometry: AoiGeometry; properties: Record<string, unknown> }[];
 }
 
 export interface AnalysisContext {
@@ -50,7 +59,10 @@ export interface AnalysisContext {
 }
 
 export interface AnalysisOutput {
-  result: ResultCollection;
+  /** The GeoJSON result (endpoints whose descriptor's result kind is `geojson`). */
+  result?: ResultCollection;
+  /** The zip result (result kind `zip`, served at result.zip). */
+  archive?: Uint8Array;
   /**
    * What the analysis measured itself (building change, time series: the analysed area
    * without no-data, and `measured` coverage). Absent: the selection's estimate stands.
@@ -71,7 +83,12 @@ export function createRegistry(modules: AnalysisModule[]): AnalysisRegistry {
   return new Map(modules.map((m) => [m.endpointId, m]));
 }
 
-/** The detectors this build ships. Endpoints absent here fail their jobs with NOT_IMPLEMENTED. */
+/** The detectors this build ships: each endpoint descriptor's adapter, loaded when its first job runs. */
 export function defaultRegistry(): AnalysisRegistry {
-  return createRegistry([shipModule, oilslickModule, newbuildingModule, disappearbuildingModule, timeseriesModule]);
+  return createRegistry(
+    ENDPOINTS.map((endpoint) => ({
+      endpointId: endpoint.id,
+      run: async (request, ctx) => (await endpoint.detector()).run(request, ctx),
+    })),
+  );
 }

@@ -24,11 +24,14 @@ import { jobRoutes } from './routes/jobs.ts';
 import { installRequestMetrics, metricsRoute } from './metricsRoute.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { objectRoutes } from './routes/objects.ts';
+import { polygonRoutes } from './routes/polygons.ts';
+import type { PolygonUploadService } from '../uploads/service.ts';
 
 export interface ApiDeps {
   db: Db;
   config: Config;
   jobs: JobService;
+  uploads: PolygonUploadService;
   objects: ObjectStore;
   /** Secret of the local object store's signed URLs; null when objects are presigned elsewhere (S3). */
   objectSecret: Buffer | null;
@@ -83,6 +86,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         { name: 'detect', description: 'detect family: GRD imagery' },
         { name: 'jobs', description: 'poll, list and download' },
         { name: 'scenes', description: 'the scene catalog' },
+        { name: 'uploads', description: 'polygon uploads: AOI files a job names by polygon_id' },
         { name: 'service', description: 'liveness, readiness and metrics' },
       ],
     },
@@ -109,6 +113,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       api.addHook('onRequest', guard);
       api.setNotFoundHandler(notFound);
       await api.register(jobRoutes, { jobs: deps.jobs });
+      await api.register(polygonRoutes, { uploads: deps.uploads, maxUploadBytes: deps.config.maxUploadBytes });
     },
     { prefix: '/api/v1' },
   );

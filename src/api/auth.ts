@@ -11,8 +11,15 @@ import type { JobService } from '../jobs/service.ts';
 import type { Db } from '../store/index.ts';
 import type { RateLimit } from './rateLimit.ts';
 
-/** What a route needs, declared in its `config.access`. */
-export type Access = { scope: 'jobs:read' } | { scope: 'jobs:write'; endpoint: SubmittableEndpoint };
+/**
+ * What a route needs, declared in its `config.access`. `uploads:read` is not a scope of its
+ * own: reading uploads takes `jobs:read` or `uploads:write` (docs/decisions.md, Permissions).
+ */
+export type Access =
+  | { scope: 'jobs:read' }
+  | { scope: 'jobs:write'; endpoint: SubmittableEndpoint }
+  | { scope: 'uploads:write' }
+  | { scope: 'uploads:read' };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -73,7 +80,20 @@ export function authGuard(deps: GuardDeps): (request: FastifyRequest) => Promise
     const access = request.routeOptions.config?.access;
     if (access?.scope === 'jobs:write') deps.jobs.authorizeSubmission(principal, access.endpoint);
     else if (access?.scope === 'jobs:read') deps.jobs.authorizeRead(principal);
+    else if (access?.scope === 'uploads:write') authorizeUploadWrite(principal);
+    else if (access?.scope === 'uploads:read') authorizeUploadRead(principal);
   };
+}
+
+export function authorizeUploadWrite(principal: Principal): void {
+  if (!principal.scopes.has('uploads:write')) throw new ApiError('FORBIDDEN', 'this API key lacks the uploads:write scope');
+}
+
+/** An uploader polls its own uploads; a reader of jobs may see the uploads jobs name. */
+export function authorizeUploadRead(principal: Principal): void {
+  if (!principal.scopes.has('jobs:read') && !principal.scopes.has('uploads:write')) {
+    throw new ApiError('FORBIDDEN', 'reading polygon uploads needs the jobs:read or uploads:write scope');
+  }
 }
 
 function tooManyFailures(perMinute: number, retryAfter: number): ApiError {

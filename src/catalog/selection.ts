@@ -98,7 +98,7 @@ export interface PeriodOptions {
   dateStart: string | Date;
   dateEnd: string | Date;
   orbitDirection?: OrbitDirection;
-  /** Product types to consider; use imageryProductFor(). All when absent. */
+  /** Product types to consider (an endpoint's: its descriptor's `imagery`). All when absent. */
   productTypes?: SceneProductType[];
   lowCoverageThreshold?: number;
   revisitDays?: number;
@@ -120,12 +120,6 @@ export function samePathFrame(a: SceneRecord, b: SceneRecord): boolean {
     a.orbitDirection === b.orbitDirection &&
     alongTrackOverlapDeg(a.frame, b.frame) > 0
   );
-}
-
-/** The imagery product an endpoint uses (spec item 10). */
-export function imageryProductFor(family: 'analyze' | 'detect', endpoint: string): 'GRD' | 'RTC' {
-  const change = endpoint === 'newbuilding' || endpoint === 'disappearbuilding' || endpoint === 'timeseries';
-  return family === 'analyze' && change ? 'RTC' : 'GRD';
 }
 
 // ---------------------------------------------------------------------------------------
@@ -652,3 +646,17 @@ export function selectSeries(scenes: readonly SceneRecord[], opts: PeriodOptions
     }),
   };
 }
+
+// ---------------------------------------------------------------------------------------
+// The rules by name: an endpoint descriptor (src/endpoints) names its selector here.
+
+export const SCENE_SELECTORS = {
+  /** ship / oilslick: the scene nearest a date. */
+  nearest: selectNearestScene,
+  /** newbuilding / disappearbuilding: one scene from each half of the period, one path/frame. */
+  pair: selectChangePair,
+  /** timeseries: every scene of the best path/frame in the period. */
+  series: selectSeries,
+} as const;
+
+export type SceneSelectorName = keyof typeof SCENE_SELECTORS;

@@ -29,11 +29,15 @@ import { loadConfig } from '../config.ts';
 import { openCatalogProvider, PLANETARY_COMPUTER_STAC_URL } from '../catalog/providers/index.ts';
 import { isRemoteHref, setRemoteAccess } from '../imagery/remote/access.ts';
 import { collectRtcFiles, looksLikeSafe, RtcInputError, selectChangePair, selectSeries } from './rtcInputs.ts';
-import { collectGrdScenes, grdChangePair, grdGridFor, grdSeries, GrdInputError } from './grdInputs.ts';
+import { ENDPOINTS, findEndpoint } from '../endpoints/index.ts';
+import { collectGrdScenes, grdChangePair, grdSeries, GrdInputError } from './grdInputs.ts';
+// The detect family's common grid, so the CLI and a job geocode GRD onto the same pixels.
+import { detectFamilyGrid } from '../analysis/modules/rtcInput.ts';
 
 export class AnalyzeUsageError extends Error {}
 
-export const CLI_DETECTORS = ['ship', 'oilslick', 'newbuilding', 'disappearbuilding', 'timeseries'] as const;
+/** The detectors `analyze` runs: the endpoint registry's (src/endpoints). */
+export const CLI_DETECTORS: readonly string[] = ENDPOINTS.map((e) => e.id);
 
 /** A progress bar on a terminal (stderr), one line per 10 % otherwise. */
 function progressReporter(label: string, stream: NodeJS.WriteStream = process.stderr): { update(percent: number): void; done(): void } {
@@ -126,7 +130,8 @@ function isGeoTiffPath(input: string): boolean {
 }
 
 export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
-  if (!(CLI_DETECTORS as readonly string[]).includes(opts.detector)) {
+  const endpoint = findEndpoint(opts.detector);
+  if (!endpoint) {
     throw new AnalyzeUsageError(`unknown detector "${opts.detector}": analyze runs ${CLI_DETECTORS.join(', ')}`);
   }
   const warnings: string[] = [];
@@ -136,8 +141,9 @@ export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
   };
   let result: FinalizedCollection;
   try {
-    if (opts.detector === 'ship' || opts.detector === 'oilslick') result = await runSceneDetector(opts, warn);
-    else if (opts.detector === 'timeseries') result = await runTimeseries(opts, warn);
+    // The endpoint's selection rule says what its inputs are: one scene, a pair, a series.
+    if (endpoint.selector === 'nearest') result = await runSceneDetector(opts, warn);
+    else if (endpoint.selector === 'series') result = await runTimeseries(opts, warn);
     else result = await runChange(opts, opts.detector as 'newbuilding' | 'disappearbuilding', warn);
   } finally {
     await closeAnalysisPool();
@@ -334,7 +340,7 @@ function maxRequestBytes(opts: AnalyzeOptions): number {
 async function changeInputs(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappearbuilding', aoi: AoiGeometry, warn: (m: string) => void) {
   if (safeInputs(opts)) {
     if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    const grid = grdGridFor(aoi);
+    const grid = detectFamilyGrid(aoi);
     const pair = grdChangePair(await collectGrdScenes(opts.inputs, aoi, grid));
     for (const w of pair.warnings) warn(w);
     const label = `${kind} GRD ${pair.pre.startTime.slice(0, 10)} → ${pair.post.startTime.slice(0, 10)} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
@@ -376,7 +382,7 @@ async function seriesInputs(opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: st
   let family = '';
   if (safeInputs(opts)) {
     if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    series = grdSeries(await collectGrdScenes(opts.inputs, aoi, grdGridFor(aoi)));
+    series = grdSeries(await collectGrdScenes(opts.inputs, aoi, detectFamilyGrid(aoi)));
     family = 'GRD ';
   } else {
     const { files, skipped } = await collectRtcFiles('timeseries', opts.inputs, opts.dates);

@@ -9,8 +9,9 @@
  */
 import path from 'node:path';
 import { geodesicAreaSqkm, intersectAoi, type AoiGeometry } from '../geo/index.ts';
-import { GRD_GRID_PIXEL_M, isImageryError, openSafeProduct, utmGridForAoi, type GrdRasterSource, type UtmGrid } from '../imagery/index.ts';
+import { isImageryError, openSafeProduct, type GrdRasterSource, type UtmGrid } from '../imagery/index.ts';
 import type { PairSources } from '../analysis/change/detect.ts';
+import { grdBandSource } from '../analysis/modules/rtcInput.ts';
 import type { SeriesScene } from '../analysis/timeseries/detect.ts';
 
 export class GrdInputError extends Error {}
@@ -27,11 +28,6 @@ export interface GrdScene {
   overlapSqkm: number;
 }
 
-/** The common grid of a GRD pair or series: as the service's detect family (UTM of the polygon's centroid, 10 m). */
-export function grdGridFor(aoi: AoiGeometry): UtmGrid {
-  return utmGridForAoi(aoi, GRD_GRID_PIXEL_M);
-}
-
 /** Reads each product's metadata and builds its VV/VH sources on `grid`. */
 export async function collectGrdScenes(inputs: readonly string[], aoi: AoiGeometry, grid: UtmGrid): Promise<GrdScene[]> {
   const scenes: GrdScene[] = [];
@@ -44,8 +40,7 @@ export async function collectGrdScenes(inputs: readonly string[], aoi: AoiGeomet
       throw e;
     }
     try {
-      const source = (pol: 'VV' | 'VH'): GrdRasterSource | undefined =>
-        product.bands[pol] ? { kind: 'grd', product: input, polarisation: pol, grid, quantity: 'sigma0', denoise: true } : undefined;
+      const source = (pol: 'VV' | 'VH'): GrdRasterSource | undefined => (product.bands[pol] ? grdBandSource(input, pol, grid) : undefined);
       const vv = source('VV');
       const vh = source('VH');
       if (!vv && !vh) throw new GrdInputError(`${input} has neither a VV nor a VH band (it has ${product.polarisations.join(', ')})`);

@@ -33,6 +33,8 @@ export class InternalError extends SarwatchError {}
 export class ServiceUnavailableError extends SarwatchError {}
 /** A job that ended `failed`, raised by `wait` when asked to. */
 export class JobFailedError extends SarwatchError {}
+/** `waitForPolygonUpload`: the upload failed validation (the message says why). */
+export class PolygonUploadFailedError extends SarwatchError {}
 /** `wait` gave up before the job ended. */
 export class WaitTimeoutError extends SarwatchError {}
 

@@ -5,20 +5,36 @@
  *   const { job_id } = await client.submit('analyze', 'ship', { satellite_id: 'sentinel-1', scene_id });
  *   const job = await client.wait(job_id);
  *   const geojson = await client.downloadResult(job_id);
+ *
+ *   // An AOI file as an upload, then jobs on it by polygon_id:
+ *   const { polygon_id } = await client.uploadPolygons(fs.readFileSync('fields.kml'), 'kml');
+ *   await client.waitForPolygonUpload(polygon_id); // ready, or PolygonUploadFailedError
+ *   await client.submit('analyze', 'timeseries', { satellite_id: 'sentinel-1', polygon_id, date_start, date_end });
  */
 import type {
   JobListResponse,
   JobStatusResponse,
   JobSubmissionResponse,
   PeriodJobBody,
+  PolygonUpload,
+  PolygonUploadAccepted,
+  PolygonUploadList,
   PreviewResponse,
   SceneJobBody,
 } from '../contract/schemas.ts';
 import type { Family, JobStatus, SubmittableEndpoint } from '../contract/enums.ts';
-import { JobFailedError, WaitTimeoutError, errorFromResponse } from './errors.ts';
+import { JobFailedError, PolygonUploadFailedError, WaitTimeoutError, errorFromResponse } from './errors.ts';
 
 export * from './errors.ts';
-export type { JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody };
+export type { JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody, PolygonUpload, PolygonUploadAccepted, PolygonUploadList };
+
+/** The file formats of POST /api/v1/polygons and the Content-Type each is sent with. */
+export const POLYGON_UPLOAD_CONTENT_TYPES = {
+  geojson: 'application/geo+json',
+  kml: 'application/vnd.google-earth.kml+xml',
+  shapefile: 'application/zip',
+} as const;
+export type PolygonUploadFormat = keyof typeof POLYGON_UPLOAD_CONTENT_TYPES;
 
 export type BodyFor<E extends SubmittableEndpoint> = E extends 'ship' | 'oilslick' ? SceneJobBody : PeriodJobBody;
 
@@ -62,16 +78,18 @@ export class SarwatchClient {
     body?: unknown,
     redirect: 'follow' | 'manual' = 'follow',
     extraHeaders: Record<string, string> = {},
+    /** A file sent as it is (uploads) instead of a JSON body. */
+    raw?: { body: Uint8Array | string; contentType: string },
   ): Promise<{ value: T; response: Response }> {
     const response = await this.fetchImpl(`${this.baseUrl}${path}`, {
       method,
       redirect,
       headers: {
         Authorization: `Bearer ${this.options.apiKey}`,
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...(raw ? { 'Content-Type': raw.contentType } : body === undefined ? {} : { 'Content-Type': 'application/json' }),
         ...extraHeaders,
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: raw ? raw.body : body === undefined ? undefined : JSON.stringify(body),
     });
     if (response.status >= 400) {
       const text = await response.text();
@@ -136,6 +154,44 @@ export class SarwatchClient {
       }
       if (opts.timeoutMs !== undefined && Date.now() - started + delay > opts.timeoutMs) {
         throw new WaitTimeoutError(0, 'WAIT_TIMEOUT', `job ${jobId} still ${job.status} after ${Date.now() - started} ms`);
+      }
+      await sleep(delay, opts.signal);
+      delay = Math.min(maxDelay, Math.ceil(delay * 1.5));
+    }
+  }
+
+  /**
+   * Uploads a polygon file: a GeoJSON FeatureCollection, a KML document or a zipped
+   * Shapefile. Answers at once with status `processing`; see waitForPolygonUpload.
+   */
+  async uploadPolygons(file: Uint8Array | string, format: PolygonUploadFormat): Promise<PolygonUploadAccepted> {
+    const raw = { body: file, contentType: POLYGON_UPLOAD_CONTENT_TYPES[format] };
+    return (await this.request<PolygonUploadAccepted>('POST', '/api/v1/polygons', undefined, 'follow', {}, raw)).value;
+  }
+
+  async getPolygonUpload(polygonId: string): Promise<PolygonUpload> {
+    return (await this.request<PolygonUpload>('GET', `/api/v1/polygons/${encodeURIComponent(polygonId)}`)).value;
+  }
+
+  async listPolygonUploads(): Promise<PolygonUploadList> {
+    return (await this.request<PolygonUploadList>('GET', '/api/v1/polygons')).value;
+  }
+
+  async deletePolygonUpload(polygonId: string): Promise<void> {
+    await this.request<null>('DELETE', `/api/v1/polygons/${encodeURIComponent(polygonId)}`);
+  }
+
+  /** Polls until the upload is ready (returned) or failed (PolygonUploadFailedError with the reason). */
+  async waitForPolygonUpload(polygonId: string, opts: Pick<WaitOptions, 'initialDelayMs' | 'maxDelayMs' | 'timeoutMs' | 'signal'> = {}): Promise<PolygonUpload> {
+    const started = Date.now();
+    let delay = opts.initialDelayMs ?? 250;
+    const maxDelay = opts.maxDelayMs ?? 5000;
+    for (;;) {
+      const upload = await this.getPolygonUpload(polygonId);
+      if (upload.status === 'ready') return upload;
+      if (upload.status === 'failed') throw new PolygonUploadFailedError(200, 'UPLOAD_FAILED', upload.error ?? `polygon upload ${polygonId} failed`);
+      if (opts.timeoutMs !== undefined && Date.now() - started + delay > opts.timeoutMs) {
+        throw new WaitTimeoutError(0, 'WAIT_TIMEOUT', `polygon upload ${polygonId} still processing after ${Date.now() - started} ms`);
       }
       await sleep(delay, opts.signal);
       delay = Math.min(maxDelay, Math.ceil(delay * 1.5));

@@ -1,26 +1,18 @@
-/** Detection types that can be submitted (spec: "What the service does", item 2). */
-export const SUBMITTABLE_ENDPOINTS = ['ship', 'oilslick', 'newbuilding', 'disappearbuilding', 'timeseries'] as const;
-export type SubmittableEndpoint = (typeof SUBMITTABLE_ENDPOINTS)[number];
+import { ENDPOINTS, UNROUTED_JOB_TYPES, type EndpointName } from '../endpoints/index.ts';
 
-/** Every job type, including `idlefarm`, which exists as a job type but has no submission route. */
-export const ENDPOINT_IDS = [...SUBMITTABLE_ENDPOINTS, 'idlefarm'] as const;
-export type EndpointId = (typeof ENDPOINT_IDS)[number];
+/** Detection types that can be submitted (spec: "What the service does", item 2): the endpoint registry's. */
+export const SUBMITTABLE_ENDPOINTS: readonly SubmittableEndpoint[] = ENDPOINTS.map((e) => e.id);
+export type SubmittableEndpoint = EndpointName;
+
+/** Every job type: the submittable ones and those without a submission route yet (`idlefarm`). */
+export const ENDPOINT_IDS: readonly EndpointId[] = [...SUBMITTABLE_ENDPOINTS, ...(Object.keys(UNROUTED_JOB_TYPES) as (keyof typeof UNROUTED_JOB_TYPES)[])];
+export type EndpointId = SubmittableEndpoint | keyof typeof UNROUTED_JOB_TYPES;
 
 export const FAMILIES = ['analyze', 'detect'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-
-/** ship/oilslick take a scene or polygon+date; the other three take polygon+period. */
-export const SCENE_ENDPOINTS = ['ship', 'oilslick'] as const;
-export const PERIOD_ENDPOINTS = ['newbuilding', 'disappearbuilding', 'timeseries'] as const;
-export type SceneEndpoint = (typeof SCENE_ENDPOINTS)[number];
-export type PeriodEndpoint = (typeof PERIOD_ENDPOINTS)[number];
-
-export function isSceneEndpoint(e: string): e is SceneEndpoint {
-  return (SCENE_ENDPOINTS as readonly string[]).includes(e);
-}
 
 export const SCOPES = ['jobs:read', 'jobs:write', 'uploads:write'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -4,61 +4,11 @@
  */
 import Type, { type Static } from 'typebox';
 import { ENDPOINT_IDS, JOB_STATUSES } from './enums.ts';
+import { IsoDate, OrbitDirection } from './bodies.ts';
 
-const IsoDate = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-  description: 'Calendar date, YYYY-MM-DD',
-  examples: ['2024-06-01'],
-});
 const IsoTimestamp = Type.String({ description: 'ISO 8601 UTC timestamp with Z suffix', examples: ['2024-06-01T12:00:00.000Z'] });
-const Wkt = Type.String({
-  minLength: 1,
-  description: 'Area of interest: WKT POLYGON or MULTIPOLYGON in EPSG:4326 (lon lat)',
-  examples: ['POLYGON ((2.5 51.3, 2.7 51.3, 2.7 51.45, 2.5 51.45, 2.5 51.3))'],
-});
-const SatelliteId = Type.Literal('sentinel-1', { description: 'Only Sentinel-1 is supported' });
-const OrbitDirection = Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
-  description: 'Only scenes of this orbit direction are used',
-});
 
-export const SceneJobBody = Type.Object(
-  {
-    satellite_id: SatelliteId,
-    scene_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 256, description: 'Sentinel-1 GRD product name (full scene)' }),
-    ),
-    polygon: Type.Optional(Wkt),
-    date: Type.Optional(IsoDate),
-    date_direction: Type.Optional(
-      Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('nearest')], {
-        description: 'Direction from `date` for scene selection; default nearest',
-      }),
-    ),
-    orbit_direction: Type.Optional(OrbitDirection),
-  },
-  {
-    additionalProperties: false,
-    description: 'ship / oilslick: either `scene_id`, or `polygon` + `date`',
-  },
-);
-export type SceneJobBody = Static<typeof SceneJobBody>;
-
-export const PeriodJobBody = Type.Object(
-  {
-    satellite_id: SatelliteId,
-    polygon: Wkt,
-    date_start: IsoDate,
-    date_end: IsoDate,
-    orbit_direction: Type.Optional(OrbitDirection),
-  },
-  {
-    additionalProperties: false,
-    description: 'newbuilding / disappearbuilding / timeseries: `polygon` + `date_start` + `date_end`',
-  },
-);
-export type PeriodJobBody = Static<typeof PeriodJobBody>;
-
-export type SubmissionBody = SceneJobBody | PeriodJobBody;
+export { PeriodJobBody, SceneJobBody, type SubmissionBody } from './bodies.ts';
 
 const EndpointIdSchema = Type.Enum([...ENDPOINT_IDS]);
 const StatusSchema = Type.Enum([...JOB_STATUSES]);
@@ -190,3 +140,32 @@ export const SceneListQuery = Type.Object({
   orbit_direction: Type.Optional(OrbitDirection),
   limit: Type.Optional(Type.String({ description: 'Integer 1–500, default 100' })),
 });
+
+// ---------------------------------------------------------------------------------------
+// Polygon uploads (issue 14)
+
+export const POLYGON_UPLOAD_STATUSES = ['processing', 'ready', 'failed'] as const;
+export type PolygonUploadStatus = (typeof POLYGON_UPLOAD_STATUSES)[number];
+
+export const PolygonUploadAccepted = Type.Object({
+  polygon_id: Type.String({ format: 'uuid' }),
+  status: Type.Literal('processing', { description: 'Validation runs asynchronously; poll GET /api/v1/polygons/{polygon_id}' }),
+});
+export type PolygonUploadAccepted = Static<typeof PolygonUploadAccepted>;
+
+export const PolygonUpload = Type.Object({
+  polygon_id: Type.String({ format: 'uuid' }),
+  status: Type.Enum([...POLYGON_UPLOAD_STATUSES], { description: 'processing → ready | failed' }),
+  format: Type.Enum(['geojson', 'kml', 'shapefile']),
+  size_bytes: Type.Integer({ description: 'Size of the uploaded file' }),
+  feature_count: Type.Union([Type.Integer(), Type.Null()], { description: 'Features in the file; null until ready' }),
+  area_sqkm: Type.Union([Type.Number(), Type.Null()], { description: 'Geodesic area of the union of the features; null until ready' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why validation failed (status failed); null otherwise' }),
+  created_at: IsoTimestamp,
+});
+export type PolygonUpload = Static<typeof PolygonUpload>;
+
+export const PolygonUploadList = Type.Object({ polygons: Type.Array(PolygonUpload) });
+export type PolygonUploadList = Static<typeof PolygonUploadList>;
+
+export const PolygonIdParams = Type.Object({ polygon_id: Type.String() });

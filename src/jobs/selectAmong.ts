@@ -8,15 +8,8 @@ import type { Config } from '../config.ts';
 import type { Coverage, SceneSelection, Warning } from '../contract/schemas.ts';
 // The selection module itself, not catalog/index.ts: the geometry thread loads this file
 // and needs none of the catalogs' readers (GeoTIFF, zip, STAC clients).
-import {
-  imageryProductFor,
-  sceneQueryForNearest,
-  sceneQueryForPeriod,
-  selectChangePair,
-  selectNearestScene,
-  selectSeries,
-  type CoverageEstimate,
-} from '../catalog/selection.ts';
+import { SCENE_SELECTORS, sceneQueryForNearest, sceneQueryForPeriod, type CoverageEstimate } from '../catalog/selection.ts';
+import { endpointOf } from '../endpoints/index.ts';
 import type { SceneQuery, SceneRecord } from '../catalog/types.ts';
 import { bboxOf, geodesicAreaSqkm, simplifyToWktBudget, type AoiGeometry } from '../geo/index.ts';
 import type { ResolvedInput } from '../analysis/registry.ts';
@@ -64,7 +57,7 @@ function boundingBox(aoi: AoiGeometry): AoiGeometry {
  * main thread; `selectAmong` drops the scenes that miss the polygon itself.
  */
 export function candidateQuery(request: PolygonRequest): SceneQuery {
-  const productTypes = [imageryProductFor(request.family, request.endpoint)];
+  const productTypes = [endpointOf(request.endpoint).imagery[request.family]];
   const orbitDirection = request.orbitDirection ?? undefined;
   const aoi = boundingBox(request.aoi);
   if (request.pattern === 'polygon_date') {
@@ -73,24 +66,26 @@ export function candidateQuery(request: PolygonRequest): SceneQuery {
   return sceneQueryForPeriod({ aoi, dateStart: request.dateStart, dateEnd: request.dateEnd, orbitDirection, productTypes });
 }
 
-/** The endpoint's selection rule among `candidates`, and the coverage it gives. */
+/** The endpoint's selection rule (its descriptor's `selector`) among `candidates`, and the coverage it gives. */
 export function selectAmong(request: PolygonRequest, candidates: readonly SceneRecord[], config: Pick<Config, 'maxRequestBytes'>): ResolutionOutcome {
-  const productType = imageryProductFor(request.family, request.endpoint);
+  const endpoint = endpointOf(request.endpoint);
+  const productTypes = [endpoint.imagery[request.family]];
   const orbitDirection = request.orbitDirection ?? undefined;
   if (request.pattern === 'polygon_date') {
-    const opts = { aoi: request.aoi, date: request.date, direction: request.dateDirection, orbitDirection, productTypes: [productType] };
-    const selected = selectNearestScene(candidates, opts);
+    const opts = { aoi: request.aoi, date: request.date, direction: request.dateDirection, orbitDirection, productTypes };
+    const selected = SCENE_SELECTORS.nearest(candidates, opts);
     if (!selected.ok) return selected;
     return fromSelection(selected, { kind: 'nearest', scene: selected.scene, extent: selected.analysisExtent, aoi: request.aoi }, config);
   }
 
-  const opts = { aoi: request.aoi, dateStart: request.dateStart, dateEnd: request.dateEnd, orbitDirection, productTypes: [productType] };
-  if (request.endpoint === 'timeseries') {
-    const selected = selectSeries(candidates, opts);
+  const opts = { aoi: request.aoi, dateStart: request.dateStart, dateEnd: request.dateEnd, orbitDirection, productTypes };
+  if (endpoint.selector === 'series') {
+    const selected = SCENE_SELECTORS.series(candidates, opts);
     if (!selected.ok) return selected;
     return fromSelection(selected, { kind: 'series', scenes: selected.scenes, extent: selected.analysisExtent, aoi: request.aoi }, config);
   }
-  const selected = selectChangePair(candidates, opts);
+  if (endpoint.selector !== 'pair') throw new Error(`${endpoint.id}: a period request cannot use the ${endpoint.selector} selector`);
+  const selected = SCENE_SELECTORS.pair(candidates, opts);
   if (!selected.ok) return selected;
   return fromSelection(
     selected,

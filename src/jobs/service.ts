@@ -21,6 +21,8 @@ import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
 import { isoNow } from './time.ts';
 import { canonicalJson } from './canonicalJson.ts';
+import { resultKindOf } from '../endpoints/index.ts';
+import { UploadUnavailable, uploadAoiLookup } from '../uploads/lookup.ts';
 
 export interface JobServiceDeps {
   db: Db;
@@ -58,7 +60,7 @@ export class JobService {
   async submit(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody, idempotencyKey?: string) {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
-    const request = await validateSubmission(endpoint, family, body, config);
+    const request = await validateSubmission(endpoint, family, body, config, uploadAoiLookup(db, principal.accountId));
     const reserve = reservationMicros(request, config);
     const jobId = randomUUID();
     const now = isoNow();
@@ -71,7 +73,7 @@ export class JobService {
 
     let row: JobRow;
     try {
-      row = await this.insertJob(principal, { jobId, now, endpoint, family, body, request, reserve, idempotencyKey, requestHash });
+      row = await this.insertJobRetryingDeadlocks(principal, { jobId, now, endpoint, family, body, request, reserve, idempotencyKey, requestHash });
     } catch (e) {
       // Two retries raced past the lookup: the unique index let one through.
       if (idempotencyKey !== undefined && isUniqueViolation(e)) {
@@ -97,6 +99,22 @@ export class JobService {
       throw new ApiError('IDEMPOTENCY_KEY_REUSED', `this Idempotency-Key was already used for a different request (job ${row.id})`);
     }
     return row;
+  }
+
+  /**
+   * PostgreSQL may pick this insert as a deadlock victim: holding the account's lock, its
+   * unique-key check waits on a worker's uncommitted update of the job with the same
+   * Idempotency-Key, while that worker waits for the account to settle credits. Nothing was
+   * written (the transaction rolled back), so it is run again.
+   */
+  private async insertJobRetryingDeadlocks(principal: Principal, j: Parameters<JobService['insertJob']>[1]): Promise<JobRow> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.insertJob(principal, j);
+      } catch (e) {
+        if (attempt >= 3 || (e as { code?: string })?.code !== '40P01') throw e;
+      }
+    }
   }
 
   private async insertJob(
@@ -151,7 +169,25 @@ export class JobService {
   async preview(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody): Promise<PreviewResponse> {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
-    const request = await validateSubmission(endpoint, family, body, config);
+    let request;
+    try {
+      request = await validateSubmission(endpoint, family, body, config, uploadAoiLookup(db, principal.accountId));
+    } catch (e) {
+      // An unknown or unready polygon_id is checked at submission only (spec: Preview).
+      if (!(e instanceof UploadUnavailable)) throw e;
+      const balance = (await balanceMicros(db, principal.accountId)) ?? 0;
+      return {
+        endpoint_id: endpoint,
+        area_sqkm: null,
+        credits: { estimated: null, balance: fromMicros(balance), sufficient: null },
+        warnings: [
+          {
+            code: 'CREDITS_NOT_ESTIMABLE',
+            message: 'Credits cannot be estimated: polygon_id does not name a ready polygon upload of this account yet (a submission answers 404 or 409 until it is ready).',
+          },
+        ],
+      };
+    }
     const balance = (await balanceMicros(db, principal.accountId)) ?? 0;
     const warnings: Warning[] = [];
 
@@ -239,7 +275,7 @@ export class JobService {
   async resultUrl(principal: Principal, jobId: string, format: 'geojson' | 'zip'): Promise<string> {
     this.authorizeRead(principal);
     const row = await this.ownJob(principal, jobId);
-    const expected = row.endpoint_id === 'idlefarm' ? 'zip' : 'geojson';
+    const expected = resultKindOf(row.endpoint_id);
     if (format !== expected) throw new ApiError('NOT_FOUND', `the result of a ${row.endpoint_id} job is at result.${expected}`);
     if (row.status === 'failed') throw new ApiError('NOT_FOUND', `job ${row.id} failed (${row.error_code}); it has no result`);
     if (row.status !== 'completed' || !row.result_key) throw new ApiError('NOT_READY', `job ${row.id} is ${row.status}; the result is not ready`);

@@ -4,17 +4,21 @@
  * order with the same codes (spec: Preview, "Validation runs the same functions in the
  * same order as submission").
  *
- * Order: input pattern → scene_id → dates → polygon (size limits, WKT, rings) → area limit.
+ * Order: input pattern → scene_id → dates → polygon_id (404 unknown, 409 not ready) →
+ * polygon (size limits, WKT, rings) → area limit. A `polygon_id` stands for the union of a
+ * ready upload (src/uploads/lookup.ts), validated as a `polygon`.
  * A large polygon is checked on the geometry thread (jobs/geometry/pool.ts), hence async.
  */
 import { ApiError } from '../contract/errors.ts';
-import { isSceneEndpoint, type Family, type SubmittableEndpoint } from '../contract/enums.ts';
+import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
+import { endpointOf } from '../endpoints/index.ts';
 import type { PeriodJobBody, SceneJobBody, SubmissionBody } from '../contract/schemas.ts';
 import type { Config } from '../config.ts';
 import type { AoiGeometry } from '../geo/index.ts';
 import { checkPolygonOffMainThread } from './geometry/pool.ts';
 import { checkSceneIdAtSubmission } from '../catalog/sceneId.ts';
 import { priceMicros } from './credits.ts';
+import { NO_UPLOADS, type UploadAoiLookup } from '../uploads/lookup.ts';
 
 export type ValidatedRequest =
   | {
@@ -29,8 +33,10 @@ export type ValidatedRequest =
       endpoint: SubmittableEndpoint;
       family: Family;
       aoi: AoiGeometry;
-      /** The polygon as submitted (valid WKT): what the geometry thread reads. */
+      /** The polygon as submitted, or the upload's union (valid WKT): what the geometry thread reads. */
       wkt: string;
+      /** The upload named by `polygon_id`; null for `polygon`. */
+      polygonId: string | null;
       areaSqkm: number;
       centroid: { lon: number; lat: number };
       date: string;
@@ -42,8 +48,10 @@ export type ValidatedRequest =
       endpoint: SubmittableEndpoint;
       family: Family;
       aoi: AoiGeometry;
-      /** The polygon as submitted (valid WKT): what the geometry thread reads. */
+      /** The polygon as submitted, or the upload's union (valid WKT): what the geometry thread reads. */
       wkt: string;
+      /** The upload named by `polygon_id`; null for `polygon`. */
+      polygonId: string | null;
       areaSqkm: number;
       centroid: { lon: number; lat: number };
       dateStart: string;
@@ -53,16 +61,36 @@ export type ValidatedRequest =
 
 const invalid = (message: string) => new ApiError('VALIDATION_ERROR', message);
 
-export async function validateSubmission(endpoint: SubmittableEndpoint, family: Family, body: SubmissionBody, config: Config): Promise<ValidatedRequest> {
-  if (isSceneEndpoint(endpoint)) return validateSceneBody(endpoint, family, body as SceneJobBody, config);
-  return validatePeriodBody(endpoint, family, body as PeriodJobBody, config);
+/**
+ * `uploads` resolves a `polygon_id` of the caller's account to its union's WKT, or throws
+ * 404 / 409 (src/uploads/lookup.ts).
+ */
+export async function validateSubmission(
+  endpoint: SubmittableEndpoint,
+  family: Family,
+  body: SubmissionBody,
+  config: Config,
+  uploads: UploadAoiLookup = NO_UPLOADS,
+): Promise<ValidatedRequest> {
+  checkAoiFields(endpoint, body);
+  if (endpointOf(endpoint).input === 'scene') return validateSceneBody(endpoint, family, body as SceneJobBody, config, uploads);
+  return validatePeriodBody(endpoint, family, body as PeriodJobBody, config, uploads);
 }
 
-async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config): Promise<ValidatedRequest> {
+/** `polygon` and `polygon_id` are one AOI given two ways: never both; `polygon_id` only where the endpoint takes uploads only. */
+function checkAoiFields(endpoint: SubmittableEndpoint, body: SubmissionBody): void {
+  if (body.polygon !== undefined && body.polygon_id !== undefined) throw invalid('polygon and polygon_id are mutually exclusive: give one of them');
+  if (endpointOf(endpoint).aoi === 'upload' && body.polygon !== undefined) throw invalid(`${endpoint} takes polygon_id (an upload), not polygon`);
+  if (endpointOf(endpoint).input === 'period' && body.polygon === undefined && body.polygon_id === undefined) {
+    throw invalid('body: missing required field "polygon" (or "polygon_id", a polygon upload)');
+  }
+}
+
+async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config, uploads: UploadAoiLookup): Promise<ValidatedRequest> {
   const hasScene = body.scene_id !== undefined;
-  const hasPolygon = body.polygon !== undefined;
+  const hasPolygon = body.polygon !== undefined || body.polygon_id !== undefined;
   if (hasScene && hasPolygon) throw invalid(`${endpoint} takes either scene_id or polygon + date, not both`);
-  if (!hasScene && !hasPolygon) throw invalid(`${endpoint} needs scene_id, or polygon + date`);
+  if (!hasScene && !hasPolygon) throw invalid(`${endpoint} needs scene_id, or polygon + date (polygon as WKT, or polygon_id naming an upload)`);
 
   if (hasScene) {
     const extras = (['date', 'date_direction', 'orbit_direction'] as const).filter((k) => body[k] !== undefined);
@@ -75,13 +103,15 @@ async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, 
 
   if (body.date === undefined) throw invalid(`${endpoint} with polygon needs date (YYYY-MM-DD)`);
   checkCalendarDate('date', body.date);
-  const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, body.polygon!, config);
+  const wkt = body.polygon ?? (await uploads(body.polygon_id!));
+  const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, wkt, config);
   return {
     pattern: 'polygon_date',
     endpoint,
     family,
     aoi,
-    wkt: body.polygon!,
+    wkt,
+    polygonId: body.polygon_id ?? null,
     areaSqkm,
     centroid,
     date: body.date,
@@ -90,23 +120,26 @@ async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, 
   };
 }
 
-async function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body: PeriodJobBody, config: Config): Promise<ValidatedRequest> {
+async function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body: PeriodJobBody, config: Config, uploads: UploadAoiLookup): Promise<ValidatedRequest> {
   checkCalendarDate('date_start', body.date_start);
   checkCalendarDate('date_end', body.date_end);
   if (body.date_end < body.date_start) throw invalid('date_end must not be before date_start');
-  if (endpoint === 'timeseries') {
-    const limit = addYears(body.date_start, config.timeseriesMaxYears);
+  const maxYears = endpointOf(endpoint).limits.maxPeriodYears;
+  if (maxYears !== undefined) {
+    const limit = addYears(body.date_start, maxYears);
     if (body.date_end > limit) {
-      throw invalid(`timeseries date range exceeds the limit of ${config.timeseriesMaxYears} years (date_end at most ${limit})`);
+      throw invalid(`${endpoint} date range exceeds the limit of ${maxYears} years (date_end at most ${limit})`);
     }
   }
-  const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, body.polygon, config);
+  const wkt = body.polygon ?? (await uploads(body.polygon_id!));
+  const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, wkt, config);
   return {
     pattern: 'polygon_period',
     endpoint,
     family,
     aoi,
-    wkt: body.polygon,
+    wkt,
+    polygonId: body.polygon_id ?? null,
     areaSqkm,
     centroid,
     dateStart: body.date_start,

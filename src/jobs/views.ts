@@ -3,10 +3,11 @@ import type { JobRow } from '../store/index.ts';
 import type { EndpointId, JobStatus } from '../contract/enums.ts';
 import type { Coverage, JobListItem, JobStatusResponse, JobSubmissionResponse, SceneSelection, Warning } from '../contract/schemas.ts';
 import { fromMicros } from './credits.ts';
+import { resultKindOf } from '../endpoints/index.ts';
 
 export function resultPathOf(row: Pick<JobRow, 'id' | 'status' | 'endpoint_id'>): string | null {
   if (row.status !== 'completed') return null;
-  return `/api/v1/jobs/${row.id}/result.${row.endpoint_id === 'idlefarm' ? 'zip' : 'geojson'}`;
+  return `/api/v1/jobs/${row.id}/result.${resultKindOf(row.endpoint_id)}`;
 }
 
 const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));

@@ -103,6 +103,27 @@ export interface LeasesTable {
   expires_at: string;
 }
 
+export interface PolygonUploadsTable {
+  id: string;
+  account_id: string;
+  /** processing | ready | failed */
+  status: string;
+  /** geojson | kml | shapefile */
+  format: string;
+  size_bytes: number;
+  feature_count: number | null;
+  area_sqkm: number | null;
+  /** Union of the features (WKT), set when ready: the AOI of a job naming the upload. */
+  aoi_wkt: string | null;
+  /** Why validation failed (names the feature and the rule, never the file's text). */
+  error_message: string | null;
+  original_key: string;
+  /** The normalised FeatureCollection, set when ready. */
+  geojson_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   scenes: ScenesTable;
   catalog_files: CatalogFilesTable;
@@ -111,6 +132,7 @@ export interface Database {
   credit_ledger: CreditLedgerTable;
   jobs: JobsTable;
   leases: LeasesTable;
+  polygon_uploads: PolygonUploadsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;
@@ -119,3 +141,4 @@ export type JobUpdate = Updateable<JobsTable>;
 export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type LedgerRow = Selectable<CreditLedgerTable>;
+export type PolygonUploadRow = Selectable<PolygonUploadsTable>;

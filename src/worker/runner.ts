@@ -16,6 +16,9 @@ import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
 import { centroidLonLat } from '../geo/index.ts';
 import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
 import { resolveRequest } from '../jobs/selection.ts';
+import { uploadAoiLookup } from '../uploads/lookup.ts';
+import { readUploadFeatures } from '../uploads/features.ts';
+import { resultKindOf } from '../endpoints/index.ts';
 import { claimJob, completeJob, failJob, heartbeat, returnJob } from '../jobs/transitions.ts';
 import { coverageOnJob } from '../jobs/views.ts';
 import type { JobSettled } from '../metrics.ts';
@@ -147,10 +150,11 @@ export class JobRunner {
     const params = JSON.parse(job.request_params ?? '{}') as SubmissionBody;
 
     // The rules are checked again when the job runs: configuration (limits) may have
-    // changed since submission (spec: "validation failing while the job runs").
+    // changed since submission (spec: "validation failing while the job runs"), and the
+    // upload a polygon_id names may have been deleted.
     let request: ValidatedRequest;
     try {
-      request = await validateSubmission(endpoint, family, params, config);
+      request = await validateSubmission(endpoint, family, params, config, uploadAoiLookup(db, job.account_id));
     } catch (e) {
       if (e instanceof ApiError) throw new JobFailure('VALIDATION_ERROR', e.message);
       throw e;
@@ -176,14 +180,26 @@ export class JobRunner {
     if (!module) {
       throw new JobFailure('NOT_IMPLEMENTED', `${endpoint} analysis is not available in this version of sarwatch; the job was not charged`);
     }
+    const polygonId = request.pattern === 'scene' ? null : request.polygonId;
     const output = await module.run(
-      { jobId: job.id, endpointId: endpoint, family, input: resolution.input, maxRequestBytes: config.maxRequestBytes },
+      {
+        jobId: job.id,
+        endpointId: endpoint,
+        family,
+        input: resolution.input,
+        maxRequestBytes: config.maxRequestBytes,
+        ...(polygonId ? { upload: { polygonId, features: () => readUploadFeatures(db, objects, job.account_id, polygonId) } } : {}),
+      },
       { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal },
     );
 
-    const key = `results/${job.id}.geojson`;
+    // The endpoint's result kind says what the detector hands back and how it is served.
+    const kind = resultKindOf(endpoint);
+    const body = kind === 'zip' ? (output.archive ? Buffer.from(output.archive) : undefined) : output.result && JSON.stringify(output.result);
+    if (body === undefined) throw new JobFailure('PROCESSING_ERROR', `the ${endpoint} analysis returned no ${kind} result`);
+    const key = `results/${job.id}.${kind}`;
     try {
-      await objects.put(key, JSON.stringify(output.result), 'application/geo+json');
+      await objects.put(key, body, kind === 'zip' ? 'application/zip' : 'application/geo+json');
     } catch (e) {
       log.error({ jobId: job.id, err: String(e) }, 'result write failed');
       throw new JobFailure('STORAGE_ERROR', 'result could not be stored');
@@ -205,7 +221,7 @@ export class JobRunner {
       await objects.delete(key);
       return false;
     }
-    log.info({ jobId: job.id, areaSqkm: completed.area_sqkm, features: output.result.features.length }, 'job completed');
+    log.info({ jobId: job.id, areaSqkm: completed.area_sqkm, features: output.result?.features.length ?? null }, 'job completed');
     return true;
   }
 }

@@ -125,7 +125,18 @@ describe('service documents', () => {
     expect(doc.paths['/api/v1/jobs/{job_id}/result.geojson'].get.responses['302']).toBeDefined();
     expect(doc.paths['/api/v1/jobs/{job_id}/result.zip'].get).toBeDefined();
     const shipSchema = doc.paths['/api/v1/detect/ship'].post.requestBody.content['application/json'].schema;
-    expect(Object.keys(shipSchema.properties).sort()).toEqual(['date', 'date_direction', 'orbit_direction', 'polygon', 'satellite_id', 'scene_id']);
+    // issue 14: polygon_id (an upload) wherever polygon is.
+    expect(Object.keys(shipSchema.properties).sort()).toEqual(['date', 'date_direction', 'orbit_direction', 'polygon', 'polygon_id', 'satellite_id', 'scene_id']);
+    const periodSchema = doc.paths['/api/v1/analyze/timeseries'].post.requestBody.content['application/json'].schema;
+    expect(periodSchema.required.sort()).toEqual(['date_end', 'date_start', 'satellite_id']);
+    expect(Object.keys(doc.paths['/api/v1/polygons']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/polygons'].post.requestBody.content).sort()).toEqual([
+      'application/geo+json',
+      'application/json',
+      'application/vnd.google-earth.kml+xml',
+      'application/zip',
+    ]);
+    expect(Object.keys(doc.paths['/api/v1/polygons/{polygon_id}']).sort()).toEqual(['delete', 'get']);
     expect(shipSchema.additionalProperties).toBe(false);
     const status = doc.paths['/api/v1/jobs/{job_id}'].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(status.properties)).toContain('scene_selection');

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imageryProductFor } from '../../src/endpoints/index.ts';
 import {
   indexArchive,
   LocalSceneCatalog,
@@ -11,7 +12,6 @@ import {
   selectChangePair,
   selectNearestScene,
   selectSeries,
-  imageryProductFor,
   type IndexArchiveResult,
   type SceneRecord,
 } from '../../src/catalog/index.ts';

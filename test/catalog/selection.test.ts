@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { imageryProductFor } from '../../src/endpoints/index.ts';
 import {
   countPasses,
   estimateCoverage,
   floorRatio,
-  imageryProductFor,
   lowCoverageWarning,
   periodCoverageWarning,
   samePathFrame,

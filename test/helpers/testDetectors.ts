@@ -56,7 +56,7 @@ export function poolHoldingTestDetector(endpointId: AnalysisModule['endpointId']
       const { port1, port2 } = new MessageChannel();
       port1.once('message', () => opts.onRunning?.());
       try {
-        await runTileTask({ module: 'engine/selfTest.ts', fn: 'holdUntilReleased', input: { gate, started: port2 } }, [port2], ctx.signal);
+        await runTileTask({ name: 'holdUntilReleased', input: { gate, started: port2 } }, [port2], ctx.signal);
       } finally {
         port1.close();
       }

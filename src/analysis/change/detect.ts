@@ -380,8 +380,8 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
             .map((a) => a!.buffer as ArrayBuffer),
         ),
       ];
-      const task = runTileTask<ChangeTileResult>(
-        { module: 'change/tile.ts', fn: 'detectChangeTileTask', input, params: { kind, params: tileParams } },
+      const task = runTileTask(
+        { name: 'detectChangeTileTask', input, params: { kind, params: tileParams } },
         transfer,
         options.signal,
       ).then((out) => finished(out, keep));

@@ -6,7 +6,7 @@
 import os from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { TileTask } from './worker.ts';
+import type { TileTask, TileTaskName, TileTaskResult } from './tasks.ts';
 
 let pool: Piscina | null = null;
 
@@ -29,12 +29,12 @@ function getPool(): Piscina {
 }
 
 /**
- * Runs one tile task on a worker thread; `transfer` lists buffers (or ports) to move, not
+ * Runs one task of the table in tasks.ts on a worker thread; `transfer` lists buffers (or ports) to move, not
  * copy. Aborting `signal` rejects the task at once: a queued task is dropped, a running one
  * has its thread terminated (piscina starts a fresh one), so a job's analysis stops promptly.
  */
-export function runTileTask<T>(task: TileTask, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<T> {
-  return getPool().run(task, { transferList: transfer, signal }) as Promise<T>;
+export function runTileTask<N extends TileTaskName>(task: TileTask<N>, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<TileTaskResult<N>> {
+  return getPool().run(task, { transferList: transfer, signal }) as Promise<TileTaskResult<N>>;
 }
 
 /** Stops the worker threads (process shutdown, tests). */

@@ -32,13 +32,17 @@ export function grdSources(scene: SceneRecord, grid: UtmGrid): PairSources {
     throw new JobFailure('PROCESSING_ERROR', `the detect family reads GRD products; ${scene.sceneId} is ${scene.productType}`);
   }
   const product = safeProductPath(scene);
-  const source = (pol: 'VV' | 'VH'): GrdRasterSource | undefined =>
-    scene.assets[pol.toLowerCase()] ? { kind: 'grd', product, polarisation: pol, grid, quantity: 'sigma0', denoise: true } : undefined;
+  const source = (pol: 'VV' | 'VH'): GrdRasterSource | undefined => (scene.assets[pol.toLowerCase()] ? grdBandSource(product, pol, grid) : undefined);
   const vv = source('VV');
   const vh = source('VH');
   if (vv) return vh ? { vv, vh } : { vv };
   if (vh) return { vh };
   throw new JobFailure('IMAGERY_UNAVAILABLE', 'the selected GRD scene has no VV or VH measurement');
+}
+
+/** One polarisation of a GRD product as calibrated, denoised σ0 geocoded onto `grid` (jobs and the CLI alike). */
+export function grdBandSource(product: string, polarisation: 'VV' | 'VH', grid: UtmGrid): GrdRasterSource {
+  return { kind: 'grd', product, polarisation, grid, quantity: 'sigma0', denoise: true };
 }
 
 /**

@@ -448,7 +448,7 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
       }
       // The tile's arrays move to the worker (not copied).
       const transfer = [...new Set([input.sigma0VV.buffer, input.valid.buffer, ...(input.land ? [input.land.buffer] : [])])] as ArrayBuffer[];
-      const job = runTileTask<TileRegions>({ module: 'oilslick/tile.ts', fn: 'detectSlicksInTile', input, params }, transfer, options.signal).then((regions) => place(tile, regions));
+      const job = runTileTask({ name: 'detectSlicksInTile', input, params }, transfer, options.signal).then((regions) => place(tile, regions));
       job.catch(() => {}); // surfaced when awaited below
       inflight.push(job);
       // Bounded memory: at most one tile waiting besides those the workers hold.

@@ -246,7 +246,7 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
     if (threads > 0) {
       // The tile's arrays move to the worker (not copied); at most `threads` tiles are out.
       const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
-      const task = runTileTask<ShipDetection[] | { detections: ShipDetection[]; sources: PooledSources }>({ module: 'ship/tile.ts', fn, input, params }, transfer, options.signal).then(finished);
+      const task = runTileTask({ name: fn, input, params }, transfer, options.signal).then(finished);
       inFlight.add(task);
       // Leaves the set however it settles; a failed or aborted tile surfaces through the awaits
       // below (`finally` here would rethrow into a promise nobody awaits: an unhandled rejection).

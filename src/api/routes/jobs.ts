@@ -1,15 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import { FAMILIES, SUBMITTABLE_ENDPOINTS, isSceneEndpoint } from '../../contract/enums.ts';
+import { FAMILIES } from '../../contract/enums.ts';
+import { ENDPOINTS } from '../../endpoints/index.ts';
 import {
   ErrorResponse,
   JobIdParams,
   JobListResponse,
   JobStatusResponse,
   JobSubmissionResponse,
-  PeriodJobBody,
   PreviewResponse,
-  SceneJobBody,
   SceneListQuery,
   SceneListResponse,
   type SubmissionBody,
@@ -49,8 +48,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
   const { jobs } = opts;
 
   for (const family of FAMILIES) {
-    for (const endpoint of SUBMITTABLE_ENDPOINTS) {
-      const body = isSceneEndpoint(endpoint) ? SceneJobBody : PeriodJobBody;
+    for (const { id: endpoint, body } of ENDPOINTS) {
       app.post(
         `/${family}/${endpoint}`,
         {
@@ -61,7 +59,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
             security,
             body,
             headers: IdempotencyHeaders,
-            response: { 200: JobSubmissionResponse, ...errors(400, 401, 402, 403, 409, 413, 415, 429) },
+            response: { 200: JobSubmissionResponse, ...errors(400, 401, 402, 403, 404, 409, 413, 415, 429) },
           },
         },
         async (request, reply) => {
@@ -73,8 +71,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
     }
   }
 
-  for (const endpoint of SUBMITTABLE_ENDPOINTS) {
-    const body = isSceneEndpoint(endpoint) ? SceneJobBody : PeriodJobBody;
+  for (const { id: endpoint, body } of ENDPOINTS) {
     app.post(
       `/analyze/${endpoint}/preview`,
       {

@@ -12,7 +12,8 @@ import type { SceneRecord } from '../../catalog/index.ts';
 import type { PolygonLimits } from '../../geo/index.ts';
 import { selectAmong, type PolygonRequest, type ResolutionOutcome } from '../selectAmong.ts';
 import { toAoiGeometry } from '../../geo/flat.ts';
-import { checkPolygon, type GeometryTask, type PackedCheck, type PackedOutcome, type PolygonCheck } from './tasks.ts';
+import { checkPolygon, type GeometryTask, type PackedCheck, type PackedOutcome, type PolygonCheck, type UploadCount } from './tasks.ts';
+import type { UploadFormat, UploadLimits, Validated } from '../../uploads/read.ts';
 
 /** About 1,500 vertices: validation, area and centroid stay within a few milliseconds. */
 export const INLINE_WKT_CHARS = 32_768;
@@ -55,6 +56,16 @@ export async function selectOffMainThread(request: PolygonRequest, candidates: S
   if (!outcome.ok) return outcome;
   const { input, ...resolution } = outcome.resolution;
   return { ok: true, resolution: { ...resolution, input: { ...input, extent: toAoiGeometry(input.extent), aoi } } };
+}
+
+/** An uploaded file's feature count, or why it cannot be read: always on the geometry thread. */
+export function countUploadFeaturesOffMainThread(format: UploadFormat, bytes: Uint8Array, limits: UploadLimits): Promise<UploadCount> {
+  return offThread<UploadCount>({ kind: 'upload', validate: false, format, bytes, limits });
+}
+
+/** An uploaded file parsed and every feature validated, on the geometry thread. */
+export function validateUploadOffMainThread(format: UploadFormat, bytes: Uint8Array, limits: UploadLimits): Promise<Validated> {
+  return offThread<Validated>({ kind: 'upload', validate: true, format, bytes, limits });
 }
 
 /** Stops the geometry thread (tests, shutdown); idle, it does not keep the process alive. */

@@ -11,6 +11,7 @@ import { flattenAoi, toAoiGeometry, type FlatPolygons } from '../../geo/flat.ts'
 import { parseAoiWktFlat } from '../../geo/wkt.ts';
 import { readPolygonWkt } from '../../geo/wkt-reader.ts';
 import { selectAmong, type PolygonRequest, type Resolution, type ResolutionOutcome, type ResolvedInput } from '../selectAmong.ts';
+import { parseUpload, validateUpload, type UploadFormat, type UploadLimits, type Validated } from '../../uploads/read.ts';
 
 type Checked<A> = { ok: true; aoi: A; areaSqkm: number; centroid: { lon: number; lat: number } } | { ok: false; message: string };
 
@@ -47,10 +48,13 @@ export type PackedOutcome =
 
 export type GeometryTask =
   | { kind: 'check'; wkt: string; limits: PolygonLimits }
-  | { kind: 'select'; wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number };
+  | { kind: 'select'; wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number }
+  | { kind: 'upload'; validate: boolean; format: UploadFormat; bytes: Uint8Array; limits: UploadLimits };
 
 /** The worker thread's entry: one task in, its packed result out. */
-export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome {
+export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome | Promise<UploadCount | Validated> {
+  // An uploaded polygon file: parsed (its feature count), or parsed and every feature validated.
+  if (task.kind === 'upload') return task.validate ? validateUpload(task.format, task.bytes, task.limits) : countedUpload(task.format, task.bytes, task.limits);
   if (task.kind === 'check') return checkPolygonFlat(task.wkt, task.limits);
   // Already validated on the way in: read it back without checking it again.
   const aoi = toAoiGeometry(readPolygonWkt(task.wkt));
@@ -59,4 +63,12 @@ export default function runGeometryTask(task: GeometryTask): PackedCheck | Packe
   const input = outcome.resolution.input as Exclude<ResolvedInput, { kind: 'scene' }>;
   const { aoi: _aoi, extent, ...rest } = input;
   return { ok: true, resolution: { ...outcome.resolution, input: { ...rest, extent: flattenAoi(extent) } as PackedInput } };
+}
+
+export type UploadCount = { ok: true; featureCount: number } | { ok: false; message: string };
+
+/** The parse alone: how many features, not the features themselves (they stay on this thread). */
+async function countedUpload(format: UploadFormat, bytes: Uint8Array, limits: UploadLimits): Promise<UploadCount> {
+  const parsed = await parseUpload(format, bytes, limits);
+  return parsed.ok ? { ok: true, featureCount: parsed.features.length } : parsed;
 }

@@ -1,0 +1,32 @@
+/**
+ * Every function the analysis pool may run on a worker thread, by name. The pool imports
+ * this table's type (task names, inputs and results are checked at compile time); the
+ * worker thread imports its values. A task is a name in this table, never a file path.
+ */
+import { detectShipsInTile, detectShipsInTileWithSources } from '../ship/tile.ts';
+import { detectSlicksInTile } from '../oilslick/tile.ts';
+import { detectChangeTileTask } from '../change/tile.ts';
+import { holdUntilReleased, sumOnWorker } from './selfTest.ts';
+
+export const TILE_TASKS = {
+  detectShipsInTile,
+  detectShipsInTileWithSources,
+  detectSlicksInTile,
+  detectChangeTileTask,
+  sumOnWorker,
+  holdUntilReleased,
+} as const;
+
+type Tasks = typeof TILE_TASKS;
+export type TileTaskName = keyof Tasks;
+
+/** One call: the task's name, its first argument and (optionally) its second. */
+export type TileTask<N extends TileTaskName = TileTaskName> = N extends TileTaskName
+  ? { name: N; input: Parameters<Tasks[N]>[0]; params?: Parameters<Tasks[N]>[1] }
+  : never;
+
+export type TileTaskResult<N extends TileTaskName> = ReturnType<Tasks[N]>;
+
+export function isTileTaskName(name: unknown): name is TileTaskName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(TILE_TASKS, name);
+}

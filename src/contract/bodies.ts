@@ -1,0 +1,67 @@
+/**
+ * Submission bodies (TypeBox → JSON Schema), one per input pattern. Apart from schemas.ts so
+ * that the endpoint descriptors (src/endpoints) can name their body without loading the
+ * rest of the contract (which lists the endpoints' ids).
+ */
+import Type, { type Static } from 'typebox';
+
+export const IsoDate = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+  description: 'Calendar date, YYYY-MM-DD',
+  examples: ['2024-06-01'],
+});
+const Wkt = Type.String({
+  minLength: 1,
+  description: 'Area of interest: WKT POLYGON or MULTIPOLYGON in EPSG:4326 (lon lat)',
+  examples: ['POLYGON ((2.5 51.3, 2.7 51.3, 2.7 51.45, 2.5 51.45, 2.5 51.3))'],
+});
+const PolygonId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Area of interest: a ready polygon upload of this account (POST /api/v1/polygons), instead of `polygon`; its union is the AOI',
+});
+const SatelliteId = Type.Literal('sentinel-1', { description: 'Only Sentinel-1 is supported' });
+export const OrbitDirection = Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
+  description: 'Only scenes of this orbit direction are used',
+});
+
+export const SceneJobBody = Type.Object(
+  {
+    satellite_id: SatelliteId,
+    scene_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, description: 'Sentinel-1 GRD product name (full scene)' }),
+    ),
+    polygon: Type.Optional(Wkt),
+    polygon_id: Type.Optional(PolygonId),
+    date: Type.Optional(IsoDate),
+    date_direction: Type.Optional(
+      Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('nearest')], {
+        description: 'Direction from `date` for scene selection; default nearest',
+      }),
+    ),
+    orbit_direction: Type.Optional(OrbitDirection),
+  },
+  {
+    additionalProperties: false,
+    description: 'ship / oilslick: either `scene_id`, or `polygon` (or `polygon_id`) + `date`',
+  },
+);
+export type SceneJobBody = Static<typeof SceneJobBody>;
+
+export const PeriodJobBody = Type.Object(
+  {
+    satellite_id: SatelliteId,
+    polygon: Type.Optional(Wkt),
+    polygon_id: Type.Optional(PolygonId),
+    date_start: IsoDate,
+    date_end: IsoDate,
+    orbit_direction: Type.Optional(OrbitDirection),
+  },
+  {
+    additionalProperties: false,
+    description: 'newbuilding / disappearbuilding / timeseries: `polygon` (or `polygon_id`) + `date_start` + `date_end`',
+  },
+);
+export type PeriodJobBody = Static<typeof PeriodJobBody>;
+
+export type SubmissionBody = SceneJobBody | PeriodJobBody;
