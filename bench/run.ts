@@ -10,6 +10,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchApi } from './api.ts';
 import { benchChange } from './change.ts';
 import { benchImageryRead, type BenchStage } from './imagery-read.ts';
 import { benchOilSlicks } from './oilslick.ts';
@@ -70,6 +71,7 @@ const SUITES: Record<string, Suite> = {
       details,
     };
   },
+  api: async () => ({ name: 'api', description: `HTTP API under autocannon, 50 connections: submissions/s and GET job latency, embedded (serve, SQLite) and scaled out (api on PostgreSQL, Redis, S3)`, ...(await benchApi()) }),
   validation: async () => {
     const { stages, details } = await benchValidation();
     return {
