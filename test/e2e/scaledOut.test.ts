@@ -35,6 +35,8 @@ let s3: TestS3;
 let shared: string;
 let env: Record<string, string>;
 const children: ChildProcess[] = [];
+/** Each process's own data directory (secrets only: the state is in PostgreSQL and S3). */
+const processDirs: string[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Proc {
@@ -44,9 +46,11 @@ interface Proc {
 
 function start(role: 'api' | 'worker'): Proc {
   let out = '';
+  const dataDir = tempDataDir();
+  processDirs.push(dataDir);
   const child = spawn(process.execPath, [SARWATCH_BIN, role], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env, SARWATCH_DATA_DIR: tempDataDir(), LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...env, SARWATCH_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (out += String(d)));
@@ -108,6 +112,7 @@ afterAll(async () => {
   await database?.drop();
   await s3?.close();
   fs.rmSync(shared, { recursive: true, force: true });
+  for (const dir of processDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
