@@ -3,7 +3,9 @@
  * the README. Each suite measures wall time and peak RSS per stage on generated full-size
  * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick, remote
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
- * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them).
+ * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
+ * validation (bench/validation.ts) and api (the HTTP API under autocannon in both modes;
+ * bench/api.ts names its environment variables).
  *
  *   SARWATCH_BENCH_DIR  where generated scenes are kept (default <tmp>/sarwatch-bench)
  */
