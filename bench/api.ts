@@ -308,6 +308,8 @@ async function measure(mode: string, server: Server, seconds: number): Promise<{
   if (mode === 'embedded') await untilNoActiveJobs(server.url, 600);
   const requests = ids.map((id) => ({ method: 'GET' as const, path: `/api/v1/jobs/${id}` }));
   const getOpts = { url: server.url, headers: { Authorization: headers.Authorization }, requests };
+  // Warm-up of the read path (JIT, statement caches), as the submissions had theirs.
+  await cannon({ ...getOpts, connections: 10, amount: 3000 });
   const atRate = await run(`GET job at ${GET_RATE} req/s`, { ...getOpts, overallRate: GET_RATE });
   const max = await run('GET job, as fast as it goes', getOpts);
 
