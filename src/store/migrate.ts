@@ -3,7 +3,7 @@ import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_scene_index.ts';
 import * as m0003 from './migrations/0003_idempotency.ts';
 import * as m0004 from './migrations/0004_leases.ts';
-import * as m0005 from './migrations/0005_active_jobs.ts';
+import * as m0006 from './migrations/0006_active_jobs.ts';
 
 /** Migrations are listed here in order; a new one is a new file plus one line. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,7 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_scene_index': m0002,
   '0003_idempotency': m0003,
   '0004_leases': m0004,
-  '0005_active_jobs': m0005,
+  '0006_active_jobs': m0006,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
