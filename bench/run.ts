@@ -3,13 +3,16 @@
  * the README. Each suite measures wall time and peak RSS per stage on generated full-size
  * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick, remote
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
- * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them).
+ * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
+ * validation (bench/validation.ts) and api (the HTTP API under autocannon in both modes;
+ * bench/api.ts names its environment variables).
  *
  *   SARWATCH_BENCH_DIR  where generated scenes are kept (default <tmp>/sarwatch-bench)
  */
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchApi } from './api.ts';
 import { benchChange } from './change.ts';
 import { benchImageryRead, type BenchStage } from './imagery-read.ts';
 import { benchOilSlicks } from './oilslick.ts';
@@ -75,6 +78,7 @@ const SUITES: Record<string, Suite> = {
     const { stages, ...details } = await benchIdlefarm({ workDir });
     return { name: 'idlefarm', description: `idle farmland on ${details.fields} fields × ${details.dates} dates (${details.sizePx} × ${details.sizePx} px RTC at 30 m, VV+VH): series, decisions, result.zip`, stages, details };
   },
+  api: async () => ({ name: 'api', description: `HTTP API under autocannon, 50 connections: submissions/s and GET job latency, embedded (serve, SQLite) and scaled out (api on PostgreSQL, Redis, S3)`, ...(await benchApi()) }),
   validation: async () => {
     const { stages, details } = await benchValidation();
     return {

@@ -64,6 +64,8 @@ export interface Config {
   queueName: string;
   /** How often pending jobs missing from the queue are enqueued again (BullMQ only). */
   reconcileIntervalSeconds: number;
+  /** `sarwatch worker` only: port of its /metrics listener (null: none; 0: any free port). */
+  metricsPort: number | null;
   /** Where scenes come from (docs/catalogs.md): local archive, any STAC API, Planetary Computer, Copernicus Data Space. */
   catalogProvider: CatalogProviderName;
   /** Planetary Computer's SAS token endpoint (the collection id is appended). */
@@ -172,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || '',
     queueName: env.SARWATCH_QUEUE_NAME || 'sarwatch-jobs',
     reconcileIntervalSeconds: num(env, 'SARWATCH_RECONCILE_INTERVAL_SECONDS', 10, { min: 0.05 }),
+    metricsPort: env.SARWATCH_METRICS_PORT ? num(env, 'SARWATCH_METRICS_PORT', 0, { integer: true, min: 0 }) : null,
     catalogProvider: catalogProvider(env),
     pcSasTokenUrl: (env.PC_SAS_TOKEN_URL || 'https://planetarycomputer.microsoft.com/api/sas/v1/token').replace(/\/+$/, ''),
     pcSubscriptionKey: env.PC_SUBSCRIPTION_KEY || '',

@@ -21,6 +21,7 @@ import { brokerProbe, objectStoreProbe, storeProbe, workerProbe } from './probes
 import { ensurePrivateDir } from './privateFiles.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
 import { startMaintenance } from './worker/maintenance.ts';
+import { serveMetrics } from './worker/metricsServer.ts';
 import { runWhenFree } from './store/leases.ts';
 import { defaultRegistry, type AnalysisRegistry } from './analysis/registry.ts';
 import { closeAnalysisPool } from './analysis/engine/pool.ts';
@@ -92,8 +93,10 @@ export interface Service {
   queue: JobQueue;
   runner: JobRunner;
   uploads: PolygonUploadService;
-  /** `http://host:port` once listening; empty for the worker role, which serves no HTTP. */
+  /** `http://host:port` once listening; empty for the worker role, which serves no API. */
   url: string;
+  /** The worker role's own /metrics listener (SARWATCH_METRICS_PORT); empty when there is none. */
+  metricsUrl: string;
   close(): Promise<void>;
 }
 
@@ -179,6 +182,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   }
 
   const url = roles.api ? (await app.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost') : '';
+  // Without the API, the runner's figures would have no way out but this listener.
+  const metricsServer = !roles.api && config.metricsPort !== null ? await serveMetrics(metrics.registry, config.host, config.metricsPort) : null;
   return {
     app,
     db,
@@ -188,13 +193,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     runner,
     uploads,
     url,
+    metricsUrl: metricsServer?.url ?? '',
     // Running analyses are aborted rather than run to their end: their jobs go back to
     // pending (uncharged, the reservation held) for the next start. Then the analysis pool
     // (one per process: a later user starts a fresh one) and, last, the store.
     async close() {
       stopMaintenance();
       const drained = queue.close();
-      await Promise.all([runner.close(), app.close()]);
+      await Promise.all([runner.close(), app.close(), metricsServer?.close()]);
       await uploads.drain();
       await shared?.close();
       await drained;

@@ -133,7 +133,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
   });
   closeOnSignals(() => service.close(), { log: service.app.log, exit: (code) => process.exit(code) });
   if (role === 'worker') {
-    process.stdout.write(`sarwatch ${VERSION} worker running (concurrency ${config.workerConcurrency})\n`);
+    process.stdout.write(`sarwatch ${VERSION} worker running (concurrency ${config.workerConcurrency}, id ${service.runner.workerId})${service.metricsUrl ? `, metrics at ${service.metricsUrl}/metrics` : ''}\n`);
     return;
   }
   if (role === 'api') {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema.ts';
+import { withStatementCache } from './statementCache.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, restrictFile } from '../privateFiles.ts';
 
 /**
@@ -22,5 +23,5 @@ export function openSqlite(file: string): Kysely<Database> {
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
 }

@@ -10,12 +10,14 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/service.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
-import { runSarwatch } from '../helpers/cli.ts';
+import { runSarwatchWithEnv } from '../helpers/cli.ts';
+import { TEST_STORE, dropTestStore, testStoreEnv } from '../helpers/services.ts';
 import { S1_DATA, SAMPLES } from '../helpers/samples.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-const sarwatch = runSarwatch;
+// SARWATCH_TEST_STORE=postgres: the server and the CLI share a PostgreSQL database made for the data directory.
+const sarwatch = async (dir: string, ...args: string[]) => runSarwatchWithEnv(await testStoreEnv(dir), dir, ...args);
 
 let dataDir: string;
 let server: ChildProcess;
@@ -27,7 +29,7 @@ beforeAll(async () => {
   dataDir = tempDataDir();
   server = spawn('npm', ['start'], {
     cwd: ROOT,
-    env: { ...process.env, SARWATCH_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...(await testStoreEnv(dataDir)), SARWATCH_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -52,6 +54,7 @@ afterAll(async () => {
     }
     await new Promise((r) => setTimeout(r, 300));
   }
+  await dropTestStore(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -95,7 +98,8 @@ describe('npm start (embedded default)', () => {
 
   it('keeps its state in SARWATCH_DATA_DIR: the demo key is the same on the next start', () => {
     expect(fs.readFileSync(path.join(dataDir, 'demo-api-key'), 'utf8').trim()).toBe(demoKey);
-    expect(fs.existsSync(path.join(dataDir, 'sarwatch.db'))).toBe(true);
+    // The SQLite file is there when SQLite is the store; on PostgreSQL nothing is.
+    expect(fs.existsSync(path.join(dataDir, 'sarwatch.db'))).toBe(TEST_STORE === 'sqlite');
   });
 });
 

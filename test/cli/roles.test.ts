@@ -49,6 +49,8 @@ beforeAll(async () => {
     REDIS_URL,
     SARWATCH_QUEUE_NAME: uniqueQueueName(),
     PORT: '0',
+    // The worker's own /metrics listener (the api role ignores it).
+    SARWATCH_METRICS_PORT: '0',
   };
 });
 
@@ -72,7 +74,7 @@ describe('sarwatch migrate / api / worker', () => {
     expect(migrate.stdout).toContain('up to date');
   });
 
-  it('a job submitted to the api process is run by the worker process; SIGTERM stops both cleanly', async () => {
+  it('a job submitted to the api process is run by the worker process, whose /metrics (SARWATCH_METRICS_PORT) shows it; SIGTERM stops both cleanly', async () => {
     const account = await runSarwatchWith('accounts', 'create', '--name', 'roles', '--credits', '100000', '--json');
     expect(account.code).toBe(0);
     const { api_key } = JSON.parse(account.stdout) as { api_key: string };
@@ -91,7 +93,7 @@ describe('sarwatch migrate / api / worker', () => {
     expect((await get()).status).toBe('pending');
 
     const worker = start('worker');
-    await waitForOutput(worker, /worker running/);
+    const metricsUrl = (await waitForOutput(worker, /worker running .*metrics at (http:\/\/\S+)/))[1]!;
     const end = Date.now() + 90_000;
     let status = 'pending';
     while (status === 'pending' || status === 'processing') {
@@ -100,6 +102,9 @@ describe('sarwatch migrate / api / worker', () => {
       status = (await get()).status;
     }
     expect(['completed', 'failed']).toContain(status);
+    // Issue 13: the worker process, which has no API, serves the duration of the job it ran.
+    const metrics = await (await fetch(metricsUrl)).text();
+    expect(metrics).toContain(`sarwatch_job_duration_seconds_count{endpoint_id="ship",outcome="${status}"} 1`);
 
     for (const p of [api, worker]) p.child.kill('SIGTERM');
     const codes = await Promise.all([api, worker].map((p) => new Promise<number | null>((r) => p.child.once('exit', (code) => r(code)))));

@@ -14,10 +14,15 @@ export interface CliRun {
 }
 
 /** `sarwatch ARGS…` with SARWATCH_DATA_DIR = dataDir, from the repository root; never throws on a non-zero exit. */
-export async function runSarwatch(dataDir: string, ...args: string[]): Promise<CliRun> {
+export function runSarwatch(dataDir: string, ...args: string[]): Promise<CliRun> {
+  return runSarwatchWithEnv({}, dataDir, ...args);
+}
+
+/** The same with more environment (e.g. the test store's DATABASE_URL). */
+export async function runSarwatchWithEnv(env: Record<string, string>, dataDir: string, ...args: string[]): Promise<CliRun> {
   try {
     const { stdout, stderr } = await run(process.execPath, [SARWATCH_BIN, ...args], {
-      env: { ...process.env, SARWATCH_DATA_DIR: dataDir },
+      env: { ...process.env, ...env, SARWATCH_DATA_DIR: dataDir },
       cwd: REPO_ROOT,
       maxBuffer: 64 << 20,
     });

@@ -87,7 +87,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-const databases = new Map<string, TestDatabase>();
+/** By data directory; a promise, so calls racing for the same directory share one database. */
+const databases = new Map<string, Promise<TestDatabase>>();
 
 /**
  * The environment that points a service at the test store: nothing for SQLite (the data
@@ -98,17 +99,18 @@ export async function testStoreEnv(dataDir: string): Promise<Record<string, stri
   if (TEST_STORE === 'sqlite') return {};
   let db = databases.get(dataDir);
   if (!db) {
-    db = await createTestDatabase();
+    db = createTestDatabase();
     databases.set(dataDir, db);
   }
-  return { DATABASE_URL: db.url };
+  return { DATABASE_URL: (await db).url };
 }
 
 /** Drops the database made for `dataDir`, if any. */
 export async function dropTestStore(dataDir: string): Promise<void> {
   const db = databases.get(dataDir);
   databases.delete(dataDir);
-  await db?.drop();
+  // A database that was never made (its creation failed) has nothing to drop.
+  await (await db?.catch(() => null))?.drop();
 }
 
 /** The Redis the BullMQ tests use; each test picks its own queue name. */

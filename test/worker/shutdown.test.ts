@@ -18,14 +18,18 @@ import type { Db } from '../../src/store/index.ts';
 import { closeOnSignals } from '../../src/cli/shutdown.ts';
 import { TINY_SQUARE, tempDataDir } from '../helpers/service.ts';
 import { northSeaFixtureScenes, writeStacArchive } from '../helpers/stacFixtures.ts';
+import { dropTestStore, testStoreEnv } from '../helpers/services.ts';
 import { aoiEchoTestDetector, hangingTestDetector, poolHoldingTestDetector } from '../helpers/testDetectors.ts';
 
 const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
 const quiet = { info: () => {}, error: () => {} };
 
 const open: Service[] = [];
+const dataDirs = new Set<string>();
 afterEach(async () => {
   while (open.length) await open.pop()!.close().catch(() => {});
+  for (const dir of dataDirs) await dropTestStore(dir);
+  dataDirs.clear();
 });
 
 function deferred<T = void>() {
@@ -36,7 +40,9 @@ function deferred<T = void>() {
 
 async function boot(dataDir: string, registry: AnalysisRegistry) {
   writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
-  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '' });
+  // SARWATCH_TEST_STORE=postgres: a database made for the data directory, found again by a restart.
+  dataDirs.add(dataDir);
+  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...(await testStoreEnv(dataDir)) });
   const service = await startService(config, { queuePollMs: 30, registry });
   return { service, config };
 }
