@@ -73,7 +73,7 @@ export class JobService {
 
     let row: JobRow;
     try {
-      row = await this.insertJobRetryingDeadlocks(principal, { jobId, now, endpoint, family, body, request, reserve, idempotencyKey, requestHash });
+      row = await this.insertJob(principal, { jobId, now, endpoint, family, body, request, reserve, idempotencyKey, requestHash });
     } catch (e) {
       // Two retries raced past the lookup: the unique index let one through.
       if (idempotencyKey !== undefined && isUniqueViolation(e)) {
@@ -99,22 +99,6 @@ export class JobService {
       throw new ApiError('IDEMPOTENCY_KEY_REUSED', `this Idempotency-Key was already used for a different request (job ${row.id})`);
     }
     return row;
-  }
-
-  /**
-   * PostgreSQL may pick this insert as a deadlock victim: holding the account's lock, its
-   * unique-key check waits on a worker's uncommitted update of the job with the same
-   * Idempotency-Key, while that worker waits for the account to settle credits. Nothing was
-   * written (the transaction rolled back), so it is run again.
-   */
-  private async insertJobRetryingDeadlocks(principal: Principal, j: Parameters<JobService['insertJob']>[1]): Promise<JobRow> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.insertJob(principal, j);
-      } catch (e) {
-        if (attempt >= 3 || (e as { code?: string })?.code !== '40P01') throw e;
-      }
-    }
   }
 
   private async insertJob(

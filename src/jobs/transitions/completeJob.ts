@@ -4,6 +4,7 @@ import { TRANSITIONS } from '../stateMachine.ts';
 import { priceMicros } from '../credits.ts';
 import { settleCredits } from '../credits/settleCredits.ts';
 import { addDays, isoNow } from '../time.ts';
+import { lockJobAccount } from './lockAccount.ts';
 
 export interface CompletionFacts {
   resultKey: string;
@@ -24,6 +25,7 @@ export interface CompletionFacts {
  */
 export async function completeJob(db: Db, jobId: string, workerId: string, facts: CompletionFacts): Promise<JobRow | null> {
   return db.transaction().execute(async (tx) => {
+    if (!(await lockJobAccount(tx, jobId))) return null;
     const now = isoNow();
     const current = await tx.selectFrom('jobs').select(['credits_reserved_micros']).where('id', '=', jobId).executeTakeFirst();
     if (!current) return null;

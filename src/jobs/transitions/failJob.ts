@@ -3,6 +3,7 @@ import { GENERIC_FAILURE_MESSAGE, JOB_FAILURES, type JobFailureCode } from '../.
 import { TRANSITIONS } from '../stateMachine.ts';
 import { settleCredits } from '../credits/settleCredits.ts';
 import { isoNow } from '../time.ts';
+import { lockJobAccount } from './lockAccount.ts';
 
 export interface FailGuard {
   /** Only while this worker holds the lease: once its lease is lost the job is someone else's. */
@@ -17,6 +18,7 @@ export interface FailGuard {
  */
 export async function failJob(db: Db, jobId: string, failure: { code: JobFailureCode; message: string }, guard: FailGuard = {}): Promise<JobRow | null> {
   return db.transaction().execute(async (tx) => {
+    if (!(await lockJobAccount(tx, jobId))) return null;
     const now = isoNow();
     const message = JOB_FAILURES[failure.code].serverClass ? GENERIC_FAILURE_MESSAGE : failure.message;
     let update = tx

@@ -17,3 +17,15 @@ export async function lockAccount(tx: Db, accountId: string): Promise<boolean> {
   const res = await tx.updateTable('accounts').set((eb) => ({ balance_micros: eb.ref('balance_micros') })).where('id', '=', accountId).executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
+
+/**
+ * A job's end settles credits on its account, so the terminal transitions lock the account
+ * before they touch the job: account, then job, the order a submission takes them in
+ * (createJob). With the other order PostgreSQL deadlocks a worker finishing a job against a
+ * submission retried with that job's Idempotency-Key (its unique check waits on the job row
+ * while holding the account). False when the job does not exist.
+ */
+export async function lockJobAccount(tx: Db, jobId: string): Promise<boolean> {
+  const job = await tx.selectFrom('jobs').select('account_id').where('id', '=', jobId).executeTakeFirst();
+  return job !== undefined && (await lockAccount(tx, job.account_id));
+}
