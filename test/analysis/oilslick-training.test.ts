@@ -117,6 +117,31 @@ describe('gradient-boosted trees', () => {
   });
 });
 
+describe('issue 11: the trained model sees at prediction what it saw in training', () => {
+  it('puts split thresholds halfway between data values, so a value a hair off (rounded features) lands on the same side', () => {
+    // A count feature through log1p (like log1p_neighbours) decides the class.
+    const rnd = mulberry32(21);
+    const X: number[][] = [];
+    const y: number[] = [];
+    for (let i = 0; i < 600; i++) {
+      const n = Math.floor(rnd() * 6);
+      X.push([Math.log1p(n)]);
+      y.push(n >= 2 ? 1 : 0);
+    }
+    const model = trainGbt(X, y, null, { trees: 20, seed: 2 });
+    const values = new Set(X.map((r) => r[0]!));
+    const thresholds = model.trees.flatMap((t) => t.threshold.filter((_, k) => t.feature[k]! >= 0));
+    expect(thresholds.length).toBeGreaterThan(0);
+    for (const t of thresholds) expect(values.has(t)).toBe(false);
+    for (const v of values) {
+      const rounded = Math.round(v * 1e5) / 1e5;
+      expect(gbtPredict(model, [rounded])).toBe(gbtPredict(model, [v]));
+    }
+    expect(gbtPredict(model, [Math.log1p(2)])).toBeGreaterThan(0.8);
+    expect(gbtPredict(model, [Math.log1p(1)])).toBeLessThan(0.2);
+  });
+});
+
 describe('chip-level figures', () => {
   const scores = [
     { label: 1 as const, score: 0.9 },
