@@ -173,11 +173,12 @@ describe('oil slicks on the real North-Sea crop (about 20 ships, no slicks)', ()
 
   it('… and without the low-wind veto the model alone flags a few small regions of it (known false alarms)', async () => {
     // A low-wind speed of 0.3 m/s switches the calm-sea rule off. The model was trained on
-    // chips whose absolute level is unknown, so it cannot know that −26 dB is calm sea: 5 of
-    // its ~100 dark regions, all 0.03–0.04 km² and below 3.5 dB of contrast, reach the
-    // threshold (docs/oilslick.md). The low-wind veto is what keeps this crop clean.
+    // chips whose absolute level is unknown, so it cannot know that −26 dB is calm sea: 6 of
+    // its ~100 dark regions, all 0.03–0.05 km² and below 4 dB of contrast, reach the
+    // threshold (docs/oilslick.md; 5 with the 14-feature model). The low-wind veto is what
+    // keeps this crop clean.
     const result = await detectSlicksInSafeDetailed(NORTH_SEA_SAFE, { params: { lowWindSpeed: 0.3 } });
-    expect(result.collection.features.length).toBeLessThanOrEqual(5);
+    expect(result.collection.features.length).toBeLessThanOrEqual(6);
     for (const c of result.candidates.filter((x) => x.isSlick)) expect(c.features.areaSqkm).toBeLessThan(0.05);
     expect(result.candidates.filter((c) => !c.isSlick).length).toBeGreaterThanOrEqual(50);
   }, 60_000);

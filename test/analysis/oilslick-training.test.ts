@@ -1,6 +1,7 @@
 // The oil-slick model's pieces: chip names and the split by source, the grey → dB mapping,
 // the wind proxy, the boosted trees, and the chip-level figures.
 import { describe, expect, it } from 'vitest';
+import { emptyContext, emptyStats, neighbourhoodContext, regionFeatures } from '../../src/analysis/oilslick/discriminate.ts';
 import { crosswindSpeedFromSigma0Db, FEATURE_NAMES, featureVector } from '../../src/analysis/oilslick/featureVector.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { greyToDb, greyToSigma0 } from '../../src/analysis/oilslick/greyImage.ts';
@@ -116,6 +117,31 @@ describe('gradient-boosted trees', () => {
   });
 });
 
+describe('issue 11: the trained model sees at prediction what it saw in training', () => {
+  it('puts split thresholds halfway between data values, so a value a hair off (rounded features) lands on the same side', () => {
+    // A count feature through log1p (like log1p_neighbours) decides the class.
+    const rnd = mulberry32(21);
+    const X: number[][] = [];
+    const y: number[] = [];
+    for (let i = 0; i < 600; i++) {
+      const n = Math.floor(rnd() * 6);
+      X.push([Math.log1p(n)]);
+      y.push(n >= 2 ? 1 : 0);
+    }
+    const model = trainGbt(X, y, null, { trees: 20, seed: 2 });
+    const values = new Set(X.map((r) => r[0]!));
+    const thresholds = model.trees.flatMap((t) => t.threshold.filter((_, k) => t.feature[k]! >= 0));
+    expect(thresholds.length).toBeGreaterThan(0);
+    for (const t of thresholds) expect(values.has(t)).toBe(false);
+    for (const v of values) {
+      const rounded = Math.round(v * 1e5) / 1e5;
+      expect(gbtPredict(model, [rounded])).toBe(gbtPredict(model, [v]));
+    }
+    expect(gbtPredict(model, [Math.log1p(2)])).toBeGreaterThan(0.8);
+    expect(gbtPredict(model, [Math.log1p(1)])).toBeLessThan(0.2);
+  });
+});
+
 describe('chip-level figures', () => {
   const scores = [
     { label: 1 as const, score: 0.9 },
@@ -146,12 +172,39 @@ describe('feature vector', () => {
     const v = featureVector({
       areaSqkm: 0.5, lengthM: 5000, widthM: 100, elongation: 50, compactness: 0.05, perimeterM: 10_000, levelDb: -20, backgroundDb: -13,
       contrastDb: 7, edgeGradientDbPer100m: 6, surroundDarkFraction: 0.01, incidenceDeg: 35, lowWindThresholdDb: -21.5,
-      insideStdDb: 1, surroundStdDb: 0.5, localContrastDb: 6.5, depthDb: 10, brightNear: 3,
+      insideStdDb: 1, surroundStdDb: 0.5, localContrastDb: 6.5, depthDb: 10, brightNear: 3, boundaryFraction: 0.4,
+      context: { neighbours: 3, neighbourAreaSqkm: 1.5, largestNeighbourAreaSqkm: 1, strongestNeighbourContrastDb: 4, neighbourBackgroundDb: -14 },
     });
     expect(v).toHaveLength(FEATURE_NAMES.length);
     expect(v[FEATURE_NAMES.indexOf('log10_area_km2')]).toBeCloseTo(Math.log10(0.5), 10);
     expect(v[FEATURE_NAMES.indexOf('log_complexity')]).toBeCloseTo(Math.log(20), 10);
     expect(v[FEATURE_NAMES.indexOf('log1p_bright_near')]).toBeCloseTo(Math.log(4), 10);
     expect(v[FEATURE_NAMES.indexOf('wind_speed_ms')]).toBeGreaterThan(5);
+    // 2A/P = 2 · 0.5 km² / 10 km = 100 m.
+    expect(v[FEATURE_NAMES.indexOf('log10_perimeter_width_m')]).toBeCloseTo(2, 10);
+    expect(v[FEATURE_NAMES.indexOf('log1p_neighbours')]).toBeCloseTo(Math.log(4), 10);
+    expect(v[FEATURE_NAMES.indexOf('neighbourhood_dark_fraction')]).toBeCloseTo(2 / 16, 10);
+    expect(v[FEATURE_NAMES.indexOf('area_share')]).toBeCloseTo(0.25, 10);
+    expect(v[FEATURE_NAMES.indexOf('log10_area_vs_largest_neighbour')]).toBeCloseTo(Math.log10(0.5), 10);
+    expect(v[FEATURE_NAMES.indexOf('contrast_vs_strongest_neighbour_db')]).toBeCloseTo(3, 10);
+    expect(v[FEATURE_NAMES.indexOf('background_vs_neighbours_db')]).toBeCloseTo(1, 10);
+  });
+});
+
+describe('issue 11: neighbourhood context of a candidate', () => {
+  const f = (areaSqkm: number, contrastDb: number, backgroundDb: number) => ({ ...regionFeatures(emptyStats(), { range: 20, azimuth: 20 }, 35, { lowWindSpeed: 3 }), areaSqkm, contrastDb, backgroundDb });
+  it('counts the eligible candidates within the window around each centroid, and only those', () => {
+    const feats = [f(0.5, 6, -12), f(0.1, 3, -14), f(2, 4, -16), f(0.01, 9, -10)];
+    const centres: Array<[number, number]> = [[0, 0], [1500, -1900], [2100, 0], [100, 100]];
+    const ctx = neighbourhoodContext(feats, centres, [true, true, true, false]);
+    // 0 sees 1 (inside ±2 km) but not 2 (2.1 km away) nor 3 (not eligible).
+    expect(ctx[0]).toEqual({ neighbours: 1, neighbourAreaSqkm: 0.1, largestNeighbourAreaSqkm: 0.1, strongestNeighbourContrastDb: 3, neighbourBackgroundDb: -14 });
+    // 1 sees 0 and 2 (|dx| 600 m, |dy| 1.9 km).
+    expect(ctx[1]!.neighbours).toBe(2);
+    expect(ctx[1]!.strongestNeighbourContrastDb).toBe(6);
+    expect(ctx[1]!.neighbourBackgroundDb).toBeCloseTo(-14, 10);
+    expect(ctx[1]!.largestNeighbourAreaSqkm).toBe(2);
+    expect(ctx[2]!.neighbours).toBe(1);
+    expect(ctx[3]).toEqual(emptyContext());
   });
 });

@@ -37,7 +37,13 @@ export { mulberry32 };
 
 const MISSING = 255;
 
-/** Split points per feature: distinct quantiles of the finite values. */
+/**
+ * Split points per feature: at distinct quantiles q of the finite values, each placed halfway
+ * between q and the largest value below it. The bins of the training rows are the same as with
+ * q itself, but a split no longer sits exactly on a data value: a value computed slightly
+ * differently at prediction (features rounded in the training cache, a count through log1p)
+ * cannot fall on the other side of it.
+ */
 function binEdges(X: number[][], d: number, bins: number): number[][] {
   const edges: number[][] = [];
   for (let j = 0; j < d; j++) {
@@ -45,8 +51,12 @@ function binEdges(X: number[][], d: number, bins: number): number[][] {
     const e: number[] = [];
     for (let k = 1; k < bins; k++) {
       if (v.length === 0) break;
-      const q = v[Math.floor((k * v.length) / bins)]!;
-      if (e.length === 0 || q > e[e.length - 1]!) e.push(q);
+      let i = Math.floor((k * v.length) / bins);
+      const q = v[i]!;
+      while (i > 0 && v[i - 1] === q) i--;
+      if (i === 0) continue; // q is the smallest value: nothing can go left of it
+      const cut = (v[i - 1]! + q) / 2;
+      if (e.length === 0 || cut > e[e.length - 1]!) e.push(cut);
     }
     edges.push(e);
   }

@@ -25,6 +25,7 @@ import {
   addStats,
   emptyStats,
   lookAlikeReasons,
+  neighbourhoodContext,
   regionFeatures,
   type LookAlikeReason,
   type RegionPart,
@@ -185,12 +186,20 @@ export function classifyRegions(
   model: OilModelFile | null = loadOilModel(),
 ): SlickCandidate[] {
   const threshold = oilProbabilityThreshold(params, model);
-  return regions.map((region) => {
+  const centres = regions.map((r) => {
+    const n = Math.max(1, r.stats.pixelCount);
+    return [(r.stats.sumX / n) * spacing.range, (r.stats.sumY / n) * spacing.azimuth] as const;
+  });
+  const all = regions.map((region) => {
     const s = region.stats;
     const n = Math.max(1, s.pixelCount);
     const line = (s.sumY / n) * multilook + (multilook - 1) / 2;
     const pixel = (s.sumX / n) * multilook + (multilook - 1) / 2;
-    const features = regionFeatures(s, spacing, incidenceAt(line, pixel), params);
+    return regionFeatures(s, spacing, incidenceAt(line, pixel), params);
+  });
+  const contexts = neighbourhoodContext(all, centres, all.map((f) => f.areaSqkm >= params.minAreaSqkm));
+  return regions.map((region, k) => {
+    const features = { ...all[k]!, context: contexts[k]! };
     const rules = lookAlikeReasons(features, params);
     const tooSmall = rules.includes('too_small');
     if (!model) return { region, features, oilProbability: Number.NaN, reasons: rules, isSlick: rules.length === 0 };

@@ -300,6 +300,82 @@ export interface SlickFeatures {
   depthDb: number;
   /** Bright-target working pixels near the boundary (see RegionStats.brightNear). */
   brightNear: number;
+  /** Fraction of the region's pixels on its boundary (1 for a line one pixel wide). */
+  boundaryFraction: number;
+  /** The other candidates around this one (neighbourhoodContext); empty until it runs. */
+  context: SlickContext;
+}
+
+/**
+ * What the other candidates (≥ minAreaSqkm) whose centroids lie within CONTEXT_HALF_SIDE_M of
+ * this one's (a square window about the size of a 4 km chip) look like: a slick is usually
+ * the one distinct dark patch of its neighbourhood, a low-wind area or a wind-shadowed coast
+ * many alike ones.
+ */
+export interface SlickContext {
+  /** How many other candidates. */
+  neighbours: number;
+  /** Their total area (km²). */
+  neighbourAreaSqkm: number;
+  /** The largest one's area (km²; 0 without neighbours). */
+  largestNeighbourAreaSqkm: number;
+  /** The strongest contrast (dB) among them (NaN without neighbours). */
+  strongestNeighbourContrastDb: number;
+  /** Mean of their background levels (dB; NaN without neighbours). */
+  neighbourBackgroundDb: number;
+}
+
+/** Half side (m) of the square window neighbourhoodContext looks in. */
+export const CONTEXT_HALF_SIDE_M = 2000;
+
+export function emptyContext(): SlickContext {
+  return { neighbours: 0, neighbourAreaSqkm: 0, largestNeighbourAreaSqkm: 0, strongestNeighbourContrastDb: Number.NaN, neighbourBackgroundDb: Number.NaN };
+}
+
+/**
+ * The context of every candidate: `centres` are centroids in metres (x, y), `eligible` marks
+ * the candidates that count as neighbours (and get a context). Grid buckets of the window's
+ * size keep it linear in the number of candidates for spread-out scenes.
+ */
+export function neighbourhoodContext(features: readonly SlickFeatures[], centres: ReadonlyArray<readonly [number, number]>, eligible: readonly boolean[], halfSideM = CONTEXT_HALF_SIDE_M): SlickContext[] {
+  const cell = (v: number) => Math.floor(v / halfSideM);
+  const buckets = new Map<string, number[]>();
+  features.forEach((_, i) => {
+    if (!eligible[i]) return;
+    const key = `${cell(centres[i]![0])},${cell(centres[i]![1])}`;
+    const list = buckets.get(key);
+    if (list) list.push(i);
+    else buckets.set(key, [i]);
+  });
+  return features.map((_, i) => {
+    const ctx = emptyContext();
+    if (!eligible[i]) return ctx;
+    const [x, y] = centres[i]!;
+    const cx = cell(x);
+    const cy = cell(y);
+    let sumBg = 0;
+    let bgCount = 0;
+    for (let dy = -1; dy <= 1; dy++) {
+      for (let dx = -1; dx <= 1; dx++) {
+        for (const j of buckets.get(`${cx + dx},${cy + dy}`) ?? []) {
+          if (j === i) continue;
+          const [xj, yj] = centres[j]!;
+          if (Math.abs(xj - x) > halfSideM || Math.abs(yj - y) > halfSideM) continue;
+          const f = features[j]!;
+          ctx.neighbours++;
+          ctx.neighbourAreaSqkm += f.areaSqkm;
+          ctx.largestNeighbourAreaSqkm = Math.max(ctx.largestNeighbourAreaSqkm, f.areaSqkm);
+          if (Number.isFinite(f.contrastDb) && !(f.contrastDb <= ctx.strongestNeighbourContrastDb)) ctx.strongestNeighbourContrastDb = f.contrastDb;
+          if (Number.isFinite(f.backgroundDb)) {
+            sumBg += f.backgroundDb;
+            bgCount++;
+          }
+        }
+      }
+    }
+    if (bgCount > 0) ctx.neighbourBackgroundDb = sumBg / bgCount;
+    return ctx;
+  });
 }
 
 export type LookAlikeReason = LookAlikeRule | 'low_probability';
@@ -347,6 +423,8 @@ export function regionFeatures(
     localContrastDb: s.surroundSamples > 0 ? s.surroundSumDb / s.surroundSamples - levelDb : backgroundDb - levelDb,
     depthDb: backgroundDb - s.minLevelDb,
     brightNear: s.brightNear,
+    boundaryFraction: s.boundaryPixels / n,
+    context: emptyContext(),
   };
 }
 

@@ -1,12 +1,16 @@
 /**
  * The numbers the oil-probability model sees for one candidate, in a fixed order
  * (FEATURE_NAMES). Shape, contrast, edge, texture, wind and context features of a dark region
- * (SlickFeatures, discriminate.ts). Everything here is defined the same way on a calibrated
+ * (SlickFeatures, discriminate.ts), and the candidate against the other candidates around it
+ * (its neighbourhood context: how many, how large, how dark, on what background). Everything here is defined the same way on a calibrated
  * scene and on an 8-bit chip mapped to dB (greyImage.ts), so one model serves both; absolute
  * levels of chips are only as good as the assumed grey → dB mapping.
  */
 import { cmod5nSigma0 } from '../../imagery/cmod5n.ts';
-import type { SlickFeatures } from './discriminate.ts';
+import { CONTEXT_HALF_SIDE_M, type SlickFeatures } from './discriminate.ts';
+
+/** Area (km²) of the context window (discriminate.ts neighbourhoodContext). */
+const CONTEXT_WINDOW_SQKM = (2 * CONTEXT_HALF_SIDE_M) ** 2 / 1e6;
 
 export const FEATURE_NAMES = [
   'log10_area_km2',
@@ -23,6 +27,16 @@ export const FEATURE_NAMES = [
   'surround_dark_fraction',
   'wind_speed_ms',
   'log1p_bright_near',
+  'level_db',
+  'log10_perimeter_width_m',
+  'boundary_fraction',
+  'edge_per_contrast',
+  'log1p_neighbours',
+  'neighbourhood_dark_fraction',
+  'area_share',
+  'log10_area_vs_largest_neighbour',
+  'contrast_vs_strongest_neighbour_db',
+  'background_vs_neighbours_db',
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -50,6 +64,7 @@ export function crosswindSpeedFromSigma0Db(sigma0Db: number, incidenceDeg: numbe
 
 /** The model's input for one candidate, in FEATURE_NAMES order. */
 export function featureVector(f: SlickFeatures): number[] {
+  const c = f.context;
   const complexity = f.compactness > 0 ? 1 / f.compactness : 1e3;
   return [
     Math.log10(Math.max(f.areaSqkm, 1e-6)),
@@ -66,5 +81,16 @@ export function featureVector(f: SlickFeatures): number[] {
     f.surroundDarkFraction,
     crosswindSpeedFromSigma0Db(f.backgroundDb, f.incidenceDeg),
     Math.log1p(f.brightNear),
+    f.levelDb,
+    // 2A/P: the width of a thin curved slick, which the moments (a straight fit) overstate.
+    Math.log10(Math.max(f.perimeterM > 0 ? (2 * f.areaSqkm * 1e6) / f.perimeterM : 1, 1)),
+    f.boundaryFraction,
+    f.edgeGradientDbPer100m / Math.max(f.contrastDb, 0.5),
+    Math.log1p(c.neighbours),
+    (f.areaSqkm + c.neighbourAreaSqkm) / CONTEXT_WINDOW_SQKM,
+    f.areaSqkm / (f.areaSqkm + c.neighbourAreaSqkm),
+    c.neighbours > 0 ? Math.log10(Math.max(f.areaSqkm, 1e-6) / Math.max(c.largestNeighbourAreaSqkm, 1e-6)) : Number.NaN,
+    f.contrastDb - c.strongestNeighbourContrastDb,
+    f.backgroundDb - c.neighbourBackgroundDb,
   ];
 }

@@ -14,8 +14,8 @@ export { detectSlicksInGreyImage } from './greyDetect.ts';
 export { cmod5nSigma0, lowWindSigma0Db } from './cmod5n.ts';
 export { backgroundRadius, darkSpotSupportPx, detectDarkSpots, labelRegions, multilookSea, smoothMask } from './darkSpots.ts';
 export type { DarkSpotInput, DarkSpotMap, DarkSpotParams, Labels, PixelSpacing } from './darkSpots.ts';
-export { addStats, emptyStats, lookAlikeReasons, measureRegionParts, measureSupportPx, regionFeatures } from './discriminate.ts';
-export type { LookAlikeReason, RegionPart, RegionStats, SlickFeatures } from './discriminate.ts';
+export { addStats, CONTEXT_HALF_SIDE_M, emptyContext, emptyStats, lookAlikeReasons, measureRegionParts, measureSupportPx, neighbourhoodContext, regionFeatures } from './discriminate.ts';
+export type { LookAlikeReason, RegionPart, RegionStats, SlickContext, SlickFeatures } from './discriminate.ts';
 export {
   classifyRegions,
   detectSlicksInRaster,
