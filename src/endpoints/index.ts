@@ -7,9 +7,10 @@ import { oilslick } from './oilslick.ts';
 import { newbuilding } from './newbuilding.ts';
 import { disappearbuilding } from './disappearbuilding.ts';
 import { timeseries } from './timeseries.ts';
+import { idlefarm } from './idlefarm.ts';
 import type { EndpointDescriptor, FamilyName, ImageryProduct } from './types.ts';
 
-export const ENDPOINTS = [ship, oilslick, newbuilding, disappearbuilding, timeseries] as const;
+export const ENDPOINTS = [ship, oilslick, newbuilding, disappearbuilding, timeseries, idlefarm] as const;
 
 export type EndpointName = (typeof ENDPOINTS)[number]['id'];
 
@@ -17,7 +18,7 @@ export type EndpointName = (typeof ENDPOINTS)[number]['id'];
  * Job types that exist without a descriptor (no submission route yet), with their result
  * kind: results of such jobs are still served.
  */
-export const UNROUTED_JOB_TYPES = { idlefarm: 'zip' } as const satisfies Record<string, EndpointDescriptor['result']>;
+export const UNROUTED_JOB_TYPES = {} as const satisfies Record<string, EndpointDescriptor['result']>;
 
 const byId = new Map<string, EndpointDescriptor>(ENDPOINTS.map((e) => [e.id, e]));
 
