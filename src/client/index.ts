@@ -10,6 +10,10 @@
  *   const { polygon_id } = await client.uploadPolygons(fs.readFileSync('fields.kml'), 'kml');
  *   await client.waitForPolygonUpload(polygon_id); // ready, or PolygonUploadFailedError
  *   await client.submit('analyze', 'timeseries', { satellite_id: 'sentinel-1', polygon_id, date_start, date_end });
+ *   // idle farmland: the upload's features are the fields; the result is a zip
+ *   const { job_id } = await client.submit('analyze', 'idlefarm', { satellite_id: 'sentinel-1', polygon_id, date_start, date_end });
+ *   await client.wait(job_id);
+ *   fs.writeFileSync('result.zip', await client.downloadArchive(job_id));
  */
 import type {
   JobListResponse,
@@ -215,6 +219,17 @@ export class SarwatchClient {
       throw errorFromResponse(response.status, body, response.headers.get('retry-after'));
     }
     return (await response.json()) as { type: 'FeatureCollection'; bbox?: number[]; features: unknown[] };
+  }
+
+  /** Downloads the zip result of an idlefarm job (result.zip), following the redirect: the archive's bytes. */
+  async downloadArchive(jobId: string): Promise<Uint8Array> {
+    const url = await this.resultUrl(jobId, 'zip');
+    const response = await this.fetchImpl(url);
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      throw errorFromResponse(response.status, body, response.headers.get('retry-after'));
+    }
+    return new Uint8Array(await response.arrayBuffer());
   }
 }
 
