@@ -14,12 +14,6 @@ export const ENDPOINTS = [ship, oilslick, newbuilding, disappearbuilding, timese
 
 export type EndpointName = (typeof ENDPOINTS)[number]['id'];
 
-/**
- * Job types that exist without a descriptor (no submission route yet), with their result
- * kind: results of such jobs are still served.
- */
-export const UNROUTED_JOB_TYPES = {} as const satisfies Record<string, EndpointDescriptor['result']>;
-
 const byId = new Map<string, EndpointDescriptor>(ENDPOINTS.map((e) => [e.id, e]));
 
 export function findEndpoint(id: string): EndpointDescriptor | undefined {
@@ -30,10 +24,10 @@ export function endpointOf(id: EndpointName): EndpointDescriptor<EndpointName> {
   return byId.get(id) as EndpointDescriptor<EndpointName>;
 }
 
-/** The result kind of a job type: its descriptor's, or an unrouted type's; GeoJSON otherwise. */
+/** The result kind of a job type: its descriptor's; GeoJSON otherwise (jobs without an endpoint_id). */
 export function resultKindOf(id: string | null): EndpointDescriptor['result'] {
   if (id === null) return 'geojson';
-  return byId.get(id)?.result ?? (UNROUTED_JOB_TYPES as Record<string, EndpointDescriptor['result']>)[id] ?? 'geojson';
+  return byId.get(id)?.result ?? 'geojson';
 }
 
 /** The imagery product an endpoint analyses in a family (spec item 10). */
