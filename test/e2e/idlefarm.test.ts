@@ -2,7 +2,8 @@
  * Issue 14: a field file uploaded through the API runs as an idlefarm job whose result.zip
  * opens with fields.geojson, summary.csv, a PNG chart per field and README.txt. The season is
  * generated (src/synth/fields.ts, an OPERA-style RTC stack with ground truth) into the test
- * service's archive, so the analyze family finds its RTC scenes through the catalog.
+ * service's archive, so the analyze family finds its RTC scenes through the catalog; the
+ * detect family runs on generated SAFE GRD products of a painted crop and bare field.
  */
 import path from 'node:path';
 import { PNG } from 'pngjs';
@@ -12,9 +13,11 @@ import { startTestService, waitForTerminal, type TestService } from '../helpers/
 import { writeFieldSeason, type SeasonStackResult } from '../../src/synth/index.ts';
 import { createUpload } from '../../src/uploads/transitions.ts';
 import { isoNow } from '../../src/jobs/time.ts';
+import { writeGrdFieldSeason, type GrdFieldSeason } from '../helpers/grdFieldSeason.ts';
 
 let t: TestService;
 let season: SeasonStackResult;
+let grdSeason: GrdFieldSeason;
 /** The upload: the generated fields in reverse order, each with an extra property. */
 let uploaded: { type: 'FeatureCollection'; features: { type: 'Feature'; id: string; geometry: unknown; properties: Record<string, unknown> }[] };
 
@@ -25,6 +28,8 @@ beforeAll(async () => {
     beforeIndex: async (archiveDir) => {
       // A held-out seed (the model was fitted on 101–116); 2023-01-01 … 2023-12-27, 12-day repeat.
       season = await writeFieldSeason(path.join(archiveDir, 'season'), { seed: 9101 });
+      // The detect family's season: 16 generated SAFE GRD products over a crop and a bare field.
+      grdSeason = await writeGrdFieldSeason(path.join(archiveDir, 'grd'));
     },
   });
   uploaded = {
@@ -127,6 +132,23 @@ describe('issue 14: idlefarm through the API', () => {
     expect((2 * tp) / (2 * tp + fp + fn)).toBeGreaterThanOrEqual(0.9);
     const csv = members.get('summary.csv')!.toString('utf8').trim().split(/\r?\n/);
     expect(csv).toHaveLength(uploaded.features.length + 1);
+  });
+
+  it('issue 14: detect/idlefarm on a GRD season: the crop field is cropped, the bare field idle; credits = field area', async () => {
+    const fields = { type: 'FeatureCollection', features: grdSeason.fields.features.filter((f) => f.properties.name !== 'outside') };
+    const { polygon_id } = await t.client.uploadPolygons(JSON.stringify(fields), 'geojson');
+    const ready = await t.client.waitForPolygonUpload(polygon_id, { initialDelayMs: 50, maxDelayMs: 200, timeoutMs: 30_000 });
+    const { job_id } = await t.client.submit('detect', 'idlefarm', { ...season2023, polygon_id });
+    const job = await waitForTerminal(t.client, job_id, 200_000);
+    expect(job.status, job.error_message ?? '').toBe('completed');
+    expect(job.area_sqkm!).toBeCloseTo(ready.area_sqkm!, 3);
+    expect((await t.client.listJobs({ limit: 1 })).jobs[0]!.credits_used!).toBeCloseTo(ready.area_sqkm! * 1, 2);
+    const members = await unzip(await t.client.downloadArchive(job_id));
+    const [crop, bare] = (JSON.parse(members.get('fields.geojson')!.toString('utf8')) as { features: { properties: Record<string, any> }[] }).features.map((f) => f.properties);
+    // 15 of the 16 products fall in 2023 (day 10 + 24 k; the last is 2024-01-05).
+    expect(crop).toMatchObject({ name: 'crop', idle: false, valid_dates: 15 });
+    expect(bare).toMatchObject({ name: 'bare', idle: true, valid_dates: 15 });
+    expect(members.get('README.txt')!.toString('utf8')).toContain('Sentinel-1 GRD');
   });
 
   it('issue 14: a season too short to decide any field fails NO_SCENE_FOUND, uncharged', async () => {
