@@ -16,6 +16,7 @@
  *   fs.writeFileSync('result.zip', await client.downloadArchive(job_id));
  */
 import type {
+  FieldsJobBody,
   JobListResponse,
   JobStatusResponse,
   JobSubmissionResponse,
@@ -30,7 +31,7 @@ import type { Family, JobStatus, SubmittableEndpoint } from '../contract/enums.t
 import { JobFailedError, PolygonUploadFailedError, WaitTimeoutError, errorFromResponse } from './errors.ts';
 
 export * from './errors.ts';
-export type { JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody, PolygonUpload, PolygonUploadAccepted, PolygonUploadList };
+export type { FieldsJobBody, JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody, PolygonUpload, PolygonUploadAccepted, PolygonUploadList };
 
 /** The file formats of POST /api/v1/polygons and the Content-Type each is sent with. */
 export const POLYGON_UPLOAD_CONTENT_TYPES = {
@@ -40,7 +41,7 @@ export const POLYGON_UPLOAD_CONTENT_TYPES = {
 } as const;
 export type PolygonUploadFormat = keyof typeof POLYGON_UPLOAD_CONTENT_TYPES;
 
-export type BodyFor<E extends SubmittableEndpoint> = E extends 'ship' | 'oilslick' ? SceneJobBody : PeriodJobBody;
+export type BodyFor<E extends SubmittableEndpoint> = E extends 'ship' | 'oilslick' ? SceneJobBody : E extends 'idlefarm' ? FieldsJobBody : PeriodJobBody;
 
 export interface ClientOptions {
   baseUrl: string;

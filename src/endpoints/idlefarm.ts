@@ -5,14 +5,14 @@
  * Credits on the fields' area covered by that path/frame (a fully covered upload: its
  * `area_sqkm`), 1 credit per km²; a season of at most one year over at most 100 km² of fields.
  */
-import { PeriodJobBody } from '../contract/bodies.ts';
+import { FieldsJobBody } from '../contract/bodies.ts';
 import { defineEndpoint } from './types.ts';
 
 export const idlefarm = defineEndpoint({
   id: 'idlefarm',
   input: 'period',
   aoi: 'upload',
-  body: PeriodJobBody,
+  body: FieldsJobBody,
   limits: { areaSqkm: 100, maxPeriodYears: 1 },
   pricePerSqkm: 1,
   imagery: { analyze: 'RTC', detect: 'GRD' },

@@ -187,5 +187,8 @@ describe('issue 14: idlefarm through the API', () => {
     const doc = await t.http('GET', '/openapi.json', { key: null });
     expect(doc.status).toBe(200);
     for (const p of ['/api/v1/analyze/idlefarm', '/api/v1/detect/idlefarm', '/api/v1/analyze/idlefarm/preview', '/api/v1/jobs/{job_id}/result.zip']) expect(Object.keys(doc.json.paths)).toContain(p);
+    const schema = doc.json.paths['/api/v1/analyze/idlefarm'].post.requestBody.content['application/json'].schema;
+    expect(schema.required).toEqual(expect.arrayContaining(['polygon_id', 'date_start', 'date_end']));
+    expect(schema.properties).not.toHaveProperty('polygon');
   });
 });
