@@ -13,6 +13,7 @@ import { startTestService, waitForTerminal, type TestService } from '../helpers/
 import { writeFieldSeason, type SeasonStackResult } from '../../src/synth/index.ts';
 import { createUpload } from '../../src/uploads/transitions.ts';
 import { isoNow } from '../../src/jobs/time.ts';
+import { geodesicAreaSqkm } from '../../src/geo/index.ts';
 import { writeGrdFieldSeason, type GrdFieldSeason } from '../helpers/grdFieldSeason.ts';
 
 let t: TestService;
@@ -134,20 +135,24 @@ describe('issue 14: idlefarm through the API', () => {
     expect(csv).toHaveLength(uploaded.features.length + 1);
   });
 
-  it('issue 14: detect/idlefarm on a GRD season: the crop field is cropped, the bare field idle; credits = field area', async () => {
-    const fields = { type: 'FeatureCollection', features: grdSeason.fields.features.filter((f) => f.properties.name !== 'outside') };
-    const { polygon_id } = await t.client.uploadPolygons(JSON.stringify(fields), 'geojson');
+  it('issue 14: detect/idlefarm on a GRD season: the crop field is cropped, the bare field idle, a field without imagery null with its reason; credits on the covered fields', async () => {
+    const { polygon_id } = await t.client.uploadPolygons(JSON.stringify(grdSeason.fields), 'geojson');
     const ready = await t.client.waitForPolygonUpload(polygon_id, { initialDelayMs: 50, maxDelayMs: 200, timeoutMs: 30_000 });
     const { job_id } = await t.client.submit('detect', 'idlefarm', { ...season2023, polygon_id });
     const job = await waitForTerminal(t.client, job_id, 200_000);
     expect(job.status, job.error_message ?? '').toBe('completed');
-    expect(job.area_sqkm!).toBeCloseTo(ready.area_sqkm!, 3);
-    expect((await t.client.listJobs({ limit: 1 })).jobs[0]!.credits_used!).toBeCloseTo(ready.area_sqkm! * 1, 2);
+    expect(job.progress).toBe(100);
+    // The field outside the scenes is not charged: the charged area is below the upload's.
+    expect(job.area_sqkm!).toBeLessThan(ready.area_sqkm!);
+    const outsideArea = geodesicAreaSqkm(grdSeason.fields.features.find((f) => f.properties.name === 'outside')!.geometry);
+    expect(job.area_sqkm!).toBeCloseTo(ready.area_sqkm! - outsideArea, 2);
+    expect((await t.client.listJobs({ limit: 1 })).jobs[0]!.credits_used!).toBeCloseTo(job.area_sqkm! * 1, 2);
     const members = await unzip(await t.client.downloadArchive(job_id));
-    const [crop, bare] = (JSON.parse(members.get('fields.geojson')!.toString('utf8')) as { features: { properties: Record<string, any> }[] }).features.map((f) => f.properties);
+    const [crop, bare, outside] = (JSON.parse(members.get('fields.geojson')!.toString('utf8')) as { features: { properties: Record<string, any> }[] }).features.map((f) => f.properties);
     // 15 of the 16 products fall in 2023 (day 10 + 24 k; the last is 2024-01-05).
     expect(crop).toMatchObject({ name: 'crop', idle: false, valid_dates: 15 });
     expect(bare).toMatchObject({ name: 'bare', idle: true, valid_dates: 15 });
+    expect(outside).toMatchObject({ name: 'outside', idle: null, idle_probability: null, idle_reason: expect.stringMatching(/valid/) });
     expect(members.get('README.txt')!.toString('utf8')).toContain('Sentinel-1 GRD');
   });
 
