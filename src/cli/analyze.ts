@@ -11,6 +11,9 @@
  *   *_VV.tif / *_VH.tif, or the files) or two SAFE GRD products of one track (geocoded onto
  *   one UTM grid over the polygon, src/cli/grdInputs.ts); `--polygon` required.
  * - timeseries: INPUT…, RTC GeoTIFFs or SAFE GRD products of several dates; `--polygon` required.
+ * - idlefarm: FIELDS.geojson SCENES…, the field polygons (a GeoJSON FeatureCollection) and RTC
+ *   GeoTIFFs or SAFE GRD products of one season; writes the job's result.zip (`--out`,
+ *   default ./result.zip).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +22,7 @@ import { detectSlicksInSafe, resolveOilSlickParams } from '../analysis/oilslick/
 import { detectInProduct as detectSlicksInProduct } from '../analysis/oilslick/detect.ts';
 import { detectChangeInPair } from '../analysis/change/index.ts';
 import { detectTimeseries, type SeriesScene } from '../analysis/timeseries/index.ts';
+import { fieldsExtent, runIdlefarm, type UploadedCollection } from '../analysis/idlefarm/index.ts';
 import { analysisThreads, closeAnalysisPool } from '../analysis/engine/pool.ts';
 import type { FinalizedCollection } from '../analysis/common/result.ts';
 import { parseAoiWkt, GeometryError, type AoiGeometry } from '../geo/index.ts';
@@ -139,6 +143,13 @@ export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
     warnings.push(message);
     (opts.warn ?? ((m: string) => process.stderr.write(`sarwatch: warning: ${m}\n`)))(message);
   };
+  if (endpoint.result === 'zip') {
+    try {
+      return await runIdlefarmCli(opts, warn, warnings);
+    } finally {
+      await closeAnalysisPool();
+    }
+  }
   let result: FinalizedCollection;
   try {
     // The endpoint's selection rule says what its inputs are: one scene, a pair, a series.
@@ -377,7 +388,7 @@ async function runChange(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappearb
 }
 
 /** The dated scenes of a series, with its progress label: SAFE GRD products geocoded onto one grid, or RTC GeoTIFFs. */
-async function seriesInputs(opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: string) => void) {
+async function seriesInputs(opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: string) => void, detector = 'timeseries') {
   let series: { scenes: SeriesScene[]; dates: string[]; warnings: string[] };
   let family = '';
   if (safeInputs(opts)) {
@@ -385,12 +396,12 @@ async function seriesInputs(opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: st
     series = grdSeries(await collectGrdScenes(opts.inputs, aoi, detectFamilyGrid(aoi)));
     family = 'GRD ';
   } else {
-    const { files, skipped } = await collectRtcFiles('timeseries', opts.inputs, opts.dates);
+    const { files, skipped } = await collectRtcFiles(detector, opts.inputs, opts.dates);
     if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
     series = await selectSeries(files, aoi);
   }
   for (const w of series.warnings) warn(w);
-  const label = `timeseries ${family}${series.dates.length} dates ${series.dates[0]} … ${series.dates[series.dates.length - 1]}`;
+  const label = `${detector} ${family}${series.dates.length} dates ${series.dates[0]} … ${series.dates[series.dates.length - 1]}`;
   return { scenes: series.scenes, label };
 }
 
@@ -412,5 +423,46 @@ async function runTimeseries(opts: AnalyzeOptions, warn: (m: string) => void): P
     return out.result;
   } catch (e) {
     throw asUsage(opts.inputs.join(' '), e);
+  }
+}
+
+// ----------------------------------------------------------------- idlefarm
+
+function readFields(file: string): UploadedCollection {
+  if (!fs.existsSync(file)) throw new AnalyzeUsageError(`${file} does not exist`);
+  let fields: UploadedCollection;
+  try {
+    fields = JSON.parse(fs.readFileSync(file, 'utf8')) as UploadedCollection;
+  } catch {
+    throw new AnalyzeUsageError(`${path.basename(file)} is not JSON: analyze idlefarm takes the fields as a GeoJSON FeatureCollection`);
+  }
+  if (fields?.type !== 'FeatureCollection' || !Array.isArray(fields.features)) {
+    throw new AnalyzeUsageError(`${path.basename(file)} is not a GeoJSON FeatureCollection`);
+  }
+  return fields;
+}
+
+/** idlefarm: FIELDS.geojson then the season's scenes (RTC GeoTIFFs, or SAFE GRD products geocoded onto one grid); writes result.zip. */
+async function runIdlefarmCli(opts: AnalyzeOptions, warn: (m: string) => void, warnings: string[]): Promise<AnalyzeResult> {
+  refuseSceneOptions(opts);
+  if (opts.polygon !== undefined || opts.cellSize !== undefined) throw new AnalyzeUsageError('--polygon and --cell-size do not apply to idlefarm: the fields file is the area');
+  const [fieldsFile, ...scenes] = opts.inputs;
+  if (!fieldsFile || scenes.length === 0) throw new AnalyzeUsageError('analyze idlefarm needs FIELDS.geojson and SCENES… (RTC GeoTIFF folders or files, or SAFE GRD products, of one season)');
+  const fields = readFields(fieldsFile);
+  const extent = fieldsExtent(fields);
+  if (!extent) throw new AnalyzeUsageError(`${path.basename(fieldsFile)} holds no polygon field`);
+  const sceneOpts = { ...opts, inputs: scenes };
+  const out = path.resolve(opts.out ?? 'result.zip');
+  try {
+    const { scenes: series, label } = await seriesInputs(sceneOpts, extent, warn, 'idlefarm');
+    const bar = progressReporter(label);
+    const family = safeInputs(sceneOpts) ? 'detect' : 'analyze';
+    const done = await runIdlefarm({ fields, scenes: series, family, outPath: out, onProgress: (p) => bar.update(p) });
+    bar.done();
+    const s = done.summary;
+    process.stderr.write(`${s.fields} fields: ${s.idle} idle, ${s.cropped} cropped, ${s.undetermined} undetermined over ${s.dates} dates\n`);
+    return { features: s.fields, out, warnings };
+  } catch (e) {
+    throw asUsage(scenes.join(' '), e);
   }
 }

@@ -51,6 +51,10 @@ Usage:
                                                    files; dates from OPERA names or --dates, one per
                                                    INPUT) or on SAFE GRD products of one track, geocoded
                                                    onto one UTM grid over the polygon
+  sarwatch analyze idlefarm FIELDS.geojson SCENES... [--dates D1,...] [--out FILE]
+                                                   idle farmland: the fields (GeoJSON FeatureCollection)
+                                                   over a season of RTC GeoTIFFs or SAFE GRD products;
+                                                   writes result.zip (default ./result.zip)
   sarwatch catalog index [DIR]                     add DIR to the scene archive (a link) and index it
   sarwatch catalog list [--polygon WKT] [--date-start D] [--date-end D] [--product-type GRD,RTC]
                         [--orbit-direction ascending|descending] [--limit N] [--json]

@@ -10,8 +10,13 @@
  *   const { polygon_id } = await client.uploadPolygons(fs.readFileSync('fields.kml'), 'kml');
  *   await client.waitForPolygonUpload(polygon_id); // ready, or PolygonUploadFailedError
  *   await client.submit('analyze', 'timeseries', { satellite_id: 'sentinel-1', polygon_id, date_start, date_end });
+ *   // idle farmland: the upload's features are the fields; the result is a zip
+ *   const { job_id } = await client.submit('analyze', 'idlefarm', { satellite_id: 'sentinel-1', polygon_id, date_start, date_end });
+ *   await client.wait(job_id);
+ *   fs.writeFileSync('result.zip', await client.downloadArchive(job_id));
  */
 import type {
+  FieldsJobBody,
   JobListResponse,
   JobStatusResponse,
   JobSubmissionResponse,
@@ -26,7 +31,7 @@ import type { Family, JobStatus, SubmittableEndpoint } from '../contract/enums.t
 import { JobFailedError, PolygonUploadFailedError, WaitTimeoutError, errorFromResponse } from './errors.ts';
 
 export * from './errors.ts';
-export type { JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody, PolygonUpload, PolygonUploadAccepted, PolygonUploadList };
+export type { FieldsJobBody, JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody, PolygonUpload, PolygonUploadAccepted, PolygonUploadList };
 
 /** The file formats of POST /api/v1/polygons and the Content-Type each is sent with. */
 export const POLYGON_UPLOAD_CONTENT_TYPES = {
@@ -36,7 +41,7 @@ export const POLYGON_UPLOAD_CONTENT_TYPES = {
 } as const;
 export type PolygonUploadFormat = keyof typeof POLYGON_UPLOAD_CONTENT_TYPES;
 
-export type BodyFor<E extends SubmittableEndpoint> = E extends 'ship' | 'oilslick' ? SceneJobBody : PeriodJobBody;
+export type BodyFor<E extends SubmittableEndpoint> = E extends 'ship' | 'oilslick' ? SceneJobBody : E extends 'idlefarm' ? FieldsJobBody : PeriodJobBody;
 
 export interface ClientOptions {
   baseUrl: string;
@@ -215,6 +220,17 @@ export class SarwatchClient {
       throw errorFromResponse(response.status, body, response.headers.get('retry-after'));
     }
     return (await response.json()) as { type: 'FeatureCollection'; bbox?: number[]; features: unknown[] };
+  }
+
+  /** Downloads the zip result of an idlefarm job (result.zip), following the redirect: the archive's bytes. */
+  async downloadArchive(jobId: string): Promise<Uint8Array> {
+    const url = await this.resultUrl(jobId, 'zip');
+    const response = await this.fetchImpl(url);
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      throw errorFromResponse(response.status, body, response.headers.get('retry-after'));
+    }
+    return new Uint8Array(await response.arrayBuffer());
   }
 }
 

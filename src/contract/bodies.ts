@@ -64,4 +64,24 @@ export const PeriodJobBody = Type.Object(
 );
 export type PeriodJobBody = Static<typeof PeriodJobBody>;
 
+export const FieldsJobBody = Type.Object(
+  {
+    satellite_id: SatelliteId,
+    polygon_id: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'The field polygons: a ready polygon upload of this account (POST /api/v1/polygons), one feature per field; each is reported in result.zip, in upload order',
+    }),
+    date_start: IsoDate,
+    date_end: IsoDate,
+    orbit_direction: Type.Optional(OrbitDirection),
+  },
+  {
+    additionalProperties: false,
+    description: 'idlefarm: `polygon_id` (the fields, an upload) + `date_start` + `date_end` (the season, at most one year)',
+  },
+);
+export type FieldsJobBody = Static<typeof FieldsJobBody>;
+
+/** idlefarm's FieldsJobBody is a PeriodJobBody with `polygon_id` required and no `polygon`. */
 export type SubmissionBody = SceneJobBody | PeriodJobBody;

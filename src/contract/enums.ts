@@ -1,12 +1,12 @@
-import { ENDPOINTS, UNROUTED_JOB_TYPES, type EndpointName } from '../endpoints/index.ts';
+import { ENDPOINTS, type EndpointName } from '../endpoints/index.ts';
 
 /** Detection types that can be submitted (spec: "What the service does", item 2): the endpoint registry's. */
 export const SUBMITTABLE_ENDPOINTS: readonly SubmittableEndpoint[] = ENDPOINTS.map((e) => e.id);
 export type SubmittableEndpoint = EndpointName;
 
-/** Every job type: the submittable ones and those without a submission route yet (`idlefarm`). */
-export const ENDPOINT_IDS: readonly EndpointId[] = [...SUBMITTABLE_ENDPOINTS, ...(Object.keys(UNROUTED_JOB_TYPES) as (keyof typeof UNROUTED_JOB_TYPES)[])];
-export type EndpointId = SubmittableEndpoint | keyof typeof UNROUTED_JOB_TYPES;
+/** Every job type: each is submittable (the spec's `idlefarm` included, issue 14). */
+export const ENDPOINT_IDS: readonly EndpointId[] = SUBMITTABLE_ENDPOINTS;
+export type EndpointId = SubmittableEndpoint;
 
 export const FAMILIES = ['analyze', 'detect'] as const;
 export type Family = (typeof FAMILIES)[number];

@@ -8,7 +8,7 @@ import { IsoDate, OrbitDirection } from './bodies.ts';
 
 const IsoTimestamp = Type.String({ description: 'ISO 8601 UTC timestamp with Z suffix', examples: ['2024-06-01T12:00:00.000Z'] });
 
-export { PeriodJobBody, SceneJobBody, type SubmissionBody } from './bodies.ts';
+export { FieldsJobBody, PeriodJobBody, SceneJobBody, type SubmissionBody } from './bodies.ts';
 
 const EndpointIdSchema = Type.Enum([...ENDPOINT_IDS]);
 const StatusSchema = Type.Enum([...JOB_STATUSES]);

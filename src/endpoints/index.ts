@@ -7,17 +7,12 @@ import { oilslick } from './oilslick.ts';
 import { newbuilding } from './newbuilding.ts';
 import { disappearbuilding } from './disappearbuilding.ts';
 import { timeseries } from './timeseries.ts';
+import { idlefarm } from './idlefarm.ts';
 import type { EndpointDescriptor, FamilyName, ImageryProduct } from './types.ts';
 
-export const ENDPOINTS = [ship, oilslick, newbuilding, disappearbuilding, timeseries] as const;
+export const ENDPOINTS = [ship, oilslick, newbuilding, disappearbuilding, timeseries, idlefarm] as const;
 
 export type EndpointName = (typeof ENDPOINTS)[number]['id'];
-
-/**
- * Job types that exist without a descriptor (no submission route yet), with their result
- * kind: results of such jobs are still served.
- */
-export const UNROUTED_JOB_TYPES = { idlefarm: 'zip' } as const satisfies Record<string, EndpointDescriptor['result']>;
 
 const byId = new Map<string, EndpointDescriptor>(ENDPOINTS.map((e) => [e.id, e]));
 
@@ -29,10 +24,10 @@ export function endpointOf(id: EndpointName): EndpointDescriptor<EndpointName> {
   return byId.get(id) as EndpointDescriptor<EndpointName>;
 }
 
-/** The result kind of a job type: its descriptor's, or an unrouted type's; GeoJSON otherwise. */
+/** The result kind of a job type: its descriptor's; GeoJSON otherwise (jobs without an endpoint_id). */
 export function resultKindOf(id: string | null): EndpointDescriptor['result'] {
   if (id === null) return 'geojson';
-  return byId.get(id)?.result ?? (UNROUTED_JOB_TYPES as Record<string, EndpointDescriptor['result']>)[id] ?? 'geojson';
+  return byId.get(id)?.result ?? 'geojson';
 }
 
 /** The imagery product an endpoint analyses in a family (spec item 10). */

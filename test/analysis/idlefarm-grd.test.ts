@@ -12,69 +12,18 @@ import yauzl from 'yauzl';
 import { idlefarmSources, runIdlefarm, type UploadedCollection } from '../../src/analysis/idlefarm/index.ts';
 import type { SceneRecord } from '../../src/catalog/types.ts';
 import { readSafeFolder } from '../../src/catalog/local/safe.ts';
-import type { Position } from '../../src/geo/types.ts';
-import { GrdGeometry, writeSafeGrd } from '../../src/synth/index.ts';
-
-const CENTER: [number, number] = [11.2, 45.1];
-const SIZE = 220;
-const DATES = 16;
-const STEP_DAYS = 24;
-/** Field boxes in radar geometry (lines/pixels of the full image). */
-const CROP = { l0: 30, l1: 90, p0: 30, p1: 90 };
-const BARE = { l0: 120, l1: 180, p0: 120, p1: 180 };
+import { GRD_SEASON_DATES as DATES, writeGrdFieldSeason } from '../helpers/grdFieldSeason.ts';
 
 let dir: string;
 let records: SceneRecord[];
 let fields: UploadedCollection;
 
-const db = (v: number) => 10 ** (v / 10);
-
-function cropDb(day: number): [number, number] {
-  const g = day >= 270 ? 0 : 1 / (1 + Math.exp(-(day - 150) / 10));
-  return [-13 + 2 * g, -21 + 6.5 * g];
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'idlefarm-grd-'));
-  const geometry = new GrdGeometry({ center: CENTER, width: SIZE, height: SIZE, passDirection: 'ascending', nearIncidenceDeg: 38 });
-  const quad = (b: typeof CROP): Position[] => {
-    const p = (line: number, pixel: number): Position => {
-      const g = geometry.pixelToLonLat(line, pixel);
-      return [g.lon, g.lat];
-    };
-    // Half a pixel inside the painted box, so every pixel centre of the field is painted.
-    return [p(b.l0, b.p0), p(b.l0, b.p1), p(b.l1, b.p1), p(b.l1, b.p0), p(b.l0, b.p0)];
-  };
-  fields = {
-    type: 'FeatureCollection',
-    features: [
-      { type: 'Feature', geometry: { type: 'Polygon', coordinates: [quad(CROP)] }, properties: { name: 'crop' } },
-      { type: 'Feature', geometry: { type: 'Polygon', coordinates: [quad(BARE)] }, properties: { name: 'bare' } },
-      { type: 'Feature', geometry: { type: 'Polygon', coordinates: [[[11.5, 45.3], [11.505, 45.3], [11.505, 45.305], [11.5, 45.305], [11.5, 45.3]]] }, properties: { name: 'outside' } },
-    ],
-  };
+  const season = await writeGrdFieldSeason(dir);
+  fields = season.fields;
   records = [];
-  for (let k = 0; k < DATES; k++) {
-    const day = 10 + k * STEP_DAYS;
-    const [cropVv, cropVh] = cropDb(day);
-    const paint = (_g: GrdGeometry, y0: number, rows: number, x0: number, w: number, vv: Float32Array | null, vh: Float32Array | null): void => {
-      for (const [box, level] of [
-        [CROP, [cropVv, cropVh]],
-        [BARE, [-13, -21]],
-      ] as const) {
-        for (let line = Math.max(y0, box.l0 - 1); line <= Math.min(y0 + rows - 1, box.l1 + 1); line++) {
-          for (let px = Math.max(x0, box.p0 - 1); px <= Math.min(x0 + w - 1, box.p1 + 1); px++) {
-            const i = (line - y0) * w + (px - x0);
-            if (vv) vv[i] = db(level[0]);
-            if (vh) vh[i] = db(level[1]);
-          }
-        }
-      }
-    };
-    const start = new Date(Date.UTC(2023, 0, 1, 17, 30) + (day - 1) * 86_400_000);
-    const out = await writeSafeGrd(dir, { seed: 500 + k, start, center: CENTER, width: SIZE, height: SIZE, nearIncidenceDeg: 38, wind: { speed: 5, directionDeg: 220 }, surfaces: [{ kind: 'land', polygon: [[[11, 44.9], [11.4, 44.9], [11.4, 45.3], [11, 45.3], [11, 44.9]]] }], overlay: paint });
-    records.push(await readSafeFolder(out.productPath));
-  }
+  for (const product of season.productPaths) records.push(await readSafeFolder(product));
 }, 120_000);
 
 afterAll(async () => {

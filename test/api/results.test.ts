@@ -109,8 +109,8 @@ describe('completed jobs (spec: States, "Job finishes → completed")', () => {
 
 describe('idlefarm results (spec: Get result, "For idlefarm jobs the result is at result.zip")', () => {
   it('result.zip redirects to the archive with filename idlefarm_{job_id}.zip; result.geojson points there', async () => {
-    // idlefarm has no submission route in v1 (spec: "Submission of idlefarm jobs: not shown"),
-    // so the completed job is written straight into the store.
+    // The completed job is written straight into the store: this checks serving only
+    // (test/e2e/idlefarm.test.ts runs a real one end to end).
     const jobId = '0b6f6c8e-6c1e-4c4e-9a7e-3c1d2b4a5f60';
     const now = new Date().toISOString();
     await t.service.objects.put(`results/${jobId}.zip`, Buffer.from('PK\x05\x06' + '\0'.repeat(18), 'binary'), 'application/zip');

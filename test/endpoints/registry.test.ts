@@ -13,17 +13,17 @@ import { CLI_DETECTORS } from '../../src/cli/analyze.ts';
 describe('issue 14: endpoint descriptors', () => {
   it('the contract, the CLI and the detector registry list exactly the registry endpoints', () => {
     const ids = ENDPOINTS.map((e) => e.id);
-    expect(ids).toEqual(['ship', 'oilslick', 'newbuilding', 'disappearbuilding', 'timeseries']);
+    expect(ids).toEqual(['ship', 'oilslick', 'newbuilding', 'disappearbuilding', 'timeseries', 'idlefarm']);
     expect(SUBMITTABLE_ENDPOINTS).toEqual(ids);
-    expect(ENDPOINT_IDS).toEqual([...ids, 'idlefarm']);
+    expect(ENDPOINT_IDS).toEqual(ids);
     expect(CLI_DETECTORS).toEqual(ids);
     expect([...defaultRegistry().keys()]).toEqual(ids);
   });
 
   it('configuration defaults are the descriptors’ limits and prices; the environment overrides one endpoint', () => {
     const config = loadConfig({ SARWATCH_AREA_LIMIT_SQKM_TIMESERIES: '20', SARWATCH_PRICE_PER_SQKM_SHIP: '0.5' });
-    expect(config.areaLimitsSqkm).toEqual({ ship: 100_000, oilslick: 100_000, newbuilding: 30_000, disappearbuilding: 30_000, timeseries: 20 });
-    expect(config.pricesPerSqkm).toEqual({ ship: 0.5, oilslick: 0.01, newbuilding: 0.1, disappearbuilding: 0.1, timeseries: 1 });
+    expect(config.areaLimitsSqkm).toEqual({ ship: 100_000, oilslick: 100_000, newbuilding: 30_000, disappearbuilding: 30_000, timeseries: 20, idlefarm: 100 });
+    expect(config.pricesPerSqkm).toEqual({ ship: 0.5, oilslick: 0.01, newbuilding: 0.1, disappearbuilding: 0.1, timeseries: 1, idlefarm: 1 });
   });
 
   it('each descriptor names a scene selector of the catalog, and its input pattern fits the selector', () => {
@@ -41,10 +41,10 @@ describe('issue 14: endpoint descriptors', () => {
     for (const e of ENDPOINTS) expect((await e.detector()).endpointId).toBe(e.id);
   });
 
-  it('result kinds: GeoJSON for the registry endpoints, zip for idlefarm (no route yet), GeoJSON for unknown types', () => {
-    for (const e of ENDPOINTS) expect(resultKindOf(e.id)).toBe('geojson');
-    expect(resultKindOf('idlefarm')).toBe('zip');
+  it('result kinds: zip for idlefarm, GeoJSON for the other registry endpoints and for unknown types', () => {
+    for (const e of ENDPOINTS) expect(resultKindOf(e.id)).toBe(e.id === 'idlefarm' ? 'zip' : 'geojson');
     expect(resultKindOf('cars')).toBe('geojson');
-    expect(findEndpoint('idlefarm')).toBeUndefined();
+    expect(findEndpoint('idlefarm')?.aoi).toBe('upload');
+    expect(endpointOf('idlefarm').limits.maxPeriodYears).toBe(1);
   });
 });
