@@ -30,7 +30,7 @@ import { openCatalogProvider, PLANETARY_COMPUTER_STAC_URL } from '../catalog/pro
 import { isRemoteHref, setRemoteAccess } from '../imagery/remote/access.ts';
 import { collectRtcFiles, looksLikeSafe, RtcInputError, selectChangePair, selectSeries } from './rtcInputs.ts';
 import { ENDPOINTS, findEndpoint } from '../endpoints/index.ts';
-import { collectGrdScenes, grdChangePair, grdSeries, GrdInputError } from './grdInputs.ts';
+import { readGrdInputs, grdChangePair, grdSeries, GrdInputError } from './grdInputs.ts';
 // The detect family's common grid, so the CLI and a job geocode GRD onto the same pixels.
 import { detectFamilyGrid } from '../analysis/modules/rtcInput.ts';
 
@@ -341,16 +341,16 @@ async function changeInputs(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappe
   if (safeInputs(opts)) {
     if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
     const grid = detectFamilyGrid(aoi);
-    const pair = grdChangePair(await collectGrdScenes(opts.inputs, aoi, grid));
+    const pair = grdChangePair(await readGrdInputs(opts.inputs), aoi, grid);
     for (const w of pair.warnings) warn(w);
-    const label = `${kind} GRD ${pair.pre.startTime.slice(0, 10)} → ${pair.post.startTime.slice(0, 10)} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
-    return { pre: pair.pre.sources, post: pair.post.sources, label };
+    const label = `${kind} GRD ${pair.dates[0]} → ${pair.dates[1]} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
+    return { pre: pair.pre, post: pair.post, label };
   }
   const { files, skipped } = await collectRtcFiles(kind, opts.inputs, opts.dates);
   if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
   const pair = await selectChangePair(kind, files, opts.inputs.length, aoi);
   for (const w of pair.warnings) warn(w);
-  const label = `${kind} ${pair.pre.burst || path.basename((pair.pre.vv ?? pair.pre.vh)!)} ${pair.pre.date ?? 'PRE'} → ${pair.post.date ?? 'POST'}`;
+  const label = `${kind} ${pair.label}`;
   return { pre: pair.prePaths, post: pair.postPaths, label };
 }
 
@@ -382,7 +382,7 @@ async function seriesInputs(opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: st
   let family = '';
   if (safeInputs(opts)) {
     if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    series = grdSeries(await collectGrdScenes(opts.inputs, aoi, detectFamilyGrid(aoi)));
+    series = grdSeries(await readGrdInputs(opts.inputs), aoi, detectFamilyGrid(aoi));
     family = 'GRD ';
   } else {
     const { files, skipped } = await collectRtcFiles('timeseries', opts.inputs, opts.dates);
