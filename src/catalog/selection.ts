@@ -729,12 +729,16 @@ export function selectNamedPair(pre: readonly SceneRecord[], post: readonly Scen
 /**
  * A series among scenes the user named: selectSeries over the period the scenes span (the
  * first to the last acquisition day), so the best path/frame is chosen by the job's rule
- * (coverage, then passes…) and the other scenes are left out.
+ * (coverage, then passes…) and the other scenes are left out. Warnings: low coverage only
+ * (there is no requested period to be partially covered).
  */
 export function selectNamedSeries(scenes: readonly SceneRecord[], opts: NamedSceneOptions): SeriesSelection | NoSceneFound {
   if (scenes.length === 0) return noScene('No scene was named.');
   const [first, last] = dayRange(scenes);
-  return selectSeries(scenes, { ...opts, dateStart: dayString(first), dateEnd: dayString(last) });
+  const selected = selectSeries(scenes, { ...opts, dateStart: dayString(first), dateEnd: dayString(last) });
+  if (!selected.ok) return selected;
+  // The user gave scenes, not a period: no PERIOD_PARTIALLY_COVERED.
+  return { ...selected, warnings: selected.warnings.filter((w) => w.code !== 'PERIOD_PARTIALLY_COVERED') };
 }
 
 // ---------------------------------------------------------------------------------------
