@@ -9,7 +9,8 @@
  *   `--units linear|db`, georeferenced by a CRS or by GCPs).
  * - newbuilding, disappearbuilding: PRE POST, RTC GeoTIFFs (a folder per date holding
  *   *_VV.tif / *_VH.tif, or the files) or two SAFE GRD products of one track (geocoded onto
- *   one UTM grid over the polygon, src/cli/grdInputs.ts); `--polygon` required.
+ *   one UTM grid over the polygon, src/cli/grdInputs.ts); `--polygon` required. Scenes are
+ *   chosen among the inputs by the catalog's rules, as a job chooses (docs/catalog.md).
  * - timeseries: INPUT…, RTC GeoTIFFs or SAFE GRD products of several dates; `--polygon` required.
  */
 import fs from 'node:fs';

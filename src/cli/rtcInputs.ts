@@ -103,7 +103,8 @@ async function polarisationOf(file: string): Promise<'VV' | 'VH' | null> {
 }
 
 /**
- * Every RTC GeoTIFF of the arguments, with its polarisation, date and burst. Usage errors
+ * Every RTC GeoTIFF of the arguments, with its polarisation, date and what the catalog
+ * reads from it (its scene contribution). Usage errors
  * (RtcInputError): a missing path, a SAFE product, a folder without GeoTIFFs, a file named
  * explicitly whose polarisation cannot be told.
  */
@@ -148,15 +149,18 @@ export async function collectRtcFiles(detector: string, inputs: readonly string[
 }
 
 /**
- * Files → acquisitions keyed by `groupOf`. Of several files of one polarisation in an
- * acquisition the last by name wins.
+ * Files used as given → acquisitions keyed by `groupOf`. Two files of one polarisation in
+ * one acquisition cannot be told apart without the catalog (bursts, tracks): refused.
  */
 function groupAcquisitions(files: readonly RtcFile[], groupOf: (f: RtcFile) => string): Map<string, RtcAcquisition> {
   const out = new Map<string, RtcAcquisition>();
-  for (const f of [...files].sort((a, b) => path.basename(a.path).localeCompare(path.basename(b.path)))) {
+  for (const f of files) {
     const acq = out.get(groupOf(f)) ?? { date: f.date };
-    if (f.pol === 'VV') acq.vv = f.path;
-    else acq.vh = f.path;
+    const key = f.pol === 'VV' ? 'vv' : 'vh';
+    if (acq[key]) {
+      throw new RtcInputError(`${path.basename(acq[key])} and ${path.basename(f.path)} are both ${f.pol} of ${f.date ?? (f.arg === 0 ? 'PRE' : 'POST')}: files used as given (dated by --dates, or not identified by the catalog) must be one per polarisation and date`);
+    }
+    acq[key] = f.path;
     out.set(groupOf(f), acq);
   }
   return out;
