@@ -342,7 +342,7 @@ async function changeInputs(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappe
   if (safeInputs(opts)) {
     if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
     const grid = detectFamilyGrid(aoi);
-    const pair = grdChangePair(await readGrdInputs(opts.inputs), aoi, grid);
+    const pair = grdChangePair(kind, await readGrdInputs(opts.inputs), aoi, grid);
     for (const w of pair.warnings) warn(w);
     const label = `${kind} GRD ${pair.dates[0]} → ${pair.dates[1]} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
     return { pre: pair.pre, post: pair.post, label };

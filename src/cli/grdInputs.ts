@@ -17,6 +17,7 @@ import type { SeriesScene } from '../analysis/timeseries/detect.ts';
 import { readSafeFolder, readSafeZip, SafeError } from '../catalog/local/safe.ts';
 import { selectNamedPair, selectNamedSeries } from '../catalog/selection.ts';
 import type { SceneRecord } from '../catalog/types.ts';
+import { endpointOf, type EndpointName } from '../endpoints/index.ts';
 
 export class GrdInputError extends Error {}
 
@@ -26,7 +27,8 @@ export interface GrdInput {
   record: SceneRecord;
 }
 
-const GRD = { productTypes: ['GRD' as const] };
+/** The detect family's product of an endpoint (its descriptor's `imagery`): what the job would select among. */
+const detectImagery = (endpoint: EndpointName) => ({ productTypes: [endpointOf(endpoint).imagery.detect] });
 
 /** Reads each product's manifest into a scene record (the archive indexer's reader). */
 export async function readGrdInputs(inputs: readonly string[]): Promise<GrdInput[]> {
@@ -59,10 +61,10 @@ function sourcesOf(named: GrdInput, grid: UtmGrid): PairSources {
 const inputOf = (named: readonly GrdInput[], record: SceneRecord): GrdInput => named.find((n) => n.record.sceneId === record.sceneId)!;
 
 /** PRE and POST: two products, validated and ordered by the catalog's named-pair rule. */
-export function grdChangePair(named: readonly GrdInput[], aoi: AoiGeometry, grid: UtmGrid): { pre: PairSources; post: PairSources; dates: [string, string]; warnings: string[] } {
+export function grdChangePair(endpoint: 'newbuilding' | 'disappearbuilding', named: readonly GrdInput[], aoi: AoiGeometry, grid: UtmGrid): { pre: PairSources; post: PairSources; dates: [string, string]; warnings: string[] } {
   if (named.length !== 2) throw new GrdInputError(`building change on GRD takes two SAFE products, PRE and POST; got ${named.length}`);
   const [a, b] = named as [GrdInput, GrdInput];
-  const pair = selectNamedPair([a.record], [b.record], { aoi, ...GRD });
+  const pair = selectNamedPair([a.record], [b.record], { aoi, ...detectImagery(endpoint) });
   if (!pair.ok) throw new GrdInputError(pair.message);
   const warnings = pair.warnings.map((w) => w.message);
   if (pair.swapped) warnings.unshift(`PRE (${a.record.startTime.slice(0, 10)}) is later than POST (${b.record.startTime.slice(0, 10)}); ${b.record.startTime.slice(0, 10)} is used as the earlier date`);
@@ -77,7 +79,7 @@ export function grdChangePair(named: readonly GrdInput[], aoi: AoiGeometry, grid
 /** The series: the products of the path/frame the catalog's series rule picks, by date. */
 export function grdSeries(named: readonly GrdInput[], aoi: AoiGeometry, grid: UtmGrid): { scenes: SeriesScene[]; dates: string[]; warnings: string[] } {
   if (named.length < 2) throw new GrdInputError(`a time series needs at least two SAFE products; got ${named.length}`);
-  const selected = selectNamedSeries(named.map((n) => n.record), { aoi, ...GRD });
+  const selected = selectNamedSeries(named.map((n) => n.record), { aoi, ...detectImagery('timeseries') });
   if (!selected.ok) throw new GrdInputError(selected.message);
   const warnings = selected.warnings.map((w) => w.message);
   const dropped = named.length - selected.scenes.length;

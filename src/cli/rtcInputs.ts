@@ -20,6 +20,10 @@ import { isImageryError, openRasterProduct, polarisationOfName } from '../imager
 import { mergeRtcContributions, readRtcGeoTiff, RtcFileError, type RtcContribution } from '../catalog/local/rtc.ts';
 import { SCENE_SELECTORS, selectNamedPair, selectNamedSeries, type ChangePairSelection } from '../catalog/selection.ts';
 import type { SceneRecord } from '../catalog/types.ts';
+import { endpointOf, type EndpointName } from '../endpoints/index.ts';
+
+/** The analyze family's product of an endpoint (its descriptor's `imagery`): what the job would select among. */
+const analyzeImagery = (endpoint: EndpointName) => [endpointOf(endpoint).imagery.analyze];
 
 export class RtcInputError extends Error {}
 
@@ -230,7 +234,7 @@ function commonPolarisations(pre: RtcAcquisition, post: RtcAcquisition): { prePa
 export async function selectChangePair(detector: string, files: readonly RtcFile[], inputCount: number, aoi: AoiGeometry): Promise<ChangePair> {
   if (!files.every((f) => f.contribution)) return changePairAsGiven(detector, files, inputCount, aoi);
   const named = recordsOf(files);
-  const productTypes = ['RTC' as const];
+  const productTypes = analyzeImagery(detector as EndpointName);
   const warnings: string[] = [];
   let pair: ChangePairSelection;
   if (inputCount === 2) {
@@ -295,7 +299,7 @@ export async function selectSeries(files: readonly RtcFile[], aoi: AoiGeometry):
   const warnings: string[] = [];
   if (files.every((f) => f.contribution)) {
     const records = recordsOf(files).map((n) => n.record);
-    const selected = selectNamedSeries(records, { aoi, productTypes: ['RTC'] });
+    const selected = selectNamedSeries(records, { aoi, productTypes: analyzeImagery('timeseries') });
     if (!selected.ok) throw new RtcInputError(selected.message);
     warnings.push(...selected.warnings.map((w) => w.message));
     const left = records.length - selected.scenes.length;
