@@ -466,6 +466,31 @@ export function selectChangePair(scenes: readonly SceneRecord[], opts: PeriodOpt
   if (late.length === 0) {
     return noScene(`No ${what} intersects the polygon in the later period ${dayString(lp[0])} to ${dayString(lp[1])}.`);
   }
+  const best = bestPair(early, late, opts, aoiArea, what);
+  if (!best.ok) return best;
+  return {
+    ...best,
+    warnings: warningsFor(best.coverage.ratio, opts.lowCoverageThreshold, {
+      scenes: [best.earlier, best.later],
+      start: opts.dateStart,
+      end: opts.dateEnd,
+      revisitDays: opts.revisitDays,
+    }),
+  };
+}
+
+/**
+ * The change pair among earlier × later candidates: same path/frame, the best floored
+ * coverage of the polygon by both; ties: the widest separation in calendar days, then the
+ * earlier scene's day, then acquisition times, then scene ids. Warnings: low coverage only.
+ */
+function bestPair(
+  early: readonly Candidate[],
+  late: readonly Candidate[],
+  opts: { aoi: AoiGeometry; lowCoverageThreshold?: number },
+  aoiArea: number,
+  what: string,
+): ChangePairSelection | NoSceneFound {
   const pairs: PairEval[] = [];
   for (const a of early) {
     for (const b of late) {
@@ -523,12 +548,7 @@ export function selectChangePair(scenes: readonly SceneRecord[], opts: PeriodOpt
     analysisExtent: extent,
     coverage,
     scene_selection: sceneSelectionMonths(used),
-    warnings: warningsFor(coverage.ratio, opts.lowCoverageThreshold, {
-      scenes: used,
-      start: opts.dateStart,
-      end: opts.dateEnd,
-      revisitDays: opts.revisitDays,
-    }),
+    warnings: warningsFor(coverage.ratio, opts.lowCoverageThreshold),
   };
 }
 
@@ -645,6 +665,80 @@ export function selectSeries(scenes: readonly SceneRecord[], opts: PeriodOptions
       revisitDays: opts.revisitDays,
     }),
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// Scenes the user named (the CLI): the same rules, without a period to choose in
+
+export interface NamedSceneOptions {
+  aoi: AoiGeometry;
+  /** The endpoint's product types (its descriptor's `imagery`). All when absent. */
+  productTypes?: SceneProductType[];
+  lowCoverageThreshold?: number;
+}
+
+export interface NamedPairSelection extends ChangePairSelection {
+  /** True when the scenes named PRE are later than those named POST (they were swapped). */
+  swapped: boolean;
+}
+
+function dayRange(scenes: readonly SceneRecord[]): [number, number] {
+  const days = scenes.map((x) => utcDayNumber(x.startTime));
+  return [Math.min(...days), Math.max(...days)];
+}
+
+/**
+ * A change pair among scenes the user named as PRE and POST (each side one product, or the
+ * bursts of one date). There is no period to split: PRE is the earlier side, POST the
+ * later, and the catalog's pair rules decide the rest —
+ * - every side must meet the polygon (else: which scenes it misses);
+ * - the sides must be of different days, all of one side before all of the other; when
+ *   PRE is later than POST they are swapped (`swapped`: the change is always measured from
+ *   the earlier to the later acquisition, as a job does);
+ * - PRE and POST must share a path/frame (samePathFrame: platform group, relative orbit,
+ *   orbit direction, along-track overlap);
+ * - among the pairs that do, selectChangePair's ranking: best floored coverage of the
+ *   polygon by both, then its tie-breaks.
+ */
+export function selectNamedPair(pre: readonly SceneRecord[], post: readonly SceneRecord[], opts: NamedSceneOptions): NamedPairSelection | NoSceneFound {
+  const aoiArea = geodesicAreaSqkm(opts.aoi);
+  const what = describeFilter(opts.productTypes, undefined);
+  const typed = (list: readonly SceneRecord[]) => list.filter((x) => !opts.productTypes?.length || opts.productTypes.includes(x.productType));
+  const sides = [typed(pre), typed(post)];
+  if (sides[0]!.length === 0 || sides[1]!.length === 0) return noScene(`PRE and POST must each hold a ${what}.`);
+  const cands = sides.map((side) => candidatesOf(side, opts.aoi, aoiArea, () => true, opts.productTypes, undefined));
+  const missed = sides.flatMap((side, k) => (cands[k]!.length === 0 ? side.map((x) => x.sceneId) : []));
+  if (missed.length > 0) return noScene(`The polygon does not overlap ${missed.join(', ')}.`);
+  const [p0, p1] = dayRange(sides[0]!);
+  const [q0, q1] = dayRange(sides[1]!);
+  let swapped = false;
+  if (p1 >= q0) {
+    if (q1 < p0) swapped = true;
+    else return noScene(`PRE (${dayString(p0)}) and POST (${dayString(q0)}) must be acquisitions of different days, one before the other.`);
+  }
+  const [early, late] = swapped ? [cands[1]!, cands[0]!] : [cands[0]!, cands[1]!];
+  if (!early.some((a) => late.some((b) => samePathFrame(a.scene, b.scene)))) {
+    const track = (c: readonly Candidate[]) => [...new Set(c.map((x) => `${x.scene.relativeOrbit} ${x.scene.orbitDirection}`))].join(', ');
+    return noScene(`PRE (track ${track(cands[0]!)}) and POST (track ${track(cands[1]!)}) share no path/frame: a change compares two acquisitions of one path (the same viewing geometry).`);
+  }
+  const best = bestPair(early, late, opts, aoiArea, what);
+  if (!best.ok) return best;
+  return { ...best, swapped };
+}
+
+/**
+ * A series among scenes the user named: selectSeries over the period the scenes span (the
+ * first to the last acquisition day), so the best path/frame is chosen by the job's rule
+ * (coverage, then passes…) and the other scenes are left out. Warnings: low coverage only
+ * (there is no requested period to be partially covered).
+ */
+export function selectNamedSeries(scenes: readonly SceneRecord[], opts: NamedSceneOptions): SeriesSelection | NoSceneFound {
+  if (scenes.length === 0) return noScene('No scene was named.');
+  const [first, last] = dayRange(scenes);
+  const selected = selectSeries(scenes, { ...opts, dateStart: dayString(first), dateEnd: dayString(last) });
+  if (!selected.ok) return selected;
+  // The user gave scenes, not a period: no PERIOD_PARTIALLY_COVERED.
+  return { ...selected, warnings: selected.warnings.filter((w) => w.code !== 'PERIOD_PARTIALLY_COVERED') };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@
  *   `--units linear|db`, georeferenced by a CRS or by GCPs).
  * - newbuilding, disappearbuilding: PRE POST, RTC GeoTIFFs (a folder per date holding
  *   *_VV.tif / *_VH.tif, or the files) or two SAFE GRD products of one track (geocoded onto
- *   one UTM grid over the polygon, src/cli/grdInputs.ts); `--polygon` required.
+ *   one UTM grid over the polygon, src/cli/grdInputs.ts); `--polygon` required. Scenes are
+ *   chosen among the inputs by the catalog's rules, as a job chooses (docs/catalog.md).
  * - timeseries: INPUT…, RTC GeoTIFFs or SAFE GRD products of several dates; `--polygon` required.
  * - idlefarm: FIELDS.geojson SCENES…, the field polygons (a GeoJSON FeatureCollection) and RTC
  *   GeoTIFFs or SAFE GRD products of one season; writes the job's result.zip (`--out`,
@@ -34,7 +35,7 @@ import { openCatalogProvider, PLANETARY_COMPUTER_STAC_URL } from '../catalog/pro
 import { isRemoteHref, setRemoteAccess } from '../imagery/remote/access.ts';
 import { collectRtcFiles, looksLikeSafe, RtcInputError, selectChangePair, selectSeries } from './rtcInputs.ts';
 import { ENDPOINTS, findEndpoint } from '../endpoints/index.ts';
-import { collectGrdScenes, grdChangePair, grdSeries, GrdInputError } from './grdInputs.ts';
+import { readGrdInputs, grdChangePair, grdSeries, GrdInputError } from './grdInputs.ts';
 // The detect family's common grid, so the CLI and a job geocode GRD onto the same pixels.
 import { detectFamilyGrid } from '../analysis/modules/rtcInput.ts';
 
@@ -352,16 +353,16 @@ async function changeInputs(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappe
   if (safeInputs(opts)) {
     if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
     const grid = detectFamilyGrid(aoi);
-    const pair = grdChangePair(await collectGrdScenes(opts.inputs, aoi, grid));
+    const pair = grdChangePair(kind, await readGrdInputs(opts.inputs), aoi, grid);
     for (const w of pair.warnings) warn(w);
-    const label = `${kind} GRD ${pair.pre.startTime.slice(0, 10)} → ${pair.post.startTime.slice(0, 10)} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
-    return { pre: pair.pre.sources, post: pair.post.sources, label };
+    const label = `${kind} GRD ${pair.dates[0]} → ${pair.dates[1]} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
+    return { pre: pair.pre, post: pair.post, label };
   }
   const { files, skipped } = await collectRtcFiles(kind, opts.inputs, opts.dates);
   if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
   const pair = await selectChangePair(kind, files, opts.inputs.length, aoi);
   for (const w of pair.warnings) warn(w);
-  const label = `${kind} ${pair.pre.burst || path.basename((pair.pre.vv ?? pair.pre.vh)!)} ${pair.pre.date ?? 'PRE'} → ${pair.post.date ?? 'POST'}`;
+  const label = `${kind} ${pair.label}`;
   return { pre: pair.prePaths, post: pair.postPaths, label };
 }
 
@@ -393,7 +394,7 @@ async function seriesInputs(opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: st
   let family = '';
   if (safeInputs(opts)) {
     if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    series = grdSeries(await collectGrdScenes(opts.inputs, aoi, detectFamilyGrid(aoi)));
+    series = grdSeries(await readGrdInputs(opts.inputs), aoi, detectFamilyGrid(aoi));
     family = 'GRD ';
   } else {
     const { files, skipped } = await collectRtcFiles(detector, opts.inputs, opts.dates);

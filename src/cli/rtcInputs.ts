@@ -1,43 +1,48 @@
 /**
  * RTC GeoTIFF inputs of `sarwatch analyze newbuilding|disappearbuilding|timeseries`: the
  * command-line arguments (folders holding *_VV.tif / *_VH.tif, or the files themselves)
- * grouped into acquisitions — one date, one burst, VV and/or VH — and the acquisitions the
- * detectors get: for building change the pair of the burst that covers most of the polygon,
- * for a time series every date of the track that covers most of it.
+ * turned into the catalog's scene records, read as the archive indexer reads them
+ * (src/catalog/local/rtc.ts: OPERA RTC-S1 names or tags, pyroSAR names). The catalog's
+ * selection then picks among them as it does for a job (selectNamedPair with two
+ * arguments PRE POST, selectChangePair over the span of one argument's dates,
+ * selectNamedSeries: docs/catalog.md). This file only handles arguments and files.
  *
- * Dates come from OPERA file names (…_20231203T015910Z_…) or from `--dates`, one per
- * argument. Bursts come from OPERA names (T137-292320-IW1); files without one form a single
- * grid. SAFE GRD products are src/cli/grdInputs.ts's; one found inside a folder of GeoTIFFs
- * is refused here.
+ * Files the catalog cannot identify (no product name or tags: no track, no orbit), and
+ * files dated by `--dates` (one date per argument: the user's dates override), are used as
+ * given, with nothing to choose: the dates given, or two undated arguments PRE and POST in
+ * that order. SAFE GRD products are src/cli/grdInputs.ts's;
+ * one found inside a folder of GeoTIFFs is refused here.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { geodesicAreaSqkm, intersectAoi, type AoiGeometry } from '../geo/index.ts';
-import { isImageryError, openRasterProduct, operaMetadata, polarisationOfName } from '../imagery/index.ts';
+import { isImageryError, openRasterProduct, polarisationOfName } from '../imagery/index.ts';
+import { mergeRtcContributions, readRtcGeoTiff, RtcFileError, type RtcContribution } from '../catalog/local/rtc.ts';
+import { SCENE_SELECTORS, selectNamedPair, selectNamedSeries, type ChangePairSelection } from '../catalog/selection.ts';
+import type { SceneRecord } from '../catalog/types.ts';
+import { endpointOf, type EndpointName } from '../endpoints/index.ts';
+
+/** The analyze family's product of an endpoint (its descriptor's `imagery`): what the job would select among. */
+const analyzeImagery = (endpoint: EndpointName) => [endpointOf(endpoint).imagery.analyze];
 
 export class RtcInputError extends Error {}
 
 export interface RtcFile {
   path: string;
   pol: 'VV' | 'VH';
-  /** YYYY-MM-DD, null when neither the name nor --dates gives it. */
+  /** YYYY-MM-DD, null when neither the catalog nor --dates gives it. */
   date: string | null;
-  /** OPERA burst id, '' for files without one. */
-  burst: string;
-  /** Relative orbit from the burst id, null without. */
-  track: number | null;
+  /** What the catalog reads from the file; null when it cannot identify it or --dates dates it. */
+  contribution: RtcContribution | null;
   /** Index of the command-line argument the file came from. */
   arg: number;
 }
 
-/** One burst on one date. */
+/** The files of one acquisition (one date; one argument for undated PRE/POST). */
 export interface RtcAcquisition {
   date: string | null;
-  burst: string;
-  track: number | null;
   vv?: string;
   vh?: string;
-  arg: number;
 }
 
 const TIFF = /\.tiff?$/i;
@@ -72,10 +77,19 @@ function parseDates(text: string | undefined, count: number): (string | null)[] 
   return dates;
 }
 
-/** The polarisation of an RTC file: OPERA name, a VV/VH word in the name, or the band description. */
+/** What the catalog reads from an RTC file (null: not a product it identifies). */
+async function identify(file: string): Promise<RtcContribution | null> {
+  try {
+    return await readRtcGeoTiff(file);
+  } catch (e) {
+    if (e instanceof RtcFileError) throw new RtcInputError(e.message);
+    throw new RtcInputError(`${file}: ${(e as Error).message}`);
+  }
+}
+
+/** The polarisation of a file the catalog does not identify: a VV/VH word in the name, or the band description. */
 async function polarisationOf(file: string): Promise<'VV' | 'VH' | null> {
-  const name = path.basename(file);
-  const fromName = operaMetadata(name, {}, null)?.polarization ?? polarisationOfName(name.replace(TIFF, ''));
+  const fromName = polarisationOfName(path.basename(file).replace(TIFF, ''));
   if (fromName === 'VV' || fromName === 'VH') return fromName;
   if (fromName) return null; // HH/HV: not used by these detectors
   try {
@@ -93,7 +107,8 @@ async function polarisationOf(file: string): Promise<'VV' | 'VH' | null> {
 }
 
 /**
- * Every RTC GeoTIFF of the arguments, with its polarisation, date and burst. Usage errors
+ * Every RTC GeoTIFF of the arguments, with its polarisation, date and what the catalog
+ * reads from it (its scene contribution). Usage errors
  * (RtcInputError): a missing path, a SAFE product, a folder without GeoTIFFs, a file named
  * explicitly whose polarisation cannot be told.
  */
@@ -121,22 +136,16 @@ export async function collectRtcFiles(detector: string, inputs: readonly string[
       candidates = [input];
     }
     for (const file of candidates) {
-      const pol = await polarisationOf(file);
+      const contribution = await identify(file);
+      const pol = contribution ? (contribution.pol === 'VV' || contribution.pol === 'VH' ? contribution.pol : null) : await polarisationOf(file);
       if (!pol) {
         if (!stat.isDirectory()) throw new RtcInputError(`${file}: cannot tell its polarisation (VV or VH) from its name or band description`);
         skipped.push(file);
         continue;
       }
-      const opera = operaMetadata(path.basename(file), {}, null);
-      const burst = opera?.burstId ?? '';
-      files.push({
-        path: file,
-        pol,
-        date: dates[arg] ?? opera?.acquisitionTime?.slice(0, 10) ?? null,
-        burst,
-        track: opera?.track ?? null,
-        arg,
-      });
+      // With --dates the user dates the files: they are used as given, not selected among.
+      const identified = datesText === undefined ? contribution : null;
+      files.push({ path: file, pol, date: dates[arg] ?? identified?.start.toISOString().slice(0, 10) ?? null, contribution: identified, arg });
     }
   }
   if (files.length === 0) throw new RtcInputError(`no VV or VH GeoTIFF among ${inputs.join(', ')}`);
@@ -144,24 +153,25 @@ export async function collectRtcFiles(detector: string, inputs: readonly string[
 }
 
 /**
- * Files → acquisitions keyed by (group, burst). `groupOf` gives the date key. Of several
- * files of one polarisation in an acquisition the last by name wins (OPERA names sort by
- * processing time: a reprocessed burst replaces the first).
+ * Files used as given → acquisitions keyed by `groupOf`. Two files of one polarisation in
+ * one acquisition cannot be told apart without the catalog (bursts, tracks): refused.
  */
-export function groupAcquisitions(files: readonly RtcFile[], groupOf: (f: RtcFile) => string): Map<string, RtcAcquisition> {
+function groupAcquisitions(files: readonly RtcFile[], groupOf: (f: RtcFile) => string): Map<string, RtcAcquisition> {
   const out = new Map<string, RtcAcquisition>();
-  for (const f of [...files].sort((a, b) => path.basename(a.path).localeCompare(path.basename(b.path)))) {
-    const key = `${groupOf(f)}|${f.burst}`;
-    const acq = out.get(key) ?? { date: f.date, burst: f.burst, track: f.track, arg: f.arg };
-    if (f.pol === 'VV') acq.vv = f.path;
-    else acq.vh = f.path;
-    out.set(key, acq);
+  for (const f of files) {
+    const acq = out.get(groupOf(f)) ?? { date: f.date };
+    const key = f.pol === 'VV' ? 'vv' : 'vh';
+    if (acq[key]) {
+      throw new RtcInputError(`${path.basename(acq[key])} and ${path.basename(f.path)} are both ${f.pol} of ${f.date ?? (f.arg === 0 ? 'PRE' : 'POST')}: files used as given (dated by --dates, or not identified by the catalog) must be one per polarisation and date`);
+    }
+    acq[key] = f.path;
+    out.set(groupOf(f), acq);
   }
   return out;
 }
 
 /** Area (km²) of the polygon inside a raster's extent; 0 when they do not meet. */
-export async function overlapSqkm(file: string, aoi: AoiGeometry): Promise<number> {
+async function overlapSqkm(file: string, aoi: AoiGeometry): Promise<number> {
   let raster;
   try {
     raster = await openRasterProduct(file);
@@ -184,118 +194,128 @@ export async function overlapSqkm(file: string, aoi: AoiGeometry): Promise<numbe
   }
 }
 
-const pathsOf = (a: RtcAcquisition): { vv: string; vh?: string } | { vv?: string; vh: string } =>
-  a.vv ? (a.vh ? { vv: a.vv, vh: a.vh } : { vv: a.vv }) : { vh: a.vh! };
+type Paths = { vv: string; vh?: string } | { vv?: string; vh: string };
+
+const pathsOf = (a: RtcAcquisition): Paths => (a.vv ? (a.vh ? { vv: a.vv, vh: a.vh } : { vv: a.vv }) : { vh: a.vh! });
+
+const acquisitionOf = (r: SceneRecord): RtcAcquisition => ({ date: r.startTime.slice(0, 10), vv: r.assets.vv?.href, vh: r.assets.vh?.href });
+
+/** The catalog's scene records of identified files, and the argument each came from. */
+function recordsOf(files: readonly RtcFile[]): { record: SceneRecord; arg: number }[] {
+  const bySceneId = new Map<string, RtcFile[]>();
+  for (const f of files) bySceneId.set(f.contribution!.sceneId, [...(bySceneId.get(f.contribution!.sceneId) ?? []), f]);
+  return [...bySceneId.values()].map((list) => ({ record: mergeRtcContributions(list.map((f) => f.contribution!)), arg: list[0]!.arg }));
+}
+
+const burstOf = (r: SceneRecord): string => r.frame.burstId ?? r.sceneId;
 
 export interface ChangePair {
-  pre: RtcAcquisition;
-  post: RtcAcquisition;
-  prePaths: ReturnType<typeof pathsOf>;
-  postPaths: ReturnType<typeof pathsOf>;
-  /** Share of the polygon inside the pair's burst (0–1). */
-  polygonShare: number;
+  prePaths: Paths;
+  postPaths: Paths;
+  /** Progress label: burst (or file) and dates. */
+  label: string;
   warnings: string[];
 }
 
+/** Only polarisations both dates have are used (detectChangeInRtcPair's rule). */
+function commonPolarisations(pre: RtcAcquisition, post: RtcAcquisition): { prePaths: Paths; postPaths: Paths } {
+  const strip = (a: RtcAcquisition, other: RtcAcquisition): RtcAcquisition => ({ ...a, vv: other.vv ? a.vv : undefined, vh: other.vh ? a.vh : undefined });
+  const p = strip(pre, post);
+  const q = strip(post, pre);
+  if (!p.vv && !p.vh) throw new RtcInputError(`PRE and POST share no polarisation (VV or VH)`);
+  return { prePaths: pathsOf(p), postPaths: pathsOf(q) };
+}
+
 /**
- * The pre and post acquisitions of a change detection. Dates group the files (OPERA names
- * or --dates); without dates, two arguments are PRE and POST in that order. Exactly two
- * dates are needed; the earlier is pre. Of the bursts both dates have, the one covering
- * most of the polygon is used.
+ * The pre and post acquisitions of a change detection. Files the catalog identifies: two
+ * arguments are PRE and POST (selectNamedPair); otherwise the job's selectChangePair over
+ * the days the inputs span. Files it cannot identify: used as given (below).
  */
 export async function selectChangePair(detector: string, files: readonly RtcFile[], inputCount: number, aoi: AoiGeometry): Promise<ChangePair> {
+  if (!files.every((f) => f.contribution)) return changePairAsGiven(detector, files, inputCount, aoi);
+  const named = recordsOf(files);
+  const productTypes = analyzeImagery(detector as EndpointName);
   const warnings: string[] = [];
+  let pair: ChangePairSelection;
+  if (inputCount === 2) {
+    const side = (arg: number) => named.filter((n) => n.arg === arg).map((n) => n.record);
+    const selected = selectNamedPair(side(0), side(1), { aoi, productTypes });
+    if (!selected.ok) throw new RtcInputError(selected.message);
+    if (selected.swapped) {
+      warnings.push(`PRE (${side(0)[0]!.startTime.slice(0, 10)}) is later than POST (${side(1)[0]!.startTime.slice(0, 10)}); ${selected.earlier.startTime.slice(0, 10)} is used as the earlier date`);
+    }
+    pair = selected;
+  } else {
+    const records = named.map((n) => n.record);
+    const days = records.map((r) => r.startTime.slice(0, 10)).sort();
+    const selected = SCENE_SELECTORS.pair(records, { aoi, productTypes, dateStart: days[0]!, dateEnd: days[days.length - 1]! });
+    if (!selected.ok) throw new RtcInputError(`${detector}: ${selected.message}`);
+    pair = selected;
+  }
+  warnings.push(...pair.warnings.map((w) => w.message));
+  const pre = acquisitionOf(pair.earlier);
+  const post = acquisitionOf(pair.later);
+  return { ...commonPolarisations(pre, post), label: `${burstOf(pair.earlier)} ${pre.date} → ${post.date}`, warnings };
+}
+
+/**
+ * Files the catalog cannot identify: nothing to choose. Dated by --dates, the two dates;
+ * undated, two arguments PRE and POST in that order. Both must meet the polygon.
+ */
+async function changePairAsGiven(detector: string, files: readonly RtcFile[], inputCount: number, aoi: AoiGeometry): Promise<ChangePair> {
   const dated = files.every((f) => f.date !== null);
   if (!dated && inputCount !== 2) {
     const f = files.find((x) => x.date === null)!;
     throw new RtcInputError(`cannot tell the date of ${f.path}: use OPERA file names, --dates, or give exactly two inputs, PRE and POST`);
   }
   const groupOf = dated ? (f: RtcFile) => f.date! : (f: RtcFile) => (f.arg === 0 ? 'PRE' : 'POST');
-  const keys = [...new Set(files.map(groupOf))].sort();
-  if (keys.length !== 2) {
-    throw new RtcInputError(
-      `${detector} compares two dates; the inputs hold ${keys.length} (${keys.join(', ')}): give PRE and POST (a folder or the files of one date each)`,
-    );
-  }
-  const [preKey, postKey] = dated ? keys : ['PRE', 'POST'];
-  if (dated && inputCount === 2) {
-    const firstArgDates = new Set(files.filter((f) => f.arg === 0).map((f) => f.date));
-    if (firstArgDates.has(postKey!) && !firstArgDates.has(preKey!)) warnings.push(`PRE (${postKey}) is later than POST (${preKey}); ${preKey} is used as the earlier date`);
-  }
   const acquisitions = groupAcquisitions(files, groupOf);
-  const bursts = [...new Set(files.map((f) => f.burst))].filter((b) => acquisitions.has(`${preKey}|${b}`) && acquisitions.has(`${postKey}|${b}`));
-  if (bursts.length === 0) throw new RtcInputError(`the ${preKey} and ${postKey} inputs share no burst (the same OPERA burst id on both dates)`);
-  const candidates: { burst: string; share: number; pre: RtcAcquisition; post: RtcAcquisition }[] = [];
-  const total = geodesicAreaSqkm(aoi);
-  for (const burst of bursts) {
-    const pre = acquisitions.get(`${preKey}|${burst}`)!;
-    const post = acquisitions.get(`${postKey}|${burst}`)!;
-    const common = (pre.vv && post.vv) || (pre.vh && post.vh);
-    if (!common) continue;
-    const share = total > 0 ? (await overlapSqkm((pre.vv ?? pre.vh)!, aoi)) / total : 0;
-    if (share > 0) candidates.push({ burst, share, pre, post });
+  const keys = dated ? [...acquisitions.keys()].sort() : ['PRE', 'POST'];
+  if (acquisitions.size !== 2) {
+    throw new RtcInputError(`${detector} compares two dates; the inputs hold ${acquisitions.size} (${keys.join(', ')}): give PRE and POST (a folder or the files of one date each)`);
   }
-  if (candidates.length === 0) throw new RtcInputError(`--polygon does not overlap any burst the ${preKey} and ${postKey} inputs share in VV or VH`);
-  candidates.sort((a, b) => b.share - a.share || a.burst.localeCompare(b.burst));
-  const best = candidates[0]!;
-  if (candidates.length > 1) {
-    warnings.push(`the polygon overlaps ${candidates.length} bursts; ${best.burst || 'the raster'} is analysed (${Math.round(best.share * 100)} % of the polygon)`);
-  } else if (best.share < 0.99) {
-    warnings.push(`${best.burst || 'the raster'} covers ${Math.round(best.share * 100)} % of the polygon; the rest is not analysed`);
+  const [pre, post] = keys.map((k) => acquisitions.get(k)!) as [RtcAcquisition, RtcAcquisition];
+  for (const a of [pre, post]) {
+    if ((await overlapSqkm((a.vv ?? a.vh)!, aoi)) === 0) throw new RtcInputError(`--polygon does not overlap ${path.basename((a.vv ?? a.vh)!)}`);
   }
-  // Only polarisations both dates have are used (detectChangeInRtcPair's rule); say so.
-  const strip = (a: RtcAcquisition, other: RtcAcquisition): RtcAcquisition => ({
-    ...a,
-    vv: other.vv ? a.vv : undefined,
-    vh: other.vh ? a.vh : undefined,
-  });
-  const pre = strip(best.pre, best.post);
-  const post = strip(best.post, best.pre);
-  return { pre, post, prePaths: pathsOf(pre), postPaths: pathsOf(post), polygonShare: best.share, warnings };
+  return { ...commonPolarisations(pre, post), label: `${path.basename((pre.vv ?? pre.vh)!)} ${pre.date ?? 'PRE'} → ${post.date ?? 'POST'}`, warnings: [] };
 }
 
 export interface SeriesInput {
   scenes: { date: string; vv?: string; vh?: string }[];
-  track: number | null;
-  bursts: string[];
   dates: string[];
   warnings: string[];
 }
 
 /**
- * The scenes of a time series: every acquisition of the bursts that overlap the polygon,
- * on one track (the one with the most dates there when the inputs mix tracks).
+ * The scenes of a time series. Files the catalog identifies: the job's series rule
+ * (selectNamedSeries: the best path/frame over the polygon). Files it cannot identify:
+ * every date given, each meeting the polygon.
  */
 export async function selectSeries(files: readonly RtcFile[], aoi: AoiGeometry): Promise<SeriesInput> {
   const undated = files.find((f) => f.date === null);
   if (undated) throw new RtcInputError(`cannot tell the date of ${undated.path}: use OPERA file names or --dates (one per input)`);
+  let acquisitions: RtcAcquisition[];
   const warnings: string[] = [];
-  const acquisitions = [...groupAcquisitions(files, (f) => f.date!).values()];
-  const overlapping = new Map<string, number>();
-  for (const burst of new Set(acquisitions.map((a) => a.burst))) {
-    const sample = acquisitions.find((a) => a.burst === burst)!;
-    const area = await overlapSqkm((sample.vv ?? sample.vh)!, aoi);
-    if (area > 0) overlapping.set(burst, area);
+  if (files.every((f) => f.contribution)) {
+    const records = recordsOf(files).map((n) => n.record);
+    const selected = selectNamedSeries(records, { aoi, productTypes: analyzeImagery('timeseries') });
+    if (!selected.ok) throw new RtcInputError(selected.message);
+    warnings.push(...selected.warnings.map((w) => w.message));
+    const left = records.length - selected.scenes.length;
+    if (left > 0) {
+      const { relativeOrbit, orbitDirection } = selected.pathFrame;
+      warnings.push(`using the ${selected.scenes.length} scenes of track ${relativeOrbit} ${orbitDirection} over the polygon; ${left} other(s) left out (another path/frame, or outside the polygon)`);
+    }
+    acquisitions = selected.scenes.map(acquisitionOf);
+  } else {
+    acquisitions = [...groupAcquisitions(files, (f) => f.date!).values()];
+    for (const a of acquisitions) {
+      if ((await overlapSqkm((a.vv ?? a.vh)!, aoi)) === 0) throw new RtcInputError(`--polygon does not overlap ${path.basename((a.vv ?? a.vh)!)}`);
+    }
+    acquisitions.sort((a, b) => a.date!.localeCompare(b.date!));
   }
-  if (overlapping.size === 0) throw new RtcInputError('--polygon does not overlap any of the inputs');
-  const byTrack = new Map<string, RtcAcquisition[]>();
-  for (const a of acquisitions) {
-    if (!overlapping.has(a.burst)) continue;
-    const key = String(a.track ?? '');
-    byTrack.set(key, [...(byTrack.get(key) ?? []), a]);
-  }
-  const tracks = [...byTrack.entries()]
-    .map(([key, list]) => ({ key, list, dates: new Set(list.map((a) => a.date!)).size, area: [...new Set(list.map((a) => a.burst))].reduce((s, b) => s + overlapping.get(b)!, 0) }))
-    .sort((a, b) => b.dates - a.dates || b.area - a.area);
-  const chosen = tracks[0]!;
-  if (tracks.length > 1) warnings.push(`the inputs over the polygon come from ${tracks.length} tracks; track ${chosen.key} (${chosen.dates} dates) is used`);
-  const dates = [...new Set(chosen.list.map((a) => a.date!))].sort();
+  const dates = [...new Set(acquisitions.map((a) => a.date!))];
   if (dates.length < 2) throw new RtcInputError(`a time series needs at least two dates; the inputs over the polygon hold ${dates.length} (${dates.join(', ')})`);
-  return {
-    scenes: chosen.list.sort((a, b) => a.date!.localeCompare(b.date!) || a.burst.localeCompare(b.burst)).map((a) => ({ date: a.date!, ...pathsOf(a) })),
-    track: chosen.list[0]!.track,
-    bursts: [...new Set(chosen.list.map((a) => a.burst))].sort(),
-    dates,
-    warnings,
-  };
+  return { scenes: acquisitions.map((a) => ({ date: a.date!, ...pathsOf(a) })), dates, warnings };
 }
