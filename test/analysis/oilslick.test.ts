@@ -303,6 +303,31 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(candidates.filter((c) => c.isSlick)).toHaveLength(0);
   });
 
+  it('issue 11: a faint film with a diffuse edge (biogenic-like) is vetoed by diffuse_edge on calibrated σ0; a sharp slick is not', () => {
+    // 7 km × 500 m filament, 4 dB down in the middle, fading over ±150 m across its width:
+    // drawn out like oil, but weakly damped and soft-edged like a biogenic film.
+    const scene = makeScene({
+      width: 1200,
+      height: 900,
+      seed: 6,
+      calm: [{ center: [600, 450], a: 350, b: 25, angleDeg: 20, calmDb: 4, transition: 0.6 }],
+    });
+    const onIt = touching(run(scene), scene.calmTruth[0]!, scene);
+    expect(onIt.length).toBeGreaterThan(0);
+    for (const c of onIt) {
+      expect(c.isSlick).toBe(false);
+      expect(c.reasons).toContain('diffuse_edge');
+      expect(c.features.edgeGradientDbPer100m).toBeLessThan(DEFAULT_OIL_SLICK_PARAMS.minEdgeGradientDbPer100m);
+    }
+    // The veto decides it: without it the model calls the film oil.
+    const noEdgeVeto = touching(run(scene, { vetoRules: ['low_wind', 'compact_shape'] }), scene.calmTruth[0]!, scene);
+    expect(noEdgeVeto.some((c) => c.isSlick)).toBe(true);
+    // The sharp 7 dB slick of the first test passes the same rule.
+    const slick = run(slickScene).filter((c) => c.isSlick);
+    expect(slick).toHaveLength(1);
+    expect(slick[0]!.features.edgeGradientDbPer100m).toBeGreaterThan(DEFAULT_OIL_SLICK_PARAMS.minEdgeGradientDbPer100m);
+  });
+
   it('rejects the edge of a large calm area (dark on one side only): dark_surroundings', () => {
     // 13 × 10 km of calm water 10 dB below a windy sea, with a sharp (±200 m) edge: wider
     // than the background window, so only a ring just inside its edge stands out — dark
@@ -467,7 +492,7 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(resolveOilSlickParams({ thresholdShiftDb: 3 }).thresholdShiftDb).toBe(3);
     expect(DEFAULT_OIL_SLICK_PARAMS.minAreaSqkm).toBe(0.03);
     expect(DEFAULT_OIL_SLICK_PARAMS.thresholdShiftDb).toBe(2);
-    expect(DEFAULT_OIL_SLICK_PARAMS.vetoRules).toEqual(['low_wind', 'compact_shape']);
+    expect(DEFAULT_OIL_SLICK_PARAMS.vetoRules).toEqual(['low_wind', 'compact_shape', 'diffuse_edge']);
     expect(() => resolveOilSlickParams({ vetoRules: ['no_such_rule' as never] })).toThrow(RangeError);
     expect(() => resolveOilSlickParams({ minOilProbability: 1.5 })).toThrow(RangeError);
   });

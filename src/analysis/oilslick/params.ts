@@ -49,8 +49,11 @@ export interface OilSlickParams {
    * damp) that the chips cannot teach the model (their absolute level is unknown), and
    * `compact_shape` (round, smooth blobs: rain cells, wind shadows), which costs the least on
    * real chips (out-of-fold hit rate 0.798 → 0.776 at a false-alarm rate of 0.10 on the
-   * training split) and keeps round look-alikes out of calibrated scenes; every other rule
-   * cost far more (docs/oilslick.md). 8-bit images run with none (greyDetect.ts).
+   * training split) and keeps round look-alikes out of calibrated scenes, and `diffuse_edge`
+   * (mineral oil ends sharply; biogenic films and wind-speed changes fade: on calibrated σ0
+   * the edge gradient is a physical quantity, on 8-bit chips it depends on the unknown grey
+   * scaling, which is why it cost so much there). Every other rule cost far more
+   * (docs/oilslick.md). 8-bit images run with none (greyDetect.ts).
    */
   vetoRules: LookAlikeRule[];
   /** Mean damping (background − region, dB) a slick must reach. */
@@ -95,7 +98,7 @@ export const DEFAULT_OIL_SLICK_PARAMS: Readonly<OilSlickParams> = Object.freeze(
 
   minAreaSqkm: 0.03,
   minOilProbability: null,
-  vetoRules: ['low_wind', 'compact_shape'],
+  vetoRules: ['low_wind', 'compact_shape', 'diffuse_edge'],
   minContrastDb: 3.5,
   lowWindSpeed: 3,
   maxSurroundDarkFraction: 0.15,
