@@ -210,11 +210,13 @@ describe('issue 14: image upload permissions and isolation', () => {
     const raw = await rawRequest(
       t.url,
       `POST /api/v1/tifs HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${reader.apiKey}\r\nContent-Type: image/tiff\r\nContent-Length: ${2 * MAX_BYTES}\r\nConnection: close\r\n\r\nII*\0`,
+      { untilResponse: true },
     );
     expectEnvelope(403, raw.body, 'FORBIDDEN');
     const allowed = await rawRequest(
       t.url,
       `POST /api/v1/tifs HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${t.apiKey}\r\nContent-Type: image/tiff\r\nContent-Length: ${2 * MAX_BYTES}\r\nConnection: close\r\n\r\nII*\0`,
+      { untilResponse: true },
     );
     expectEnvelope(413, allowed.body, 'PAYLOAD_TOO_LARGE');
     expectEnvelope(403, (await post(Buffer.from('x'), 'text/plain', reader.apiKey)).text, 'FORBIDDEN');

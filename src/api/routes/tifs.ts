@@ -54,7 +54,14 @@ export async function tifRoutes(app: FastifyInstance, opts: { tifs: TifUploadSer
       if (!body || typeof (body as Readable).pipe !== 'function') throw new ApiError('VALIDATION_ERROR', 'the request has no body; send the file as the body');
       const length = request.headers['content-length'];
       const declared = length !== undefined && /^\d+$/.test(length) ? Number(length) : null;
-      const accepted = await tifs.upload(principalOf(request), kind, body, declared);
+      let accepted;
+      try {
+        accepted = await tifs.upload(principalOf(request), kind, body, declared);
+      } catch (e) {
+        // The client may still be sending a body we did not read: this connection serves no more requests.
+        reply.header('Connection', 'close');
+        throw e;
+      }
       reply.headers(PRIVATE_HEADERS).code(202);
       return accepted;
     },
