@@ -124,6 +124,17 @@ describe('issue 14: image uploads', () => {
     expect(north).toBeGreaterThan(safeCenter[1]);
   });
 
+  it('issue 14: the SDK uploads an image and waits for it; a failed one throws with the reason', async () => {
+    const { tif_id } = await t.client.uploadTif(sigma0Tif, 'geotiff');
+    expect(await t.client.waitForTifUpload(tif_id, { initialDelayMs: 25 })).toMatchObject({ tif_id, status: 'ready', polarisations: ['VV', 'VH'] });
+    expect((await t.client.listTifUploads()).tifs.some((x) => x.tif_id === tif_id)).toBe(true);
+    const plain = await sigma0GeoTiff(path.join(dir, 'plain-sdk.tif'), { georeferenced: false });
+    const failed = await t.client.uploadTif(plain, 'geotiff');
+    await expect(t.client.waitForTifUpload(failed.tif_id, { initialDelayMs: 25 })).rejects.toThrow(/no georeference/);
+    await t.client.deleteTifUpload(tif_id);
+    await expect(t.client.getTifUpload(tif_id)).rejects.toMatchObject({ status: 404 });
+  });
+
   it('issue 14: a body streamed without Content-Length is stored whole', async () => {
     const chunks = [sigma0Tif.subarray(0, 1000), sigma0Tif.subarray(1000)];
     const body = new ReadableStream({ pull(c) { const next = chunks.shift(); if (next) c.enqueue(next); else c.close(); } });
@@ -238,5 +249,17 @@ describe('issue 14: image upload permissions and isolation', () => {
     const res = await t.http('GET', `/api/v1/tifs/${encodeURIComponent('<img src=x>')}`);
     expectEnvelope(404, res.text, 'NOT_FOUND');
     expect(res.text).not.toContain('<img');
+  });
+});
+
+describe('issue 14: image uploads in the OpenAPI document', () => {
+  it('issue 14: /api/v1/tifs documents POST (image/tiff, application/zip), list, GET and DELETE', async () => {
+    const doc: any = await (await fetch(`${t.url}/openapi.json`)).json();
+    expect(Object.keys(doc.paths['/api/v1/tifs']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/tifs'].post.requestBody.content).sort()).toEqual(['application/zip', 'image/tiff']);
+    expect(Object.keys(doc.paths['/api/v1/tifs'].post.responses).sort()).toEqual(['202', '400', '401', '403', '413', '415', '429']);
+    expect(Object.keys(doc.paths['/api/v1/tifs/{tif_id}']).sort()).toEqual(['delete', 'get']);
+    const view = doc.paths['/api/v1/tifs/{tif_id}'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(view.properties).sort()).toEqual(['bbox', 'created_at', 'error', 'footprint', 'height', 'kind', 'polarisations', 'size_bytes', 'status', 'tif_id', 'width']);
   });
 });
