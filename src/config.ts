@@ -22,6 +22,8 @@ export interface Config {
   maxRequestBytes: number;
   /** A polygon upload's body, bytes (read as a stream; 413 past it). */
   maxUploadBytes: number;
+  /** An image upload's body (σ0 GeoTIFF or SAFE zip), bytes: streamed to a file, 413 past it. */
+  maxTifUploadBytes: number;
   /** Features of one polygon upload (400 past it). */
   maxUploadFeatures: number;
   /** Size limits of a request polygon (parts, rings per polygon, vertices in all); each uploaded feature and their union too. */
@@ -148,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: num(env, 'SARWATCH_AUTH_FAILURES_PER_MINUTE', 20, { integer: true, min: 1 }),
     maxRequestBytes: num(env, 'SARWATCH_MAX_REQUEST_BYTES', 1_048_576, { integer: true, min: 1024 }),
     maxUploadBytes: num(env, 'SARWATCH_MAX_UPLOAD_BYTES', 10_485_760, { integer: true, min: 1024 }),
+    // A dual-polarisation IW GRDH SAFE zip is about 1.7 GB; a float32 σ0 GeoTIFF of one, ~3.4 GB.
+    maxTifUploadBytes: num(env, 'SARWATCH_MAX_TIF_UPLOAD_BYTES', 4_294_967_296, { integer: true, min: 1024 }),
     maxUploadFeatures: num(env, 'SARWATCH_MAX_UPLOAD_FEATURES', 10_000, { integer: true, min: 1 }),
     polygonLimits: {
       maxParts: num(env, 'SARWATCH_MAX_POLYGON_PARTS', 10_000, { integer: true, min: 1 }),

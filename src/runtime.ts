@@ -14,6 +14,7 @@ import { openQueue, type JobQueue } from './queue/index.ts';
 import { BullmqQueue } from './queue/bullmq.ts';
 import { JobService } from './jobs/service.ts';
 import { PolygonUploadService } from './uploads/service.ts';
+import { TifUploadService } from './uploads/tifService.ts';
 import { isoNow } from './jobs/time.ts';
 import { buildApi } from './api/app.ts';
 import type { Clock } from './api/rateLimit.ts';
@@ -93,6 +94,7 @@ export interface Service {
   queue: JobQueue;
   runner: JobRunner;
   uploads: PolygonUploadService;
+  tifs: TifUploadService;
   /** `http://host:port` once listening; empty for the worker role, which serves no API. */
   url: string;
   /** The worker role's own /metrics listener (SARWATCH_METRICS_PORT); empty when there is none. */
@@ -142,7 +144,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const metrics = createMetrics({ db, brokerDepth: queue instanceof BullmqQueue ? () => queue.depth() : undefined });
   const shared = roles.api && config.redisUrl ? sharedRateLimits(config) : null;
   const uploads = new PolygonUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
-  const app = await buildApi({ db, config, jobs, uploads, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
+  const tifs = new TifUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
+  const app = await buildApi({ db, config, jobs, uploads, tifs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
   const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds, onSettled: (s) => metrics.observeJob(s) });
@@ -179,6 +182,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       (n) => n > 0 && log.info({ uploads: n }, 'resumed the validation of polygon uploads'),
       (e) => log.error({ err: String(e) }, 'could not resume polygon upload validation'),
     );
+    void tifs.resumeProcessing(startedAt).then(
+      (n) => n > 0 && log.info({ uploads: n }, 'resumed the validation of image uploads'),
+      (e) => log.error({ err: String(e) }, 'could not resume image upload validation'),
+    );
   }
 
   const url = roles.api ? (await app.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost') : '';
@@ -192,6 +199,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     queue,
     runner,
     uploads,
+    tifs,
     url,
     metricsUrl: metricsServer?.url ?? '',
     // Running analyses are aborted rather than run to their end: their jobs go back to
@@ -201,7 +209,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       stopMaintenance();
       const drained = queue.close();
       await Promise.all([runner.close(), app.close(), metricsServer?.close()]);
-      await uploads.drain();
+      await Promise.all([uploads.drain(), tifs.drain()]);
       await shared?.close();
       await drained;
       await closeAnalysisPool();

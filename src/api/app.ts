@@ -26,12 +26,15 @@ import type { ServiceMetrics } from '../metrics.ts';
 import { objectRoutes } from './routes/objects.ts';
 import { polygonRoutes } from './routes/polygons.ts';
 import type { PolygonUploadService } from '../uploads/service.ts';
+import { tifRoutes } from './routes/tifs.ts';
+import type { TifUploadService } from '../uploads/tifService.ts';
 
 export interface ApiDeps {
   db: Db;
   config: Config;
   jobs: JobService;
   uploads: PolygonUploadService;
+  tifs: TifUploadService;
   objects: ObjectStore;
   /** Secret of the local object store's signed URLs; null when objects are presigned elsewhere (S3). */
   objectSecret: Buffer | null;
@@ -86,7 +89,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         { name: 'detect', description: 'detect family: GRD imagery' },
         { name: 'jobs', description: 'poll, list and download' },
         { name: 'scenes', description: 'the scene catalog' },
-        { name: 'uploads', description: 'polygon uploads: AOI files a job names by polygon_id' },
+        { name: 'uploads', description: 'polygon uploads (AOI files a job names by polygon_id) and image uploads (σ0 GeoTIFFs and SAFE zips a job names by tif_id)' },
         { name: 'service', description: 'liveness, readiness and metrics' },
       ],
     },
@@ -114,6 +117,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       api.setNotFoundHandler(notFound);
       await api.register(jobRoutes, { jobs: deps.jobs });
       await api.register(polygonRoutes, { uploads: deps.uploads, maxUploadBytes: deps.config.maxUploadBytes });
+      await api.register(tifRoutes, { tifs: deps.tifs });
     },
     { prefix: '/api/v1' },
   );

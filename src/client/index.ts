@@ -24,6 +24,9 @@ import type {
   PolygonUpload,
   PolygonUploadAccepted,
   PolygonUploadList,
+  TifUpload,
+  TifUploadAccepted,
+  TifUploadList,
   PreviewResponse,
   SceneJobBody,
 } from '../contract/schemas.ts';
@@ -31,7 +34,11 @@ import type { Family, JobStatus, SubmittableEndpoint } from '../contract/enums.t
 import { JobFailedError, PolygonUploadFailedError, WaitTimeoutError, errorFromResponse } from './errors.ts';
 
 export * from './errors.ts';
-export type { FieldsJobBody, JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody, PolygonUpload, PolygonUploadAccepted, PolygonUploadList };
+export type { FieldsJobBody, JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody, PolygonUpload, PolygonUploadAccepted, PolygonUploadList, TifUpload, TifUploadAccepted, TifUploadList };
+
+/** The image kinds of POST /api/v1/tifs and the Content-Type each is sent with. */
+export const TIF_UPLOAD_CONTENT_TYPES = { geotiff: 'image/tiff', safe: 'application/zip' } as const;
+export type TifUploadKind = keyof typeof TIF_UPLOAD_CONTENT_TYPES;
 
 /** The file formats of POST /api/v1/polygons and the Content-Type each is sent with. */
 export const POLYGON_UPLOAD_CONTENT_TYPES = {
@@ -188,15 +195,49 @@ export class SarwatchClient {
 
   /** Polls until the upload is ready (returned) or failed (PolygonUploadFailedError with the reason). */
   async waitForPolygonUpload(polygonId: string, opts: Pick<WaitOptions, 'initialDelayMs' | 'maxDelayMs' | 'timeoutMs' | 'signal'> = {}): Promise<PolygonUpload> {
+    return this.waitForUpload(`polygon upload ${polygonId}`, () => this.getPolygonUpload(polygonId), opts);
+  }
+
+  /**
+   * Uploads an image to analyse by tif_id: a GeoTIFF of calibrated σ0 ('geotiff') or a zipped
+   * Sentinel-1 GRD SAFE product ('safe'). Answers at once with status `processing`; see waitForTifUpload.
+   */
+  async uploadTif(file: Uint8Array, kind: TifUploadKind): Promise<TifUploadAccepted> {
+    const raw = { body: file, contentType: TIF_UPLOAD_CONTENT_TYPES[kind] };
+    return (await this.request<TifUploadAccepted>('POST', '/api/v1/tifs', undefined, 'follow', {}, raw)).value;
+  }
+
+  async getTifUpload(tifId: string): Promise<TifUpload> {
+    return (await this.request<TifUpload>('GET', `/api/v1/tifs/${encodeURIComponent(tifId)}`)).value;
+  }
+
+  async listTifUploads(): Promise<TifUploadList> {
+    return (await this.request<TifUploadList>('GET', '/api/v1/tifs')).value;
+  }
+
+  async deleteTifUpload(tifId: string): Promise<void> {
+    await this.request<null>('DELETE', `/api/v1/tifs/${encodeURIComponent(tifId)}`);
+  }
+
+  /** Polls until the image upload is ready (returned) or failed (PolygonUploadFailedError with the reason). */
+  async waitForTifUpload(tifId: string, opts: Pick<WaitOptions, 'initialDelayMs' | 'maxDelayMs' | 'timeoutMs' | 'signal'> = {}): Promise<TifUpload> {
+    return this.waitForUpload(`image upload ${tifId}`, () => this.getTifUpload(tifId), opts);
+  }
+
+  private async waitForUpload<U extends { status: string; error: string | null }>(
+    what: string,
+    get: () => Promise<U>,
+    opts: Pick<WaitOptions, 'initialDelayMs' | 'maxDelayMs' | 'timeoutMs' | 'signal'>,
+  ): Promise<U> {
     const started = Date.now();
     let delay = opts.initialDelayMs ?? 250;
     const maxDelay = opts.maxDelayMs ?? 5000;
     for (;;) {
-      const upload = await this.getPolygonUpload(polygonId);
+      const upload = await get();
       if (upload.status === 'ready') return upload;
-      if (upload.status === 'failed') throw new PolygonUploadFailedError(200, 'UPLOAD_FAILED', upload.error ?? `polygon upload ${polygonId} failed`);
+      if (upload.status === 'failed') throw new PolygonUploadFailedError(200, 'UPLOAD_FAILED', upload.error ?? `${what} failed`);
       if (opts.timeoutMs !== undefined && Date.now() - started + delay > opts.timeoutMs) {
-        throw new WaitTimeoutError(0, 'WAIT_TIMEOUT', `polygon upload ${polygonId} still processing after ${Date.now() - started} ms`);
+        throw new WaitTimeoutError(0, 'WAIT_TIMEOUT', `${what} still processing after ${Date.now() - started} ms`);
       }
       await sleep(delay, opts.signal);
       delay = Math.min(maxDelay, Math.ceil(delay * 1.5));

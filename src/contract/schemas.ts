@@ -169,3 +169,40 @@ export const PolygonUploadList = Type.Object({ polygons: Type.Array(PolygonUploa
 export type PolygonUploadList = Static<typeof PolygonUploadList>;
 
 export const PolygonIdParams = Type.Object({ polygon_id: Type.String() });
+
+// ---------------------------------------------------------------------------------------
+// Image uploads (issue 14): the same lifecycle as polygon uploads
+
+export const TifUploadAccepted = Type.Object({
+  tif_id: Type.String({ format: 'uuid' }),
+  status: Type.Literal('processing', { description: 'Validation runs asynchronously; poll GET /api/v1/tifs/{tif_id}' }),
+});
+export type TifUploadAccepted = Static<typeof TifUploadAccepted>;
+
+const FootprintPolygon = Type.Object(
+  {
+    type: Type.Literal('Polygon'),
+    coordinates: Type.Array(Type.Array(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }))),
+  },
+  { description: 'GeoJSON Polygon (EPSG:4326) around the valid pixels' },
+);
+
+export const TifUpload = Type.Object({
+  tif_id: Type.String({ format: 'uuid' }),
+  status: Type.Enum([...POLYGON_UPLOAD_STATUSES], { description: 'processing → ready | failed' }),
+  kind: Type.Enum(['geotiff', 'safe'], { description: 'geotiff: a GeoTIFF of calibrated σ0; safe: a zipped Sentinel-1 GRD SAFE product' }),
+  size_bytes: Type.Integer({ description: 'Size of the uploaded file' }),
+  polarisations: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'σ0 bands found, e.g. ["VV","VH"]; null until ready' }),
+  width: Type.Union([Type.Integer(), Type.Null()], { description: 'Image width in pixels; null until ready' }),
+  height: Type.Union([Type.Integer(), Type.Null()], { description: 'Image height in pixels; null until ready' }),
+  footprint: Type.Union([FootprintPolygon, Type.Null()], { description: 'Outline of the valid pixels; null until ready' }),
+  bbox: Type.Union([Type.Array(Type.Number(), { minItems: 4, maxItems: 4 }), Type.Null()], { description: '[west, south, east, north] of the footprint; null until ready' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why validation failed (status failed); null otherwise' }),
+  created_at: IsoTimestamp,
+});
+export type TifUpload = Static<typeof TifUpload>;
+
+export const TifUploadList = Type.Object({ tifs: Type.Array(TifUpload) });
+export type TifUploadList = Static<typeof TifUploadList>;
+
+export const TifIdParams = Type.Object({ tif_id: Type.String() });

@@ -37,6 +37,17 @@ export class FileObjectStore implements ObjectStore {
     await fs.promises.rename(tmp, file);
   }
 
+  async putFile(key: string, source: string, contentType: string): Promise<void> {
+    const file = this.fileOf(key);
+    await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+    const tmp = `${file}.${randomUUID()}.tmp`;
+    await fs.promises.copyFile(source, tmp);
+    await fs.promises.chmod(tmp, PRIVATE_FILE_MODE);
+    await fs.promises.writeFile(`${tmp}.type`, contentType, { mode: PRIVATE_FILE_MODE });
+    await fs.promises.rename(`${tmp}.type`, `${file}.type`);
+    await fs.promises.rename(tmp, file);
+  }
+
   async get(key: string) {
     let file: string;
     try {

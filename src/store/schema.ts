@@ -124,6 +124,27 @@ export interface PolygonUploadsTable {
   updated_at: string;
 }
 
+export interface TifUploadsTable {
+  id: string;
+  account_id: string;
+  /** processing | ready | failed */
+  status: string;
+  /** geotiff | safe */
+  kind: string;
+  size_bytes: number;
+  /** Comma-separated, e.g. "VV,VH"; set when ready. */
+  polarisations: string | null;
+  width: number | null;
+  height: number | null;
+  /** Outline of the image's valid pixels (WKT), set when ready: the AOI of a job on it without a polygon. */
+  footprint_wkt: string | null;
+  /** Why validation failed (the rule, never the file's text). */
+  error_message: string | null;
+  original_key: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   scenes: ScenesTable;
   catalog_files: CatalogFilesTable;
@@ -133,6 +154,7 @@ export interface Database {
   jobs: JobsTable;
   leases: LeasesTable;
   polygon_uploads: PolygonUploadsTable;
+  tif_uploads: TifUploadsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;
@@ -142,3 +164,4 @@ export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type LedgerRow = Selectable<CreditLedgerTable>;
 export type PolygonUploadRow = Selectable<PolygonUploadsTable>;
+export type TifUploadRow = Selectable<TifUploadsTable>;

@@ -10,13 +10,24 @@ export interface RawResponse {
   body: string;
 }
 
-/** Sends `request` as is and reads until the server closes the connection (or `Connection: close` ends it). */
-export function rawRequest(baseUrl: string, request: string | Buffer): Promise<RawResponse> {
+/**
+ * Sends `request` as is and reads until the server closes the connection (or `Connection: close` ends it).
+ * `untilResponse`: until a whole response with a Content-Length has arrived (for a request whose
+ * declared body is never sent: the server may keep waiting for it).
+ */
+export function rawRequest(baseUrl: string, request: string | Buffer, opts: { untilResponse?: boolean } = {}): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: hostname, port: Number(port) });
     const chunks: Buffer[] = [];
-    socket.on('data', (c) => chunks.push(c));
+    socket.on('data', (c) => {
+      chunks.push(c);
+      if (!opts.untilResponse) return;
+      const text = Buffer.concat(chunks);
+      const end = text.indexOf('\r\n\r\n');
+      const length = end < 0 ? null : /\r\ncontent-length:\s*(\d+)/i.exec(text.subarray(0, end).toString('latin1'));
+      if (length && text.length >= end + 4 + Number(length[1])) socket.destroy();
+    });
     socket.on('error', reject);
     socket.on('close', () => {
       try {

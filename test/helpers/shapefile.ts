@@ -104,19 +104,20 @@ function crc32(buf: Buffer): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
-/** A zip of deflated members. */
-export function zip(members: [string, Buffer][]): Buffer {
+/** A zip of deflated members, or of stored ones (`store`: as a SAFE zip keeps its TIFFs). */
+export function zip(members: [string, Buffer][], opts: { store?: boolean } = {}): Buffer {
+  const method = opts.store ? 0 : 8;
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const [name, raw] of members) {
-    const body = deflateRawSync(raw);
+    const body = opts.store ? raw : deflateRawSync(raw);
     const nameBytes = Buffer.from(name, 'utf8');
     const crc = crc32(raw);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
+    local.writeUInt16LE(method, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(body.length, 18);
     local.writeUInt32LE(raw.length, 22);
@@ -125,7 +126,7 @@ export function zip(members: [string, Buffer][]): Buffer {
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
+    central.writeUInt16LE(method, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(body.length, 20);
     central.writeUInt32LE(raw.length, 24);

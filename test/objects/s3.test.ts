@@ -3,6 +3,9 @@
  * Results are written to the bucket under the STORAGE_URL prefix, and the result download
  * is a 302 to a presigned GET that carries the download filename and content type.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ObjectStore, createS3Client, parseS3Url } from '../../src/objects/s3.ts';
 import { createRegistry } from '../../src/analysis/registry.ts';
@@ -46,6 +49,23 @@ describe('S3ObjectStore on s3rver', () => {
     await objects.delete('results/a.geojson');
     expect(await objects.get('results/a.geojson')).toBeNull();
     expect(await objects.get('results/never-written.geojson')).toBeNull();
+  });
+
+  it('issue 14: putFile streams a local file into the bucket (an image upload), byte for byte', async () => {
+    const objects = store();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-s3-putfile-'));
+    const file = path.join(dir, 'image.tif');
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 31) % 251));
+    fs.writeFileSync(file, bytes);
+    await objects.putFile('uploads/tifs/x/original.tif', file, 'image/tiff');
+    const got = await objects.get('uploads/tifs/x/original.tif');
+    expect(got?.contentType).toBe('image/tiff');
+    expect(got?.size).toBe(bytes.length);
+    const chunks: Buffer[] = [];
+    for await (const c of got!.body) chunks.push(c as Buffer);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    await objects.delete('uploads/tifs/x/original.tif');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('a presigned URL downloads without credentials, with the filename and content type, until it expires', async () => {

@@ -14,6 +14,7 @@ import { selectAmong, type PolygonRequest, type ResolutionOutcome } from '../sel
 import { toAoiGeometry } from '../../geo/flat.ts';
 import { checkPolygon, type GeometryTask, type PackedCheck, type PackedOutcome, type PolygonCheck, type UploadCount } from './tasks.ts';
 import type { UploadFormat, UploadLimits, Validated } from '../../uploads/read.ts';
+import type { ImageFacts, ImageKind } from '../../uploads/image.ts';
 
 /** About 1,500 vertices: validation, area and centroid stay within a few milliseconds. */
 export const INLINE_WKT_CHARS = 32_768;
@@ -66,6 +67,11 @@ export function countUploadFeaturesOffMainThread(format: UploadFormat, bytes: Ui
 /** An uploaded file parsed and every feature validated, on the geometry thread. */
 export function validateUploadOffMainThread(format: UploadFormat, bytes: Uint8Array, limits: UploadLimits): Promise<Validated> {
   return offThread<Validated>({ kind: 'upload', validate: true, format, bytes, limits });
+}
+
+/** An uploaded image (a file on this machine) opened with its reader, on the geometry thread. */
+export function inspectImageOffMainThread(imageKind: ImageKind, path: string): Promise<ImageFacts> {
+  return offThread<ImageFacts>({ kind: 'image', imageKind, path });
 }
 
 /** Stops the geometry thread (tests, shutdown); idle, it does not keep the process alive. */

@@ -11,6 +11,7 @@ import { flattenAoi, toAoiGeometry, type FlatPolygons } from '../../geo/flat.ts'
 import { parseAoiWktFlat } from '../../geo/wkt.ts';
 import { readPolygonWkt } from '../../geo/wkt-reader.ts';
 import { selectAmong, type PolygonRequest, type Resolution, type ResolutionOutcome, type ResolvedInput } from '../selectAmong.ts';
+import { inspectImage, type ImageFacts, type ImageKind } from '../../uploads/image.ts';
 import { parseUpload, validateUpload, type UploadFormat, type UploadLimits, type Validated } from '../../uploads/read.ts';
 
 type Checked<A> = { ok: true; aoi: A; areaSqkm: number; centroid: { lon: number; lat: number } } | { ok: false; message: string };
@@ -49,10 +50,13 @@ export type PackedOutcome =
 export type GeometryTask =
   | { kind: 'check'; wkt: string; limits: PolygonLimits }
   | { kind: 'select'; wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number }
-  | { kind: 'upload'; validate: boolean; format: UploadFormat; bytes: Uint8Array; limits: UploadLimits };
+  | { kind: 'upload'; validate: boolean; format: UploadFormat; bytes: Uint8Array; limits: UploadLimits }
+  | { kind: 'image'; imageKind: ImageKind; path: string };
 
 /** The worker thread's entry: one task in, its packed result out. */
-export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome | Promise<UploadCount | Validated> {
+export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome | Promise<UploadCount | Validated | ImageFacts> {
+  // An uploaded image: opened with its reader (headers and a few samples).
+  if (task.kind === 'image') return inspectImage(task.imageKind, task.path);
   // An uploaded polygon file: parsed (its feature count), or parsed and every feature validated.
   if (task.kind === 'upload') return task.validate ? validateUpload(task.format, task.bytes, task.limits) : countedUpload(task.format, task.bytes, task.limits);
   if (task.kind === 'check') return checkPolygonFlat(task.wkt, task.limits);

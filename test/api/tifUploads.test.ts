@@ -1,0 +1,265 @@
+/**
+ * Issue 14, image uploads: POST/GET/DELETE /api/v1/tifs with generated σ0 GeoTIFFs and a
+ * generated SAFE zip. Runs on SQLite, and on PostgreSQL with SARWATCH_TEST_STORE=postgres
+ * (startTestService).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, tempDataDir, type TestService } from '../helpers/service.ts';
+import { expectEnvelope } from '../helpers/envelope.ts';
+import { zip } from '../helpers/shapefile.ts';
+import { rawRequest } from '../helpers/rawHttp.ts';
+import { writeTiff } from '../../src/synth/tiff.ts';
+import { writeSafeGrd } from '../../src/synth/safe.ts';
+
+const MAX_BYTES = 4 * 1024 * 1024;
+// A north-up EPSG:4326 σ0 GeoTIFF: 200 × 150 pixels of 0.0002°, upper-left corner at (3.4, 54.1).
+const W = 200;
+const H = 150;
+const STEP = 0.0002;
+const WEST = 3.4;
+const NORTH = 54.1;
+
+let t: TestService;
+let dir: string;
+let sigma0Tif: Buffer;
+let safeZip: Buffer;
+let safeCenter: [number, number];
+
+async function sigma0GeoTiff(file: string, opts: { georeferenced?: boolean; descriptions?: string[] } = {}): Promise<Buffer> {
+  const data = new Float32Array(W * H * 2);
+  for (let i = 0; i < W * H; i++) {
+    data[2 * i] = 0.02 + 0.001 * ((i * 7) % 5); // VV
+    data[2 * i + 1] = 0.004; // VH
+  }
+  await writeTiff(
+    file,
+    {
+      width: W,
+      height: H,
+      bands: 2,
+      sampleType: 'float32',
+      ...(opts.georeferenced === false ? {} : { georeference: { type: 'epsg' as const, epsg: 4326, originX: WEST, originY: NORTH, pixelWidth: STEP, pixelHeight: STEP } }),
+      gdalMetadata: { bands: (opts.descriptions ?? ['Sigma0_VV', 'Sigma0_VH']).map((description) => ({ description })) },
+    },
+    data,
+  );
+  return fs.readFileSync(file);
+}
+
+function zipFolder(root: string): Buffer {
+  const members: [string, Buffer][] = [];
+  const walk = (rel: string) => {
+    for (const entry of fs.readdirSync(path.join(path.dirname(root), rel), { withFileTypes: true })) {
+      const child = path.posix.join(rel, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else members.push([child, fs.readFileSync(path.join(path.dirname(root), child))]);
+    }
+  };
+  walk(path.basename(root));
+  return zip(members, { store: true });
+}
+
+beforeAll(async () => {
+  dir = tempDataDir();
+  sigma0Tif = await sigma0GeoTiff(path.join(dir, 'sigma0.tif'));
+  safeCenter = [3.9, 52.3];
+  const safe = await writeSafeGrd(path.join(dir, 'safe'), { seed: 3, start: '2024-06-13T17:33:40Z', center: safeCenter, width: 500, height: 400, pols: ['VV', 'VH'], wind: { speed: 7, directionDeg: 200 } });
+  safeZip = zipFolder(safe.productPath);
+  t = await startTestService({ SARWATCH_MAX_TIF_UPLOAD_BYTES: String(MAX_BYTES) });
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function post(body: Buffer | ReadableStream, contentType: string | null, key: string = t.apiKey) {
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
+  if (contentType) headers['Content-Type'] = contentType;
+  const init: RequestInit & { duplex?: 'half' } = { method: 'POST', headers, body };
+  if (body instanceof ReadableStream) init.duplex = 'half';
+  const res = await fetch(`${t.url}/api/v1/tifs`, init);
+  const text = await res.text();
+  return { status: res.status, text, json: JSON.parse(text) };
+}
+
+async function settled(tifId: string, key = t.apiKey) {
+  for (let i = 0; i < 800; i++) {
+    const res = await t.http('GET', `/api/v1/tifs/${tifId}`, { key });
+    expect(res.status).toBe(200);
+    if (res.json.status !== 'processing') return res.json;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the upload stayed processing');
+}
+
+describe('issue 14: image uploads', () => {
+  it('issue 14: a σ0 GeoTIFF answers 202 {tif_id, status: processing}, then is ready with its polarisations, size and footprint', async () => {
+    const res = await post(sigma0Tif, 'image/tiff');
+    expect(res.status).toBe(202);
+    expect(Object.keys(res.json).sort()).toEqual(['status', 'tif_id']);
+    expect(res.json.status).toBe('processing');
+    const tif = await settled(res.json.tif_id);
+    expect(tif).toMatchObject({ tif_id: res.json.tif_id, status: 'ready', kind: 'geotiff', size_bytes: sigma0Tif.length, polarisations: ['VV', 'VH'], width: W, height: H, error: null });
+    // The footprint is the image's extent (pixel centres of the border at most half a pixel in).
+    const [west, south, east, north] = tif.bbox;
+    expect(west).toBeCloseTo(WEST, 3);
+    expect(east).toBeCloseTo(WEST + W * STEP, 3);
+    expect(north).toBeCloseTo(NORTH, 3);
+    expect(south).toBeCloseTo(NORTH - H * STEP, 3);
+    expect(tif.footprint.type).toBe('Polygon');
+    expect(Date.parse(tif.created_at)).toBeGreaterThan(Date.now() - 120_000);
+  });
+
+  it('issue 14: a zipped SAFE GRD product is ready with its polarisations and a footprint around its centre', async () => {
+    const res = await post(safeZip, 'application/zip');
+    expect(res.status).toBe(202);
+    const tif = await settled(res.json.tif_id);
+    expect(tif).toMatchObject({ status: 'ready', kind: 'safe', size_bytes: safeZip.length, polarisations: ['VV', 'VH'], width: 500, height: 400, error: null });
+    const [west, south, east, north] = tif.bbox;
+    expect(west).toBeLessThan(safeCenter[0]);
+    expect(east).toBeGreaterThan(safeCenter[0]);
+    expect(south).toBeLessThan(safeCenter[1]);
+    expect(north).toBeGreaterThan(safeCenter[1]);
+  });
+
+  it('issue 14: the SDK uploads an image and waits for it; a failed one throws with the reason', async () => {
+    const { tif_id } = await t.client.uploadTif(sigma0Tif, 'geotiff');
+    expect(await t.client.waitForTifUpload(tif_id, { initialDelayMs: 25 })).toMatchObject({ tif_id, status: 'ready', polarisations: ['VV', 'VH'] });
+    expect((await t.client.listTifUploads()).tifs.some((x) => x.tif_id === tif_id)).toBe(true);
+    const plain = await sigma0GeoTiff(path.join(dir, 'plain-sdk.tif'), { georeferenced: false });
+    const failed = await t.client.uploadTif(plain, 'geotiff');
+    await expect(t.client.waitForTifUpload(failed.tif_id, { initialDelayMs: 25 })).rejects.toThrow(/no georeference/);
+    await t.client.deleteTifUpload(tif_id);
+    await expect(t.client.getTifUpload(tif_id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('issue 14: a body streamed without Content-Length is stored whole', async () => {
+    const chunks = [sigma0Tif.subarray(0, 1000), sigma0Tif.subarray(1000)];
+    const body = new ReadableStream({ pull(c) { const next = chunks.shift(); if (next) c.enqueue(next); else c.close(); } });
+    const res = await post(body, 'image/tiff');
+    expect(res.status).toBe(202);
+    expect(await settled(res.json.tif_id)).toMatchObject({ status: 'ready', size_bytes: sigma0Tif.length });
+  });
+
+  it('issue 14: list, then DELETE: 204, then 404, and gone from the list', async () => {
+    const res = await post(sigma0Tif, 'image/tiff');
+    await settled(res.json.tif_id);
+    const list = await t.http('GET', '/api/v1/tifs');
+    expect(list.status).toBe(200);
+    expect(list.json.tifs.map((x: { tif_id: string }) => x.tif_id)).toContain(res.json.tif_id);
+    expect((await t.http('DELETE', `/api/v1/tifs/${res.json.tif_id}`)).status).toBe(204);
+    const gone = await t.http('GET', `/api/v1/tifs/${res.json.tif_id}`);
+    expectEnvelope(404, gone.text, 'NOT_FOUND');
+    expect((await t.http('GET', '/api/v1/tifs')).json.tifs.map((x: { tif_id: string }) => x.tif_id)).not.toContain(res.json.tif_id);
+    expectEnvelope(404, (await t.http('DELETE', `/api/v1/tifs/${res.json.tif_id}`)).text, 'NOT_FOUND');
+  });
+});
+
+describe('issue 14: invalid images', () => {
+  it('issue 14: a body that is not a TIFF is 400 at once, nothing stored', async () => {
+    const before = (await t.http('GET', '/api/v1/tifs')).json.tifs.length;
+    const res = await post(Buffer.from('<html>not a tiff</html>'), 'image/tiff');
+    expectEnvelope(400, res.text, 'VALIDATION_ERROR');
+    expect(res.json.error.message).not.toContain('html');
+    expect((await t.http('GET', '/api/v1/tifs')).json.tifs.length).toBe(before);
+  });
+
+  it('issue 14: a zip that is not a SAFE product, and a TIFF header over garbage, end failed with a reason', async () => {
+    const notSafe = await post(zip([['fields/readme.txt', Buffer.from('<script>x</script>')]], { store: true }), 'application/zip');
+    expect(notSafe.status).toBe(202);
+    const a = await settled(notSafe.json.tif_id);
+    expect(a).toMatchObject({ status: 'failed', kind: 'safe', polarisations: null, footprint: null, bbox: null });
+    expect(a.error).toMatch(/not a Sentinel-1 SAFE product/);
+    expect(a.error).not.toContain('script');
+
+    const garbage = Buffer.concat([Buffer.from([0x49, 0x49, 42, 0]), Buffer.alloc(2000, 0xff)]);
+    const b = await settled((await post(garbage, 'image/tiff')).json.tif_id);
+    // The reader finds no image directory it can use: no georeference is what it reports.
+    expect(b).toMatchObject({ status: 'failed', kind: 'geotiff', polarisations: null });
+    expect(b.error).toMatch(/GeoTIFF|TIFF/);
+  });
+
+  it('issue 14: a TIFF without georeference ends failed: it needs a CRS or GCPs', async () => {
+    const body = await sigma0GeoTiff(path.join(dir, 'plain.tif'), { georeferenced: false });
+    const tif = await settled((await post(body, 'image/tiff')).json.tif_id);
+    expect(tif.status).toBe('failed');
+    expect(tif.error).toMatch(/no georeference.*CRS.*ground control points/);
+  });
+
+  it('issue 14: a GeoTIFF without a σ0 band of a polarisation ends failed, the band names not echoed', async () => {
+    const body = await sigma0GeoTiff(path.join(dir, 'gamma.tif'), { descriptions: ['<b>gamma0_VV</b>', 'amplitude_VH'] });
+    const tif = await settled((await post(body, 'image/tiff')).json.tif_id);
+    expect(tif.status).toBe('failed');
+    expect(tif.error).toMatch(/no band .*σ0 of a polarisation/);
+    expect(tif.error).not.toContain('<b>');
+    expect(tif.error).not.toContain('amplitude');
+  });
+
+  it('issue 14: over SARWATCH_MAX_TIF_UPLOAD_BYTES is 413, by Content-Length and when streamed without one', async () => {
+    const big = Buffer.concat([sigma0Tif, Buffer.alloc(MAX_BYTES)]);
+    const declared = await post(big, 'image/tiff');
+    expectEnvelope(413, declared.text, 'PAYLOAD_TOO_LARGE');
+    const chunks = Array.from({ length: 10 }, (_, i) => big.subarray(i * (big.length / 10), (i + 1) * (big.length / 10)));
+    const body = new ReadableStream({ pull(c) { const next = chunks.shift(); if (next) c.enqueue(next); else c.close(); } });
+    const streamed = await post(body, 'image/tiff');
+    expectEnvelope(413, streamed.text, 'PAYLOAD_TOO_LARGE');
+    expect(streamed.json.error.message).toContain('SARWATCH_MAX_TIF_UPLOAD_BYTES');
+  });
+
+  it('issue 14: another Content-Type is 415', async () => {
+    expectEnvelope(415, (await post(sigma0Tif, 'application/octet-stream')).text, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+describe('issue 14: image upload permissions and isolation', () => {
+  it('issue 14: POST and DELETE need uploads:write, checked before the body (403 before 413)', async () => {
+    const reader = await t.newAccount({ scopes: ['jobs:read'] });
+    // Content-Length past the limit, the body not sent: the answer comes before it is read.
+    const host = new URL(t.url).host;
+    const raw = await rawRequest(
+      t.url,
+      `POST /api/v1/tifs HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${reader.apiKey}\r\nContent-Type: image/tiff\r\nContent-Length: ${2 * MAX_BYTES}\r\nConnection: close\r\n\r\nII*\0`,
+      { untilResponse: true },
+    );
+    expectEnvelope(403, raw.body, 'FORBIDDEN');
+    const allowed = await rawRequest(
+      t.url,
+      `POST /api/v1/tifs HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${t.apiKey}\r\nContent-Type: image/tiff\r\nContent-Length: ${2 * MAX_BYTES}\r\nConnection: close\r\n\r\nII*\0`,
+      { untilResponse: true },
+    );
+    expectEnvelope(413, allowed.body, 'PAYLOAD_TOO_LARGE');
+    expectEnvelope(403, (await post(Buffer.from('x'), 'text/plain', reader.apiKey)).text, 'FORBIDDEN');
+    const mine = await post(sigma0Tif, 'image/tiff');
+    expectEnvelope(403, (await t.http('DELETE', `/api/v1/tifs/${mine.json.tif_id}`, { key: reader.apiKey })).text, 'FORBIDDEN');
+  });
+
+  it("issue 14: another account's tif_id is 404 on GET and DELETE, and absent from its list", async () => {
+    const mine = await post(sigma0Tif, 'image/tiff');
+    await settled(mine.json.tif_id);
+    const other = await t.newAccount();
+    expectEnvelope(404, (await t.http('GET', `/api/v1/tifs/${mine.json.tif_id}`, { key: other.apiKey })).text, 'NOT_FOUND');
+    expectEnvelope(404, (await t.http('DELETE', `/api/v1/tifs/${mine.json.tif_id}`, { key: other.apiKey })).text, 'NOT_FOUND');
+    expect((await t.http('GET', '/api/v1/tifs', { key: other.apiKey })).json.tifs).toEqual([]);
+    expect((await t.http('GET', `/api/v1/tifs/${mine.json.tif_id}`)).json.status).toBe('ready');
+  });
+
+  it('issue 14: an id that is not a UUID is 404 without echoing it', async () => {
+    const res = await t.http('GET', `/api/v1/tifs/${encodeURIComponent('<img src=x>')}`);
+    expectEnvelope(404, res.text, 'NOT_FOUND');
+    expect(res.text).not.toContain('<img');
+  });
+});
+
+describe('issue 14: image uploads in the OpenAPI document', () => {
+  it('issue 14: /api/v1/tifs documents POST (image/tiff, application/zip), list, GET and DELETE', async () => {
+    const doc: any = await (await fetch(`${t.url}/openapi.json`)).json();
+    expect(Object.keys(doc.paths['/api/v1/tifs']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/tifs'].post.requestBody.content).sort()).toEqual(['application/zip', 'image/tiff']);
+    expect(Object.keys(doc.paths['/api/v1/tifs'].post.responses).sort()).toEqual(['202', '400', '401', '403', '413', '415', '429']);
+    expect(Object.keys(doc.paths['/api/v1/tifs/{tif_id}']).sort()).toEqual(['delete', 'get']);
+    const view = doc.paths['/api/v1/tifs/{tif_id}'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(view.properties).sort()).toEqual(['bbox', 'created_at', 'error', 'footprint', 'height', 'kind', 'polarisations', 'size_bytes', 'status', 'tif_id', 'width']);
+  });
+});
