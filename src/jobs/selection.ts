@@ -6,9 +6,9 @@
  * polygons (issue 10 item 1: no request may hold the event loop).
  */
 import type { Config } from '../config.ts';
-import { estimateCoverage, lowCoverageWarning, resolveSceneForJob, type CoverageEstimate, type SceneCatalog } from '../catalog/index.ts';
-import { geodesicAreaSqkm, parseAoiWkt } from '../geo/index.ts';
-import { selectOffMainThread } from './geometry/pool.ts';
+import { lowCoverageWarning, resolveSceneForJob, type CoverageEstimate, type SceneCatalog } from '../catalog/index.ts';
+import { geodesicAreaSqkm, type AoiGeometry } from '../geo/index.ts';
+import { coverOffMainThread, selectOffMainThread } from './geometry/pool.ts';
 import { candidateQuery, type ResolutionOutcome } from './selectAmong.ts';
 import type { ValidatedRequest } from './validate.ts';
 
@@ -30,7 +30,7 @@ export async function resolveRequest(request: ValidatedRequest, catalog: SceneCa
       },
     };
   }
-  if (request.pattern === 'image') return resolveImage(request, config);
+  if (request.pattern === 'image') return await resolveImage(request, config);
   const candidates = await catalog.search(candidateQuery(request));
   return selectOffMainThread(request, candidates, config);
 }
@@ -39,14 +39,18 @@ export async function resolveRequest(request: ValidatedRequest, catalog: SceneCa
  * A `tif_id` job analyses its uploaded image where it meets the AOI: no catalog search, no
  * scene selection (scene_selection null: an upload's acquisition month is not trusted).
  */
-function resolveImage(request: Extract<ValidatedRequest, { pattern: 'image' }>, config: Pick<Config, 'maxRequestBytes'>): ResolutionOutcome {
+async function resolveImage(request: Extract<ValidatedRequest, { pattern: 'image' }>, config: Pick<Config, 'maxRequestBytes'>): Promise<ResolutionOutcome> {
   // Without a polygon the AOI is the footprint: all of it is covered, without clipping noise.
   const whole = request.wkt === request.image.footprintWkt;
-  const estimate: CoverageEstimate = whole
-    ? { method: 'estimated', requested_area_sqkm: Math.round(request.areaSqkm * 1e6) / 1e6, ratio: 1, polygon: request.wkt }
-    : estimateCoverage(request.aoi, [parseAoiWkt(request.image.footprintWkt)]);
-  if (estimate.polygon === null) return { ok: false, code: 'NO_SCENE_FOUND', message: 'the uploaded image (tif_id) does not cover the polygon' };
-  const extent = whole ? request.aoi : parseAoiWkt(estimate.polygon);
+  let estimate: CoverageEstimate;
+  let extent: AoiGeometry | null;
+  if (whole) {
+    estimate = { method: 'estimated', requested_area_sqkm: Math.round(request.areaSqkm * 1e6) / 1e6, ratio: 1, polygon: request.wkt };
+    extent = request.aoi;
+  } else {
+    ({ estimate, extent } = await coverOffMainThread(request.wkt, request.aoi, request.image.footprintWkt));
+  }
+  if (extent === null) return { ok: false, code: 'NO_SCENE_FOUND', message: 'the uploaded image (tif_id) does not cover the polygon' };
   const low = lowCoverageWarning(estimate.ratio);
   return {
     ok: true,

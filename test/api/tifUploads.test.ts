@@ -371,6 +371,21 @@ describe('issue 14: tif_id on ship and oilslick jobs', () => {
     expect(part.json.coverage.ratio).toBe(0.5);
     expect(part.json.warnings.map((w: { code: string }) => w.code)).toEqual(['LOW_AOI_COVERAGE']);
     expect(part.json.area_sqkm).toBeCloseTo(whole.json.area_sqkm / 2, 1);
+    // The same half as a ring of 4,000 vertices (WKT over 32 KiB): clipped on the geometry
+    // thread (issue 10 item 1), with the same answer.
+    const corners: Array<[number, number]> = [[WEST + 0.02, NORTH - 0.03], [WEST + 0.06, NORTH - 0.03], [WEST + 0.06, NORTH], [WEST + 0.02, NORTH]];
+    const ring: string[] = [];
+    for (let c = 0; c < 4; c++) {
+      const [x0, y0] = corners[c]!;
+      const [x1, y1] = corners[(c + 1) % 4]!;
+      for (let i = 0; i < 1000; i++) ring.push(`${(x0 + ((x1 - x0) * i) / 1000).toFixed(7)} ${(y0 + ((y1 - y0) * i) / 1000).toFixed(7)}`);
+    }
+    const dense = `POLYGON ((${[...ring, ring[0]].join(', ')}))`;
+    expect(dense.length).toBeGreaterThan(32_768);
+    const densePart = await t.http('POST', '/api/v1/analyze/ship/preview', { body: onImage({ tif_id: tif.json.tif_id, polygon: dense }) });
+    expect(densePart.status).toBe(200);
+    expect(densePart.json.coverage.ratio).toBeCloseTo(0.5, 1); // ratios are given to 2 decimals; the dense ring follows parallels, the 5-vertex one geodesics
+    expect(densePart.json.area_sqkm).toBeCloseTo(part.json.area_sqkm, 1);
   });
 
   it('issue 14: tif_id with scene_id, or with date, is 400', async () => {
