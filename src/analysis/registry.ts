@@ -31,7 +31,9 @@ export type ResolvedInput =
   | { kind: 'scene'; scene: SceneRecord }
   | { kind: 'nearest'; scene: SceneRecord; extent: AoiGeometry; aoi: AoiGeometry }
   | { kind: 'pair'; earlier: SceneRecord; later: SceneRecord; extent: AoiGeometry; aoi: AoiGeometry }
-  | { kind: 'series'; scenes: SceneRecord[]; extent: AoiGeometry; aoi: AoiGeometry };
+  | { kind: 'series'; scenes: SceneRecord[]; extent: AoiGeometry; aoi: AoiGeometry }
+  /** An image upload (`tif_id`): `file` is its local copy, fetched by the worker before the analysis. */
+  | { kind: 'image'; image: 'geotiff' | 'safe'; key: string; file: string | null; extent: AoiGeometry; aoi: AoiGeometry };
 
 export interface AnalysisRequest {
   jobId: string;

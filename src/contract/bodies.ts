@@ -20,6 +20,11 @@ const PolygonId = Type.String({
   maxLength: 64,
   description: 'Area of interest: a ready polygon upload of this account (POST /api/v1/polygons), instead of `polygon`; its union is the AOI',
 });
+const TifId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'The image to analyse: a ready image upload of this account (POST /api/v1/tifs), instead of `scene_id` or `date`; without `polygon` / `polygon_id` the AOI is its footprint',
+});
 const SatelliteId = Type.Literal('sentinel-1', { description: 'Only Sentinel-1 is supported' });
 export const OrbitDirection = Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
   description: 'Only scenes of this orbit direction are used',
@@ -33,6 +38,7 @@ export const SceneJobBody = Type.Object(
     ),
     polygon: Type.Optional(Wkt),
     polygon_id: Type.Optional(PolygonId),
+    tif_id: Type.Optional(TifId),
     date: Type.Optional(IsoDate),
     date_direction: Type.Optional(
       Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('nearest')], {
@@ -43,7 +49,7 @@ export const SceneJobBody = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'ship / oilslick: either `scene_id`, or `polygon` (or `polygon_id`) + `date`',
+    description: 'ship / oilslick: either `scene_id`, or `polygon` (or `polygon_id`) + `date`, or `tif_id` (an uploaded image; `polygon` / `polygon_id` optional)',
   },
 );
 export type SceneJobBody = Static<typeof SceneJobBody>;

@@ -22,7 +22,7 @@ import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
 import { isoNow } from './time.ts';
 import { canonicalJson } from './canonicalJson.ts';
 import { resultKindOf } from '../endpoints/index.ts';
-import { UploadUnavailable, uploadAoiLookup } from '../uploads/lookup.ts';
+import { UploadUnavailable, uploadLookups } from '../uploads/lookup.ts';
 
 export interface JobServiceDeps {
   db: Db;
@@ -60,7 +60,7 @@ export class JobService {
   async submit(principal: Principal, family: Family, endpoint: SubmittableEndpoint, body: SubmissionBody, idempotencyKey?: string) {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
-    const request = await validateSubmission(endpoint, family, body, config, uploadAoiLookup(db, principal.accountId));
+    const request = await validateSubmission(endpoint, family, body, config, uploadLookups(db, principal.accountId));
     const reserve = reservationMicros(request, config);
     const jobId = randomUUID();
     const now = isoNow();
@@ -155,9 +155,9 @@ export class JobService {
     const { db, config } = this.deps;
     let request;
     try {
-      request = await validateSubmission(endpoint, family, body, config, uploadAoiLookup(db, principal.accountId));
+      request = await validateSubmission(endpoint, family, body, config, uploadLookups(db, principal.accountId));
     } catch (e) {
-      // An unknown or unready polygon_id is checked at submission only (spec: Preview).
+      // An unknown or unready polygon_id / tif_id is checked at submission only (spec: Preview).
       if (!(e instanceof UploadUnavailable)) throw e;
       const balance = (await balanceMicros(db, principal.accountId)) ?? 0;
       return {
@@ -167,7 +167,7 @@ export class JobService {
         warnings: [
           {
             code: 'CREDITS_NOT_ESTIMABLE',
-            message: 'Credits cannot be estimated: polygon_id does not name a ready polygon upload of this account yet (a submission answers 404 or 409 until it is ready).',
+            message: 'Credits cannot be estimated: polygon_id or tif_id does not name a ready upload of this account yet (a submission answers 404 or 409 until it is ready).',
           },
         ],
       };

@@ -4,9 +4,10 @@
  * order with the same codes (spec: Preview, "Validation runs the same functions in the
  * same order as submission").
  *
- * Order: input pattern → scene_id → dates → polygon_id (404 unknown, 409 not ready) →
- * polygon (size limits, WKT, rings) → area limit. A `polygon_id` stands for the union of a
- * ready upload (src/uploads/lookup.ts), validated as a `polygon`.
+ * Order: input pattern → scene_id → dates → tif_id, polygon_id (404 unknown, 409 not ready)
+ * → polygon (size limits, WKT, rings) → area limit. A `polygon_id` stands for the union of a
+ * ready upload (src/uploads/lookup.ts), validated as a `polygon`; a `tif_id` for a ready
+ * image upload, whose footprint is the AOI when no polygon is given.
  * A large polygon is checked on the geometry thread (jobs/geometry/pool.ts), hence async.
  */
 import { ApiError } from '../contract/errors.ts';
@@ -18,7 +19,7 @@ import type { AoiGeometry } from '../geo/index.ts';
 import { checkPolygonOffMainThread } from './geometry/pool.ts';
 import { checkSceneIdAtSubmission } from '../catalog/sceneId.ts';
 import { priceMicros } from './credits.ts';
-import { NO_UPLOADS, type UploadAoiLookup } from '../uploads/lookup.ts';
+import { NO_UPLOADS, type UploadedImage, type UploadLookups } from '../uploads/lookup.ts';
 
 export type ValidatedRequest =
   | {
@@ -57,20 +58,34 @@ export type ValidatedRequest =
       dateStart: string;
       dateEnd: string;
       orbitDirection: 'ascending' | 'descending' | null;
+    }
+  | {
+      pattern: 'image';
+      endpoint: SubmittableEndpoint;
+      family: Family;
+      /** The image upload named by `tif_id`: what the detector reads. */
+      image: UploadedImage;
+      aoi: AoiGeometry;
+      /** The polygon as submitted, the upload's union, or the image's footprint (valid WKT). */
+      wkt: string;
+      /** The upload named by `polygon_id`; null for `polygon` or no polygon. */
+      polygonId: string | null;
+      areaSqkm: number;
+      centroid: { lon: number; lat: number };
     };
 
 const invalid = (message: string) => new ApiError('VALIDATION_ERROR', message);
 
 /**
- * `uploads` resolves a `polygon_id` of the caller's account to its union's WKT, or throws
- * 404 / 409 (src/uploads/lookup.ts).
+ * `uploads` resolves a `polygon_id` of the caller's account to its union's WKT and a `tif_id`
+ * to its image, or throws 404 / 409 (src/uploads/lookup.ts).
  */
 export async function validateSubmission(
   endpoint: SubmittableEndpoint,
   family: Family,
   body: SubmissionBody,
   config: Config,
-  uploads: UploadAoiLookup = NO_UPLOADS,
+  uploads: UploadLookups = NO_UPLOADS,
 ): Promise<ValidatedRequest> {
   checkAoiFields(endpoint, body);
   if (endpointOf(endpoint).input === 'scene') return validateSceneBody(endpoint, family, body as SceneJobBody, config, uploads);
@@ -86,7 +101,8 @@ function checkAoiFields(endpoint: SubmittableEndpoint, body: SubmissionBody): vo
   }
 }
 
-async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config, uploads: UploadAoiLookup): Promise<ValidatedRequest> {
+async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config, uploads: UploadLookups): Promise<ValidatedRequest> {
+  if (body.tif_id !== undefined) return validateImageBody(endpoint, family, body, config, uploads);
   const hasScene = body.scene_id !== undefined;
   const hasPolygon = body.polygon !== undefined || body.polygon_id !== undefined;
   if (hasScene && hasPolygon) throw invalid(`${endpoint} takes either scene_id or polygon + date, not both`);
@@ -103,7 +119,7 @@ async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, 
 
   if (body.date === undefined) throw invalid(`${endpoint} with polygon needs date (YYYY-MM-DD)`);
   checkCalendarDate('date', body.date);
-  const wkt = body.polygon ?? (await uploads(body.polygon_id!));
+  const wkt = body.polygon ?? (await uploads.aoi(body.polygon_id!));
   const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, wkt, config);
   return {
     pattern: 'polygon_date',
@@ -120,7 +136,18 @@ async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, 
   };
 }
 
-async function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body: PeriodJobBody, config: Config, uploads: UploadAoiLookup): Promise<ValidatedRequest> {
+/** `tif_id`: the uploaded image instead of a scene; a polygon (either way) only narrows it. */
+async function validateImageBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config, uploads: UploadLookups): Promise<ValidatedRequest> {
+  const extras = (['scene_id', 'date', 'date_direction', 'orbit_direction'] as const).filter((k) => body[k] !== undefined);
+  if (extras.length) throw invalid(`tif_id names the image to analyse: ${extras.join(', ')} cannot be given with it`);
+  const image = await uploads.image(body.tif_id!);
+  const polygon = body.polygon ?? (body.polygon_id !== undefined ? await uploads.aoi(body.polygon_id) : undefined);
+  const wkt = polygon ?? image.footprintWkt;
+  const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, wkt, config);
+  return { pattern: 'image', endpoint, family, image, aoi, wkt, polygonId: body.polygon_id ?? null, areaSqkm, centroid };
+}
+
+async function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body: PeriodJobBody, config: Config, uploads: UploadLookups): Promise<ValidatedRequest> {
   checkCalendarDate('date_start', body.date_start);
   checkCalendarDate('date_end', body.date_end);
   if (body.date_end < body.date_start) throw invalid('date_end must not be before date_start');
@@ -131,7 +158,7 @@ async function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family,
       throw invalid(`${endpoint} date range exceeds the limit of ${maxYears} years (date_end at most ${limit})`);
     }
   }
-  const wkt = body.polygon ?? (await uploads(body.polygon_id!));
+  const wkt = body.polygon ?? (await uploads.aoi(body.polygon_id!));
   const { aoi, areaSqkm, centroid } = await validatePolygon(endpoint, wkt, config);
   return {
     pattern: 'polygon_period',

@@ -16,7 +16,8 @@ import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
 import { centroidLonLat } from '../geo/index.ts';
 import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
 import { resolveRequest } from '../jobs/selection.ts';
-import { uploadAoiLookup } from '../uploads/lookup.ts';
+import { uploadLookups } from '../uploads/lookup.ts';
+import { withLocalImage } from '../uploads/imageFile.ts';
 import { readUploadFeatures } from '../uploads/features.ts';
 import { resultKindOf } from '../endpoints/index.ts';
 import { claimJob, completeJob, failJob, heartbeat, returnJob } from '../jobs/transitions.ts';
@@ -151,10 +152,10 @@ export class JobRunner {
 
     // The rules are checked again when the job runs: configuration (limits) may have
     // changed since submission (spec: "validation failing while the job runs"), and the
-    // upload a polygon_id names may have been deleted.
+    // upload a polygon_id or tif_id names may have been deleted.
     let request: ValidatedRequest;
     try {
-      request = await validateSubmission(endpoint, family, params, config, uploadAoiLookup(db, job.account_id));
+      request = await validateSubmission(endpoint, family, params, config, uploadLookups(db, job.account_id));
     } catch (e) {
       if (e instanceof ApiError) throw new JobFailure('VALIDATION_ERROR', e.message);
       throw e;
@@ -181,17 +182,24 @@ export class JobRunner {
       throw new JobFailure('NOT_IMPLEMENTED', `${endpoint} analysis is not available in this version of sarwatch; the job was not charged`);
     }
     const polygonId = request.pattern === 'scene' ? null : request.polygonId;
-    const output = await module.run(
-      {
-        jobId: job.id,
-        endpointId: endpoint,
-        family,
-        input: resolution.input,
-        maxRequestBytes: config.maxRequestBytes,
-        ...(polygonId ? { upload: { polygonId, features: () => readUploadFeatures(db, objects, job.account_id, polygonId) } } : {}),
-      },
-      { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal },
-    );
+    const { input } = resolution;
+    const analyse = (analysed: typeof input) =>
+      module.run(
+        {
+          jobId: job.id,
+          endpointId: endpoint,
+          family,
+          input: analysed,
+          maxRequestBytes: config.maxRequestBytes,
+          ...(polygonId ? { upload: { polygonId, features: () => readUploadFeatures(db, objects, job.account_id, polygonId) } } : {}),
+        },
+        { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal },
+      );
+    // An uploaded image (tif_id) is read from a local copy for the run (uploads/imageFile.ts).
+    const output =
+      input.kind === 'image'
+        ? await withLocalImage(objects, config.dataDir, job.id, input.key, (file) => analyse({ ...input, file }))
+        : await analyse(input);
 
     // The endpoint's result kind says what the detector hands back and how it is served.
     const kind = resultKindOf(endpoint);

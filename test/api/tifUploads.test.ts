@@ -6,12 +6,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, tempDataDir, type TestService } from '../helpers/service.ts';
+import { startTestService, tempDataDir, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { expectEnvelope } from '../helpers/envelope.ts';
 import { zip } from '../helpers/shapefile.ts';
 import { rawRequest } from '../helpers/rawHttp.ts';
 import { writeTiff } from '../../src/synth/tiff.ts';
 import { writeSafeGrd } from '../../src/synth/safe.ts';
+import { mulberry32 } from '../../src/prng.ts';
+import { centroidLonLat } from '../../src/geo/index.ts';
+import { createTifUpload } from '../../src/uploads/transitions.ts';
+import { isoNow } from '../../src/jobs/time.ts';
 
 const MAX_BYTES = 4 * 1024 * 1024;
 // A north-up EPSG:4326 σ0 GeoTIFF: 200 × 150 pixels of 0.0002°, upper-left corner at (3.4, 54.1).
@@ -46,6 +50,46 @@ async function sigma0GeoTiff(file: string, opts: { georeferenced?: boolean; desc
     data,
   );
   return fs.readFileSync(file);
+}
+
+// A sea of 4-look speckle (VV −17 dB, VH −24 dB) 400 × 300 pixels of 0.0002° with one ship:
+// 6 × 3 bright pixels (VV +3 dB, VH −3 dB) centred on SHIP.
+const SEA = { width: 400, height: 300 };
+const SHIP_PX = { col: 250, row: 140 };
+const SHIP: [number, number] = [WEST + (SHIP_PX.col + 0.5) * STEP, NORTH - (SHIP_PX.row + 0.5) * STEP];
+
+async function seaWithShipGeoTiff(file: string): Promise<Buffer> {
+  const { width, height } = SEA;
+  const random = mulberry32(14);
+  const look4 = (mean: number) => (mean / 4) * -(Math.log(1 - random()) + Math.log(1 - random()) + Math.log(1 - random()) + Math.log(1 - random()));
+  const data = new Float32Array(width * height * 2);
+  for (let row = 0; row < height; row++) {
+    for (let col = 0; col < width; col++) {
+      const i = row * width + col;
+      const ship = Math.abs(col - SHIP_PX.col) <= 3 && row >= SHIP_PX.row - 1 && row <= SHIP_PX.row + 1;
+      data[2 * i] = ship ? 2 : look4(0.02);
+      data[2 * i + 1] = ship ? 0.5 : look4(0.004);
+    }
+  }
+  await writeTiff(
+    file,
+    {
+      width,
+      height,
+      bands: 2,
+      sampleType: 'float32',
+      georeference: { type: 'epsg' as const, epsg: 4326, originX: WEST, originY: NORTH, pixelWidth: STEP, pixelHeight: STEP },
+      gdalMetadata: { bands: [{ description: 'Sigma0_VV' }, { description: 'Sigma0_VH' }] },
+    },
+    data,
+  );
+  return fs.readFileSync(file);
+}
+
+/** Metres between two lon/lat points (equirectangular: exact enough over a few km). */
+function metresBetween(a: [number, number], b: [number, number]): number {
+  const kx = 111_320 * Math.cos((((a[1] + b[1]) / 2) * Math.PI) / 180);
+  return Math.hypot((a[0] - b[0]) * kx, (a[1] - b[1]) * 110_574);
 }
 
 function zipFolder(root: string): Buffer {
@@ -249,6 +293,110 @@ describe('issue 14: image upload permissions and isolation', () => {
     const res = await t.http('GET', `/api/v1/tifs/${encodeURIComponent('<img src=x>')}`);
     expectEnvelope(404, res.text, 'NOT_FOUND');
     expect(res.text).not.toContain('<img');
+  });
+});
+
+describe('issue 14: tif_id on ship and oilslick jobs', () => {
+  const onImage = (extra: Record<string, unknown>) => ({ satellite_id: 'sentinel-1', ...extra });
+
+  it('issue 14: a ship job on an uploaded σ0 GeoTIFF completes and finds the generated ship where it was put', async () => {
+    const tif = await post(await seaWithShipGeoTiff(path.join(dir, 'sea-ship.tif')), 'image/tiff');
+    expect((await settled(tif.json.tif_id)).status).toBe('ready');
+    const submit = await t.http('POST', '/api/v1/analyze/ship', { body: onImage({ tif_id: tif.json.tif_id }) });
+    expect(submit.status).toBe(200);
+    const job = await waitForTerminal(t.client, submit.json.job_id, 60_000);
+    expect(job).toMatchObject({ status: 'completed', error_code: null, scene_selection: null });
+    // The AOI is the image's footprint: ≈ 0.08° × 0.06° at 54° N.
+    expect(job.area_sqkm).toBeGreaterThan(30);
+    expect(job.area_sqkm).toBeLessThan(40);
+    const result: any = await (await fetch(new URL((await t.http('GET', `/api/v1/jobs/${submit.json.job_id}/result.geojson`)).headers.get('location')!, t.url))).json();
+    expect(result.features.length).toBeGreaterThanOrEqual(1);
+    const distances = result.features.map((f: { geometry: any }) => {
+      const c = centroidLonLat(f.geometry);
+      return metresBetween([c.lon, c.lat], SHIP);
+    });
+    expect(Math.min(...distances)).toBeLessThan(60);
+    // Nothing is invented in the speckle around it.
+    expect(distances.filter((d: number) => d > 200)).toEqual([]);
+  }, 90_000);
+
+  it('issue 14: an unknown or another account\'s tif_id is 404 at submission; a preview answers 200 without an estimate', async () => {
+    const unknown = '33333333-4444-4555-8666-777777777777';
+    const submit = await t.http('POST', '/api/v1/analyze/ship', { body: onImage({ tif_id: unknown }) });
+    expectEnvelope(submit.status, submit.text, 'NOT_FOUND');
+    expect(submit.status).toBe(404);
+    expect(submit.json.error.message).toBe(`tif_id: no image upload ${unknown}`);
+    const mine = await post(sigma0Tif, 'image/tiff');
+    await settled(mine.json.tif_id);
+    const other = await t.newAccount();
+    expect((await t.http('POST', '/api/v1/analyze/oilslick', { key: other.apiKey, body: onImage({ tif_id: mine.json.tif_id }) })).status).toBe(404);
+    const notUuid = await t.http('POST', '/api/v1/analyze/ship', { body: onImage({ tif_id: '<b>x</b>' }) });
+    expect(notUuid.status).toBe(404);
+    expect(notUuid.text).not.toContain('<b>');
+    const preview = await t.http('POST', '/api/v1/analyze/ship/preview', { body: onImage({ tif_id: unknown }) });
+    expect(preview.status).toBe(200);
+    expect(preview.json).toMatchObject({ endpoint_id: 'ship', area_sqkm: null, credits: { estimated: null, sufficient: null } });
+    expect(preview.json.warnings.map((w: { code: string }) => w.code)).toEqual(['CREDITS_NOT_ESTIMABLE']);
+  });
+
+  it('issue 14: a tif_id still processing or failed is 409 NOT_READY at submission; a preview answers 200', async () => {
+    const id = '44444444-5555-4666-8777-888888888888';
+    await createTifUpload(t.service.db, { id, account_id: t.accountId, kind: 'geotiff', size_bytes: 10, original_key: `uploads/tifs/${id}/original.tif`, created_at: isoNow() });
+    const processing = await t.http('POST', '/api/v1/analyze/ship', { body: onImage({ tif_id: id }) });
+    expect(processing.status).toBe(409);
+    expectEnvelope(processing.status, processing.text, 'NOT_READY');
+    expect(processing.json.error.message).toContain('still being validated');
+    expect((await t.http('POST', '/api/v1/analyze/ship/preview', { body: onImage({ tif_id: id }) })).status).toBe(200);
+    const failed = await post(await sigma0GeoTiff(path.join(dir, 'plain-job.tif'), { georeferenced: false }), 'image/tiff');
+    expect((await settled(failed.json.tif_id)).status).toBe('failed');
+    const onFailed = await t.http('POST', '/api/v1/analyze/oilslick', { body: onImage({ tif_id: failed.json.tif_id }) });
+    expect(onFailed.status).toBe(409);
+    expect(onFailed.json.error.message).toContain('failed validation');
+  });
+
+  it('issue 14: a preview on a ready tif_id estimates the footprint (or the polygon within it)', async () => {
+    const tif = await post(sigma0Tif, 'image/tiff');
+    await settled(tif.json.tif_id);
+    const whole = await t.http('POST', '/api/v1/analyze/ship/preview', { body: onImage({ tif_id: tif.json.tif_id }) });
+    expect(whole.status).toBe(200);
+    // 200 × 150 pixels of 0.0002° at 54° N: 0.04° × 0.03° ≈ 2.62 km × 3.34 km.
+    expect(whole.json.area_sqkm).toBeGreaterThan(8.4);
+    expect(whole.json.area_sqkm).toBeLessThan(9.1);
+    expect(whole.json.credits.estimated).toBeGreaterThan(0);
+    expect(whole.json.coverage).toMatchObject({ method: 'estimated', ratio: 1 });
+    // A polygon half over the image: half of it is analysed.
+    const half = `POLYGON ((${WEST + 0.02} ${NORTH - 0.03}, ${WEST + 0.06} ${NORTH - 0.03}, ${WEST + 0.06} ${NORTH}, ${WEST + 0.02} ${NORTH}, ${WEST + 0.02} ${NORTH - 0.03}))`;
+    const part = await t.http('POST', '/api/v1/analyze/ship/preview', { body: onImage({ tif_id: tif.json.tif_id, polygon: half }) });
+    expect(part.status).toBe(200);
+    expect(part.json.coverage.ratio).toBe(0.5);
+    expect(part.json.warnings.map((w: { code: string }) => w.code)).toEqual(['LOW_AOI_COVERAGE']);
+    expect(part.json.area_sqkm).toBeCloseTo(whole.json.area_sqkm / 2, 1);
+    // The same half as a ring of 4,000 vertices (WKT over 32 KiB): clipped on the geometry
+    // thread (issue 10 item 1), with the same answer.
+    const corners: Array<[number, number]> = [[WEST + 0.02, NORTH - 0.03], [WEST + 0.06, NORTH - 0.03], [WEST + 0.06, NORTH], [WEST + 0.02, NORTH]];
+    const ring: string[] = [];
+    for (let c = 0; c < 4; c++) {
+      const [x0, y0] = corners[c]!;
+      const [x1, y1] = corners[(c + 1) % 4]!;
+      for (let i = 0; i < 1000; i++) ring.push(`${(x0 + ((x1 - x0) * i) / 1000).toFixed(7)} ${(y0 + ((y1 - y0) * i) / 1000).toFixed(7)}`);
+    }
+    const dense = `POLYGON ((${[...ring, ring[0]].join(', ')}))`;
+    expect(dense.length).toBeGreaterThan(32_768);
+    const densePart = await t.http('POST', '/api/v1/analyze/ship/preview', { body: onImage({ tif_id: tif.json.tif_id, polygon: dense }) });
+    expect(densePart.status).toBe(200);
+    expect(densePart.json.coverage.ratio).toBeCloseTo(0.5, 1); // ratios are given to 2 decimals; the dense ring follows parallels, the 5-vertex one geodesics
+    expect(densePart.json.area_sqkm).toBeCloseTo(part.json.area_sqkm, 1);
+  });
+
+  it('issue 14: tif_id with scene_id, or with date, is 400', async () => {
+    const tifId = '55555555-6666-4777-8888-999999999999';
+    const withScene = await t.http('POST', '/api/v1/analyze/ship', { body: onImage({ tif_id: tifId, scene_id: 'S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25' }) });
+    expectEnvelope(withScene.status, withScene.text, 'VALIDATION_ERROR');
+    expect(withScene.status).toBe(400);
+    expect(withScene.json.error.message).toContain('scene_id');
+    const withDate = await t.http('POST', '/api/v1/analyze/oilslick', { body: onImage({ tif_id: tifId, date: '2024-06-01' }) });
+    expect(withDate.status).toBe(400);
+    expect(withDate.json.error.message).toContain('date');
   });
 });
 

@@ -1,17 +1,35 @@
 /**
- * What the scene-based detectors (ship, oil slick) need from a resolved job input: the
- * local SAFE product of the chosen GRD scene, and the polygon to clip to.
+ * What the scene-based detectors (ship, oil slick) need from a resolved job input: the SAFE
+ * product of the chosen GRD scene or of an uploaded zip, or an uploaded σ0 GeoTIFF (read as
+ * linear σ0, as its upload was validated and as `sarwatch analyze` reads one by default),
+ * and the polygon to clip to.
  */
 import { JobFailure } from '../../contract/errors.ts';
-import { isImageryError, type ImageryErrorCode } from '../../imagery/index.ts';
+import { isImageryError, openSigma0GeoTiff, type ImageryErrorCode, type Sigma0GeoTiff } from '../../imagery/index.ts';
 import type { AoiGeometry } from '../../geo/types.ts';
 import type { SceneRecord } from '../../catalog/types.ts';
 import type { ResolvedInput } from '../registry.ts';
 
-export function sceneInput(input: ResolvedInput): { scene: SceneRecord; polygon: AoiGeometry | undefined } {
-  if (input.kind === 'scene') return { scene: input.scene, polygon: undefined };
-  if (input.kind === 'nearest') return { scene: input.scene, polygon: input.extent };
+export type SceneSource = { kind: 'safe' | 'geotiff'; path: string; polygon: AoiGeometry | undefined };
+
+export function sceneInput(input: ResolvedInput): SceneSource {
+  if (input.kind === 'scene') return { kind: 'safe', path: safeProductPath(input.scene), polygon: undefined };
+  if (input.kind === 'nearest') return { kind: 'safe', path: safeProductPath(input.scene), polygon: input.extent };
+  if (input.kind === 'image') {
+    if (input.file === null) throw new JobFailure('PROCESSING_ERROR', 'the uploaded image was not fetched before the analysis');
+    return { kind: input.image === 'safe' ? 'safe' : 'geotiff', path: input.file, polygon: input.extent };
+  }
   throw new JobFailure('PROCESSING_ERROR', `a ${input.kind} input cannot feed a single-scene detector`);
+}
+
+/** Runs `use` on an uploaded σ0 GeoTIFF, closed after. */
+export async function withSigma0GeoTiff<T>(file: string, use: (product: Sigma0GeoTiff) => Promise<T>): Promise<T> {
+  const product = await openSigma0GeoTiff(file);
+  try {
+    return await use(product);
+  } finally {
+    await product.close();
+  }
 }
 
 /**

@@ -1,20 +1,22 @@
-/** The ship endpoint: CFAR vessel detection on the chosen GRD scene (src/analysis/ship). */
-import { detectShipsInSafe } from '../ship/index.ts';
+/** The ship endpoint: CFAR vessel detection on the chosen GRD scene or uploaded image (src/analysis/ship). */
+import { detectShipsInProduct, detectShipsInSafe, type DetectShipsOptions } from '../ship/index.ts';
 import { analysisThreads } from '../engine/pool.ts';
 import type { AnalysisModule } from '../registry.ts';
-import { asImageryFailure, safeProductPath, sceneInput } from './sceneInput.ts';
+import { asImageryFailure, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
 
 export const shipModule: AnalysisModule = {
   endpointId: 'ship',
   async run(request, ctx) {
-    const { scene, polygon } = sceneInput(request.input);
+    const { kind, path, polygon } = sceneInput(request.input);
+    const options: DetectShipsOptions = {
+      polygon,
+      signal: ctx.signal,
+      threads: analysisThreads(),
+      onProgress: (percent) => ctx.reportProgress(percent),
+    };
     try {
-      const result = await detectShipsInSafe(safeProductPath(scene), {
-        polygon,
-        signal: ctx.signal,
-        threads: analysisThreads(),
-        onProgress: (percent) => ctx.reportProgress(percent),
-      });
+      const result =
+        kind === 'safe' ? await detectShipsInSafe(path, options) : await withSigma0GeoTiff(path, async (product) => (await detectShipsInProduct(product, options)).result);
       return { result };
     } catch (e) {
       throw asImageryFailure(e);

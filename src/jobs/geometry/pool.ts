@@ -9,10 +9,11 @@
 import { Piscina } from 'piscina';
 import type { Config } from '../../config.ts';
 import type { SceneRecord } from '../../catalog/index.ts';
-import type { PolygonLimits } from '../../geo/index.ts';
+import type { AoiGeometry, PolygonLimits } from '../../geo/index.ts';
+import type { CoverageEstimate } from '../../catalog/selection.ts';
 import { selectAmong, type PolygonRequest, type ResolutionOutcome } from '../selectAmong.ts';
 import { toAoiGeometry } from '../../geo/flat.ts';
-import { checkPolygon, type GeometryTask, type PackedCheck, type PackedOutcome, type PolygonCheck, type UploadCount } from './tasks.ts';
+import { checkPolygon, coverFlat, type GeometryTask, type PackedCover, type PackedCheck, type PackedOutcome, type PolygonCheck, type UploadCount } from './tasks.ts';
 import type { UploadFormat, UploadLimits, Validated } from '../../uploads/read.ts';
 import type { ImageFacts, ImageKind } from '../../uploads/image.ts';
 
@@ -79,4 +80,14 @@ export async function closeGeometryPool(): Promise<void> {
   const p = pool;
   pool = null;
   if (p) await p.destroy();
+}
+
+/**
+ * The part of a request polygon an uploaded image's footprint covers (a `tif_id` job), and the
+ * covered extent (null when they do not meet): inline for small polygons, else on the geometry
+ * thread, since clipping 100,000 vertices would hold the event loop.
+ */
+export async function coverOffMainThread(wkt: string, aoi: AoiGeometry, footprintWkt: string): Promise<{ estimate: CoverageEstimate; extent: AoiGeometry | null }> {
+  const packed = wkt.length <= INLINE_WKT_CHARS ? coverFlat(aoi, footprintWkt) : await offThread<PackedCover>({ kind: 'cover', wkt, footprintWkt });
+  return { estimate: packed.estimate, extent: packed.extent && toAoiGeometry(packed.extent) };
 }

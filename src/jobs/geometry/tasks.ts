@@ -10,6 +10,8 @@ import { flatCentroidLonLat } from '../../geo/centroid.ts';
 import { flattenAoi, toAoiGeometry, type FlatPolygons } from '../../geo/flat.ts';
 import { parseAoiWktFlat } from '../../geo/wkt.ts';
 import { readPolygonWkt } from '../../geo/wkt-reader.ts';
+import { estimateCoverage, type CoverageEstimate } from '../../catalog/selection.ts';
+import { parseAoiWkt } from '../../geo/wkt.ts';
 import { selectAmong, type PolygonRequest, type Resolution, type ResolutionOutcome, type ResolvedInput } from '../selectAmong.ts';
 import { inspectImage, type ImageFacts, type ImageKind } from '../../uploads/image.ts';
 import { parseUpload, validateUpload, type UploadFormat, type UploadLimits, type Validated } from '../../uploads/read.ts';
@@ -51,10 +53,12 @@ export type GeometryTask =
   | { kind: 'check'; wkt: string; limits: PolygonLimits }
   | { kind: 'select'; wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number }
   | { kind: 'upload'; validate: boolean; format: UploadFormat; bytes: Uint8Array; limits: UploadLimits }
-  | { kind: 'image'; imageKind: ImageKind; path: string };
+  | { kind: 'image'; imageKind: ImageKind; path: string }
+  | { kind: 'cover'; wkt: string; footprintWkt: string };
 
 /** The worker thread's entry: one task in, its packed result out. */
-export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome | Promise<UploadCount | Validated | ImageFacts> {
+export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome | PackedCover | Promise<UploadCount | Validated | ImageFacts> {
+  if (task.kind === 'cover') return coverFlat(toAoiGeometry(readPolygonWkt(task.wkt)), task.footprintWkt);
   // An uploaded image: opened with its reader (headers and a few samples).
   if (task.kind === 'image') return inspectImage(task.imageKind, task.path);
   // An uploaded polygon file: parsed (its feature count), or parsed and every feature validated.
@@ -75,4 +79,16 @@ export type UploadCount = { ok: true; featureCount: number } | { ok: false; mess
 async function countedUpload(format: UploadFormat, bytes: Uint8Array, limits: UploadLimits): Promise<UploadCount> {
   const parsed = await parseUpload(format, bytes, limits);
   return parsed.ok ? { ok: true, featureCount: parsed.features.length } : parsed;
+}
+
+/** The part of a request polygon an uploaded image covers, its extent flat for the way back. */
+export type PackedCover = { estimate: CoverageEstimate; extent: FlatPolygons | null };
+
+/**
+ * How much of `aoi` (validated) the image footprint covers, and the covered extent: clipping a
+ * polygon of many vertices, so large ones run on the geometry thread (pool.ts).
+ */
+export function coverFlat(aoi: AoiGeometry, footprintWkt: string): PackedCover {
+  const estimate = estimateCoverage(aoi, [parseAoiWkt(footprintWkt)]);
+  return { estimate, extent: estimate.polygon === null ? null : flattenAoi(parseAoiWkt(estimate.polygon)) };
 }
