@@ -26,5 +26,11 @@ const types = {
 /** Opens the PostgreSQL store of the scaled-out mode (`DATABASE_URL=postgres://…`). */
 export function openPostgres(url: string, poolSize: number): Kysely<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
+  // An idle pooled connection that the server ends (a PostgreSQL restart or failover, an
+  // administrator's pg_terminate_backend) is emitted on the pool; unheard, that event is an
+  // uncaught exception that stops the process. The pool has already dropped the client; the
+  // next query opens a new connection, and a database that stays down shows in the failing
+  // requests and in /readyz.
+  pool.on('error', () => {});
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
