@@ -14,7 +14,7 @@ import type { AoiGeometry } from '../../geo/types.ts';
 import { openRasterSources } from '../../imagery/geocode/source.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
 import { aoiPixelEdges, rasterizeAoi } from '../change/aoiMask.ts';
-import type { SeriesScene } from '../timeseries/series.ts';
+import { gridKey, type SeriesScene } from '../timeseries/series.ts';
 
 export interface FieldSeries {
   /** Distinct acquisition dates, ascending (`YYYY-MM-DD`), shared by every field. */
@@ -38,10 +38,6 @@ interface FieldMask {
   window: { x0: number; y0: number; width: number; height: number };
   inside: Uint8Array;
   count: number;
-}
-
-function gridKey(r: RasterProduct): string {
-  return `${r.epsg}|${r.geotransform.join(',')}|${r.width}x${r.height}`;
 }
 
 function fieldMask(raster: RasterProduct, field: AoiGeometry): FieldMask | null {

@@ -51,7 +51,8 @@ interface CellMap {
   expected: Int32Array;
 }
 
-function gridKey(r: RasterProduct): string {
+/** Rasters on the same grid (CRS, geotransform, size) share one pixel mask. */
+export function gridKey(r: RasterProduct): string {
   return `${r.epsg}|${r.geotransform.join(',')}|${r.width}x${r.height}`;
 }
 
