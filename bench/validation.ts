@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { hostileShapes } from './hostile-polygons.ts';
 import type { BenchStage } from './imagery-read.ts';
+import { percentile } from './latency.ts';
 import { loadConfig } from '../src/config.ts';
 import { AoiClipper } from '../src/geo/aoiClipper.ts';
 import { bboxOf, type AoiGeometry } from '../src/geo/index.ts';
@@ -65,11 +66,6 @@ export interface ValidationBenchResult {
 /** Bounds on the /healthz loop, whatever happens to the previews. */
 const HEALTH_MAX_REQUESTS = 200_000;
 const HEALTH_MAX_SECONDS = 300;
-
-function percentile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
 
 const ms = (v: number) => Math.round(v * 10) / 10;
 /** Peak RSS is this process's (the bench's), not the server's. */
