@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, tempDataDir, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { expectEnvelope } from '../helpers/envelope.ts';
-import { zip } from '../helpers/shapefile.ts';
+import { zip, zipFolder } from '../helpers/zip.ts';
 import { rawRequest } from '../helpers/rawHttp.ts';
 import { writeTiff } from '../../src/synth/tiff.ts';
 import { writeSafeGrd } from '../../src/synth/safe.ts';
@@ -93,25 +93,12 @@ function metresBetween(a: [number, number], b: [number, number]): number {
   return Math.hypot((a[0] - b[0]) * kx, (a[1] - b[1]) * 110_574);
 }
 
-function zipFolder(root: string): Buffer {
-  const members: [string, Buffer][] = [];
-  const walk = (rel: string) => {
-    for (const entry of fs.readdirSync(path.join(path.dirname(root), rel), { withFileTypes: true })) {
-      const child = path.posix.join(rel, entry.name);
-      if (entry.isDirectory()) walk(child);
-      else members.push([child, fs.readFileSync(path.join(path.dirname(root), child))]);
-    }
-  };
-  walk(path.basename(root));
-  return zip(members, { store: true });
-}
-
 beforeAll(async () => {
   dir = tempDataDir();
   sigma0Tif = await sigma0GeoTiff(path.join(dir, 'sigma0.tif'));
   safeCenter = [3.9, 52.3];
   const safe = await writeSafeGrd(path.join(dir, 'safe'), { seed: 3, start: '2024-06-13T17:33:40Z', center: safeCenter, width: 500, height: 400, pols: ['VV', 'VH'], wind: { speed: 7, directionDeg: 200 } });
-  safeZip = zipFolder(safe.productPath);
+  safeZip = zipFolder(safe.productPath, path.basename(safe.productPath), () => 'store');
   t = await startTestService({ SARWATCH_MAX_TIF_UPLOAD_BYTES: String(MAX_BYTES) });
 }, 120_000);
 afterAll(async () => {
