@@ -17,4 +17,5 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const SCOPES = ['jobs:read', 'jobs:write', 'uploads:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-export const WARNING_CODES = ['LOW_AOI_COVERAGE', 'CREDITS_NOT_ESTIMABLE', 'PERIOD_PARTIALLY_COVERED'] as const;
+/** The spec's three, then sarwatch's (docs/api.md, Job warning codes). */
+export const WARNING_CODES = ['LOW_AOI_COVERAGE', 'CREDITS_NOT_ESTIMABLE', 'PERIOD_PARTIALLY_COVERED', 'AZIMUTH_AMBIGUITY_NOT_SUPPRESSED', 'INCIDENCE_ANGLE_ASSUMED'] as const;

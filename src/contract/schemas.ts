@@ -3,7 +3,7 @@
  * Fastify, describe responses in /openapi.json, and type the SDK.
  */
 import Type, { type Static } from 'typebox';
-import { ENDPOINT_IDS, JOB_STATUSES } from './enums.ts';
+import { ENDPOINT_IDS, JOB_STATUSES, WARNING_CODES } from './enums.ts';
 import { IsoDate, OrbitDirection } from './bodies.ts';
 
 const IsoTimestamp = Type.String({ description: 'ISO 8601 UTC timestamp with Z suffix', examples: ['2024-06-01T12:00:00.000Z'] });
@@ -13,7 +13,7 @@ export { FieldsJobBody, PeriodJobBody, SceneJobBody, type SubmissionBody } from 
 const EndpointIdSchema = Type.Enum([...ENDPOINT_IDS]);
 const StatusSchema = Type.Enum([...JOB_STATUSES]);
 
-export const Warning = Type.Object({ code: Type.String(), message: Type.String() });
+export const Warning = Type.Object({ code: Type.String({ description: `Machine-readable code, one of ${WARNING_CODES.join(', ')}` }), message: Type.String() });
 export type Warning = Static<typeof Warning>;
 
 export const Coverage = Type.Object({

@@ -6,16 +6,11 @@ import { JobFailure } from '../contract/errors.ts';
 import type { UploadFeatureCollection } from '../analysis/registry.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import type { Db } from '../store/index.ts';
+import { accountUploads, POLYGON_UPLOADS } from './accountUploads.ts';
 
 export async function readUploadFeatures(db: Db, objects: ObjectStore, accountId: string, polygonId: string): Promise<UploadFeatureCollection> {
-  const row = await db
-    .selectFrom('polygon_uploads')
-    .select(['geojson_key'])
-    .where('id', '=', polygonId.trim().toLowerCase())
-    .where('account_id', '=', accountId)
-    .where('status', '=', 'ready')
-    .executeTakeFirst();
-  const stored = row?.geojson_key ? await objects.get(row.geojson_key) : null;
+  const row = await accountUploads(db, accountId, POLYGON_UPLOADS).find(polygonId.trim());
+  const stored = row?.status === 'ready' && row.geojson_key ? await objects.get(row.geojson_key) : null;
   if (!stored) throw new JobFailure('VALIDATION_ERROR', `polygon_id: the polygon upload ${polygonId} is no longer available`);
   const chunks: Buffer[] = [];
   for await (const chunk of stored.body) chunks.push(chunk as Buffer);

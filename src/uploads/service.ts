@@ -16,12 +16,8 @@ import type { Principal } from '../jobs/accounts.ts';
 import { isoNow } from '../jobs/time.ts';
 import { countUploadFeaturesOffMainThread, validateUploadOffMainThread } from '../jobs/geometry/pool.ts';
 import { UPLOAD_MEDIA_TYPES, type UploadFormat, type UploadLimits } from './read.ts';
-import { createUpload, deleteUpload, markUploadFailed, markUploadReady } from './transitions.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The newest uploads a list returns. */
-export const UPLOAD_LIST_LIMIT = 100;
+import { createUpload, markUploadFailed, markUploadReady } from './transitions.ts';
+import { accountUploads, POLYGON_UPLOADS } from './accountUploads.ts';
 
 const EXTENSION: Record<UploadFormat, string> = { geojson: 'geojson', kml: 'kml', shapefile: 'zip' };
 
@@ -123,42 +119,21 @@ export class PolygonUploadService {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private async own(principal: Principal, id: string): Promise<PolygonUploadRow> {
-    const row = UUID.test(id)
-      ? await this.deps.db
-          .selectFrom('polygon_uploads')
-          .selectAll()
-          .where('id', '=', id.toLowerCase())
-          .where('account_id', '=', principal.accountId)
-          .executeTakeFirst()
-      : undefined;
-    if (!row) throw new ApiError('NOT_FOUND', UUID.test(id) ? `no polygon upload ${id.toLowerCase()}` : 'no polygon upload with this polygon_id (ids are UUIDs)');
-    return row;
+  private uploads(principal: Principal) {
+    return accountUploads(this.deps.db, principal.accountId, POLYGON_UPLOADS);
   }
 
   async get(principal: Principal, id: string): Promise<PolygonUpload> {
-    return toView(await this.own(principal, id));
+    return toView(await this.uploads(principal).own(id));
   }
 
   async list(principal: Principal): Promise<PolygonUploadList> {
-    const rows = await this.deps.db
-      .selectFrom('polygon_uploads')
-      .selectAll()
-      .where('account_id', '=', principal.accountId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(UPLOAD_LIST_LIMIT)
-      .execute();
-    return { polygons: rows.map(toView) };
+    return { polygons: (await this.uploads(principal).list()).map(toView) };
   }
 
   /** Deletes the row, then its objects. Jobs already submitted on it fail when they run (VALIDATION_ERROR). */
   async delete(principal: Principal, id: string): Promise<void> {
-    const row = await this.own(principal, id);
-    const deleted = await deleteUpload(this.deps.db, principal.accountId, row.id);
-    if (!deleted) throw new ApiError('NOT_FOUND', `no polygon upload ${row.id}`);
-    await this.deps.objects.delete(deleted.original_key);
-    if (deleted.geojson_key) await this.deps.objects.delete(deleted.geojson_key);
+    await this.uploads(principal).delete(id, this.deps.objects);
   }
 }
 

@@ -25,10 +25,10 @@ import { inspectImageOffMainThread } from '../jobs/geometry/pool.ts';
 import { parseAoiWkt, bboxOf } from '../geo/index.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../privateFiles.ts';
 import { IMAGE_MEDIA_TYPES, magicMatches, type ImageKind } from './image.ts';
-import { createTifUpload, deleteUpload, markTifReady, markUploadFailed } from './transitions.ts';
-import { UPLOAD_LIST_LIMIT, type UploadLog } from './service.ts';
+import { createTifUpload, markTifReady, markUploadFailed } from './transitions.ts';
+import { accountUploads, TIF_UPLOADS } from './accountUploads.ts';
+import type { UploadLog } from './service.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EXTENSION: Record<ImageKind, string> = { geotiff: 'tif', safe: 'zip' };
 const CONTENT_TYPE: Record<ImageKind, string> = { geotiff: 'image/tiff', safe: 'application/zip' };
 const KIND_TEXT: Record<ImageKind, string> = { geotiff: 'a TIFF', safe: 'a zip' };
@@ -148,36 +148,21 @@ export class TifUploadService {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private async own(principal: Principal, id: string): Promise<TifUploadRow> {
-    const row = UUID.test(id)
-      ? await this.deps.db.selectFrom('tif_uploads').selectAll().where('id', '=', id.toLowerCase()).where('account_id', '=', principal.accountId).executeTakeFirst()
-      : undefined;
-    if (!row) throw new ApiError('NOT_FOUND', UUID.test(id) ? `no image upload ${id.toLowerCase()}` : 'no image upload with this tif_id (ids are UUIDs)');
-    return row;
+  private uploads(principal: Principal) {
+    return accountUploads(this.deps.db, principal.accountId, TIF_UPLOADS);
   }
 
   async get(principal: Principal, id: string): Promise<TifUpload> {
-    return toView(await this.own(principal, id));
+    return toView(await this.uploads(principal).own(id));
   }
 
   async list(principal: Principal): Promise<TifUploadList> {
-    const rows = await this.deps.db
-      .selectFrom('tif_uploads')
-      .selectAll()
-      .where('account_id', '=', principal.accountId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(UPLOAD_LIST_LIMIT)
-      .execute();
-    return { tifs: rows.map(toView) };
+    return { tifs: (await this.uploads(principal).list()).map(toView) };
   }
 
   /** Deletes the row, then its file. Jobs already submitted on it fail when they run. */
   async delete(principal: Principal, id: string): Promise<void> {
-    const row = await this.own(principal, id);
-    const deleted = await deleteUpload(this.deps.db, principal.accountId, row.id, 'tif_uploads');
-    if (!deleted) throw new ApiError('NOT_FOUND', `no image upload ${row.id}`);
-    await this.deps.objects.delete(deleted.original_key);
+    await this.uploads(principal).delete(id, this.deps.objects);
   }
 }
 

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
 import { CHART_COLORS, MIN_VALID_DATES, runIdlefarm, type UploadedCollection, type UploadedFeature } from '../../src/analysis/idlefarm/index.ts';
-import { writeFieldSeason, type SeasonStackResult } from '../../src/synth/index.ts';
+import type { SeasonStackResult } from '../../src/synth/index.ts';
+import { idleScore, seasonUpload, unzip, writeHeldOutSeason } from '../helpers/idlefarmSeason.ts';
 
 let dir: string;
 let season: SeasonStackResult;
@@ -15,36 +15,12 @@ let members: Map<string, Buffer>;
 let progress: number[];
 let summary: Awaited<ReturnType<typeof runIdlefarm>>['summary'];
 
-async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(bytes, { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
-  const out = new Map<string, Buffer>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (entry: yauzl.Entry) => {
-      zip.openReadStream(entry, (e, stream) => {
-        if (e) return reject(e);
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          out.set(entry.fileName, Buffer.concat(chunks));
-          zip.readEntry();
-        });
-      });
-    });
-    zip.on('end', resolve);
-    zip.on('error', reject);
-    zip.readEntry();
-  });
-  return out;
-}
-
 const TRUTH_OF = (name: unknown) => season.truth.find((t) => t.id === name)!;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'idlefarm-'));
-  // A held-out seed (the model was fitted on 101–116).
-  season = await writeFieldSeason(path.join(dir, 'season'), { seed: 9101 });
-  const fields: UploadedFeature[] = season.fields.features.map((f) => ({ type: 'Feature', id: `up-${String(f.properties.name)}`, geometry: f.geometry, properties: { ...f.properties, owner: 'Rossi', idle: 'user value' } }));
-  fields.reverse();
+  season = await writeHeldOutSeason(path.join(dir, 'season'));
+  const fields: UploadedFeature[] = seasonUpload(season, { idle: 'user value' });
   fields.splice(3, 0, { type: 'Feature', geometry: { type: 'Point', coordinates: [11.2, 45.1] }, properties: { name: '=HYPERLINK("x")' } });
   fields.push({
     type: 'Feature',
@@ -110,16 +86,7 @@ describe('idle farmland on a generated season (issue 14)', () => {
       expect(f.properties.idle_probability!).toBeGreaterThan(0.5);
     }
     // Over the whole held-out season: F1 of "idle" at least 0.9.
-    let tp = 0;
-    let fp = 0;
-    let fn = 0;
-    for (const f of out.filter((x) => x.properties.parcel !== undefined)) {
-      const truth = TRUTH_OF(f.properties.name).idle;
-      if (f.properties.idle && truth) tp++;
-      else if (f.properties.idle) fp++;
-      else if (truth) fn++;
-    }
-    expect((2 * tp) / (2 * tp + fp + fn)).toBeGreaterThanOrEqual(0.9);
+    expect(idleScore(season, out).f1).toBeGreaterThanOrEqual(0.9);
   });
 
   it('issue 14: season statistics agree with the generated truth (peak date, VH amplitude, valid dates)', () => {

@@ -8,12 +8,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, tempDataDir, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { expectEnvelope } from '../helpers/envelope.ts';
-import { zip } from '../helpers/shapefile.ts';
+import { zip, zipFolder } from '../helpers/zip.ts';
 import { rawRequest } from '../helpers/rawHttp.ts';
 import { writeTiff } from '../../src/synth/tiff.ts';
 import { writeSafeGrd } from '../../src/synth/safe.ts';
 import { mulberry32 } from '../../src/prng.ts';
-import { centroidLonLat } from '../../src/geo/index.ts';
+import { centroidLonLat, geodesicAreaSqm, intersectAoi, unionAoi, type Polygon } from '../../src/geo/index.ts';
+import { readSigma0, writeGcpSigma0 } from '../imagery/sigma0Fixtures.ts';
 import { createTifUpload } from '../../src/uploads/transitions.ts';
 import { isoNow } from '../../src/jobs/time.ts';
 
@@ -92,25 +93,12 @@ function metresBetween(a: [number, number], b: [number, number]): number {
   return Math.hypot((a[0] - b[0]) * kx, (a[1] - b[1]) * 110_574);
 }
 
-function zipFolder(root: string): Buffer {
-  const members: [string, Buffer][] = [];
-  const walk = (rel: string) => {
-    for (const entry of fs.readdirSync(path.join(path.dirname(root), rel), { withFileTypes: true })) {
-      const child = path.posix.join(rel, entry.name);
-      if (entry.isDirectory()) walk(child);
-      else members.push([child, fs.readFileSync(path.join(path.dirname(root), child))]);
-    }
-  };
-  walk(path.basename(root));
-  return zip(members, { store: true });
-}
-
 beforeAll(async () => {
   dir = tempDataDir();
   sigma0Tif = await sigma0GeoTiff(path.join(dir, 'sigma0.tif'));
   safeCenter = [3.9, 52.3];
   const safe = await writeSafeGrd(path.join(dir, 'safe'), { seed: 3, start: '2024-06-13T17:33:40Z', center: safeCenter, width: 500, height: 400, pols: ['VV', 'VH'], wind: { speed: 7, directionDeg: 200 } });
-  safeZip = zipFolder(safe.productPath);
+  safeZip = zipFolder(safe.productPath, path.basename(safe.productPath), () => 'store');
   t = await startTestService({ SARWATCH_MAX_TIF_UPLOAD_BYTES: String(MAX_BYTES) });
 }, 120_000);
 afterAll(async () => {
@@ -306,6 +294,9 @@ describe('issue 14: tif_id on ship and oilslick jobs', () => {
     expect(submit.status).toBe(200);
     const job = await waitForTerminal(t.client, submit.json.job_id, 60_000);
     expect(job).toMatchObject({ status: 'completed', error_code: null, scene_selection: null });
+    // A GeoTIFF has no SAFE annotation: the job says the ambiguity step did not run.
+    expect(job.warnings.map((w: { code: string }) => w.code)).toEqual(['AZIMUTH_AMBIGUITY_NOT_SUPPRESSED']);
+    expect(job.warnings[0].message).toContain('azimuth-ambiguity suppression was skipped');
     // The AOI is the image's footprint: ≈ 0.08° × 0.06° at 54° N.
     expect(job.area_sqkm).toBeGreaterThan(30);
     expect(job.area_sqkm).toBeLessThan(40);
@@ -319,6 +310,53 @@ describe('issue 14: tif_id on ship and oilslick jobs', () => {
     // Nothing is invented in the speckle around it.
     expect(distances.filter((d: number) => d > 200)).toEqual([]);
   }, 90_000);
+
+  it('issue 14: a ship job on an uploaded SAFE zip runs the ambiguity step: no warning', async () => {
+    const tif = await post(safeZip, 'application/zip');
+    expect((await settled(tif.json.tif_id)).status).toBe('ready');
+    const submit = await t.http('POST', '/api/v1/analyze/ship', { body: onImage({ tif_id: tif.json.tif_id }) });
+    expect(submit.status).toBe(200);
+    const job = await waitForTerminal(t.client, submit.json.job_id, 60_000);
+    expect(job).toMatchObject({ status: 'completed', error_code: null, warnings: [] });
+  }, 90_000);
+
+  it('issue 14: an oilslick job on an uploaded σ0 GeoTIFF (no incidence band) finds the generated slick, with oil_probability, and warns INCIDENCE_ANGLE_ASSUMED', async () => {
+    // A generated SAFE with one slick, written as a linear σ0 GeoTIFF with GCPs (VV only): ≈ 2.9 MB.
+    const center: [number, number] = [3.5, 54.0];
+    const km = (dx: number, dy: number): [number, number] => [center[0] + dx / (111.32 * Math.cos((center[1] * Math.PI) / 180)), center[1] + dy / 110.57];
+    const written = await writeSafeGrd(path.join(dir, 'slick'), {
+      seed: 7,
+      start: '2024-05-01T17:30:00',
+      center,
+      width: 900,
+      height: 800,
+      pols: ['VV'],
+      wind: { speed: 6, directionDeg: 200 },
+      slicks: [{ id: 'slick', path: [km(-3, -1.5), km(3, 1.5)], widthM: [150, 400] }],
+    });
+    const truth = (JSON.parse(fs.readFileSync(written.groundTruthPath, 'utf8')) as { features: { geometry: Polygon; properties: { id: string } }[] }).features.find((f) => f.properties.id === 'slick')!.geometry;
+    const src = await readSigma0(written.productPath, ['VV']);
+    const file = path.join(dir, 'slick.tif');
+    await writeGcpSigma0(src, file);
+    await src.product.close();
+    const tif = await post(fs.readFileSync(file), 'image/tiff');
+    expect((await settled(tif.json.tif_id)).status).toBe('ready');
+    const submit = await t.http('POST', '/api/v1/analyze/oilslick', { body: onImage({ tif_id: tif.json.tif_id }) });
+    expect(submit.status).toBe(200);
+    const job = await waitForTerminal(t.client, submit.json.job_id, 60_000);
+    expect(job).toMatchObject({ status: 'completed', error_code: null, scene_selection: null });
+    expect(job.warnings.map((w: { code: string }) => w.code)).toEqual(['INCIDENCE_ANGLE_ASSUMED']);
+    expect(job.warnings[0].message).toContain('assumed 38°');
+    const result: any = await (await fetch(new URL((await t.http('GET', `/api/v1/jobs/${submit.json.job_id}/result.geojson`)).headers.get('location')!, t.url))).json();
+    // One slick, where it was put (IoU with the truth measured 0.96), with the model's probability (measured 0.998).
+    expect(result.features).toHaveLength(1);
+    const found = result.features[0];
+    const overlap = intersectAoi(found.geometry, truth);
+    expect(overlap).not.toBeNull();
+    expect(geodesicAreaSqm(overlap!) / geodesicAreaSqm(unionAoi([found.geometry, truth])!)).toBeGreaterThanOrEqual(0.9);
+    expect(found.properties.oil_probability).toBeGreaterThan(0.5);
+    expect(found.properties.oil_probability).toBeLessThanOrEqual(1);
+  }, 120_000);
 
   it('issue 14: an unknown or another account\'s tif_id is 404 at submission; a preview answers 200 without an estimate', async () => {
     const unknown = '33333333-4444-4555-8666-777777777777';

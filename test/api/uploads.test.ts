@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForTerminal, TINY_SQUARE, type TestService } from '../helpers/service.ts';
 import { expectEnvelope } from '../helpers/envelope.ts';
-import { shapefileZip, zip } from '../helpers/shapefile.ts';
+import { shapefileZip } from '../helpers/shapefile.ts';
+import { zip } from '../helpers/zip.ts';
 import { createRegistry, type AnalysisModule } from '../../src/analysis/registry.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { geodesicAreaSqkm, parseAoiWkt, unionAoi } from '../../src/geo/index.ts';

@@ -3,7 +3,7 @@
  * polygon uploads, built here so the tests need no GDAL. Format: ESRI Shapefile Technical
  * Description (1998) for .shp/.shx, dBASE III for .dbf.
  */
-import { deflateRawSync } from 'node:zlib';
+import { zip } from './zip.ts';
 
 type Ring = [number, number][];
 
@@ -86,62 +86,4 @@ function dbf(names: string[]): Buffer {
   header.writeUInt8(0x0d, 64);
   const rows = names.map((n) => Buffer.from(` ${n.padEnd(width).slice(0, width)}`, 'latin1'));
   return Buffer.concat([header, ...rows, Buffer.from([0x1a])]);
-}
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc32(buf: Buffer): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-/** A zip of deflated members, or of stored ones (`store`: as a SAFE zip keeps its TIFFs). */
-export function zip(members: [string, Buffer][], opts: { store?: boolean } = {}): Buffer {
-  const method = opts.store ? 0 : 8;
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, raw] of members) {
-    const body = opts.store ? raw : deflateRawSync(raw);
-    const nameBytes = Buffer.from(name, 'utf8');
-    const crc = crc32(raw);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(raw.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, body);
-    centrals.push(central, nameBytes);
-    offset += local.length + nameBytes.length + body.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(members.length, 8);
-  end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
 }

@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, posix, relative } from 'node:path';
-import { deflateRawSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { S1_DATA } from '../helpers/samples.ts';
 export const DATA = S1_DATA;
@@ -63,82 +62,4 @@ export interface GdalInfo {
 export function epsgFromWkt(wkt: string): number | null {
   const ids = [...wkt.matchAll(/ID\["EPSG",(\d+)\]/g)];
   return ids.length ? Number(ids[ids.length - 1]![1]) : null;
-}
-
-// ---------------------------------------------------------------- zip writer (tests only)
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc32(buf: Buffer): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function listFiles(root: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(root)) {
-    const p = join(root, name);
-    if (statSync(p).isDirectory()) out.push(...listFiles(p));
-    else out.push(p);
-  }
-  return out.sort();
-}
-
-/**
- * Write a zip of a folder (entries under `<prefix>/`), every member stored or deflated
- * as `method(relativePath)` says — enough to test random access into a zip member.
- */
-export function writeZip(folder: string, prefix: string, target: string, method: (relativePath: string) => 'store' | 'deflate'): void {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const file of listFiles(folder)) {
-    const rel = posix.join(prefix, relative(folder, file).split(/[\\/]/).join('/'));
-    const raw = readFileSync(file);
-    const deflate = method(relative(folder, file)) === 'deflate';
-    const body = deflate ? deflateRawSync(raw) : raw;
-    const name = Buffer.from(rel, 'utf8');
-    const crc = crc32(raw);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(deflate ? 8 : 0, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(deflate ? 8 : 0, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(raw.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, body);
-    centrals.push(central, name);
-    offset += local.length + name.length + body.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  const count = centrals.length / 2;
-  end.writeUInt16LE(count, 8);
-  end.writeUInt16LE(count, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  writeFileSync(target, Buffer.concat([...locals, cd, end]));
 }

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isImageryError, openSafeProduct, parseAnnotation } from '../../src/imagery/index.js';
-import { DATA, NORTH_SEA_SAFE, PYROSAR, writeZip } from './fixtures.js';
+import { DATA, NORTH_SEA_SAFE, PYROSAR } from './fixtures.js';
+import { zipFolder } from '../helpers/zip.ts';
 
 const zips = readdirSync(PYROSAR)
   .filter((f) => f.endsWith('.zip'))
@@ -70,7 +71,7 @@ describe('SAFE zip with a measurement TIFF', () => {
   it('reads a stored (uncompressed) measurement member in place, identical to the folder', async () => {
     const zip = join(scratch, 'stored.zip');
     const name = 'S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE';
-    writeZip(NORTH_SEA_SAFE, name, zip, (rel) => (rel.startsWith('measurement') ? 'store' : 'deflate'));
+    writeFileSync(zip, zipFolder(NORTH_SEA_SAFE, name, (rel) => (rel.startsWith('measurement') ? 'store' : 'deflate')));
     const fromZip = await openSafeProduct(zip);
     const fromFolder = await openSafeProduct(NORTH_SEA_SAFE);
     try {
@@ -90,7 +91,7 @@ describe('SAFE zip with a measurement TIFF', () => {
 
   it('refuses a deflated measurement member with COMPRESSED_ZIP_MEMBER but keeps the metadata', async () => {
     const zip = join(scratch, 'deflated.zip');
-    writeZip(NORTH_SEA_SAFE, 'NS.SAFE', zip, () => 'deflate');
+    writeFileSync(zip, zipFolder(NORTH_SEA_SAFE, 'NS.SAFE', () => 'deflate'));
     const product = await openSafeProduct(zip);
     try {
       expect(product.productId).toBe('NS');

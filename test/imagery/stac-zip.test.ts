@@ -5,7 +5,7 @@
  * token with range support. σ0 must equal the local SAFE folder's, every read must be a
  * range request, and a new process on the same byte cache must download nothing.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,8 @@ import { openCatalogProvider } from '../../src/catalog/providers/index.ts';
 import { safeProductPath } from '../../src/analysis/modules/sceneInput.ts';
 import { openSafeContainer } from '../../src/imagery/safe/container.ts';
 import { openSafeProduct, setRemoteAccess, type SafeProduct } from '../../src/imagery/index.ts';
-import { NORTH_SEA_SAFE, writeZip } from './fixtures.ts';
+import { NORTH_SEA_SAFE } from './fixtures.ts';
+import { zipFolder } from '../helpers/zip.ts';
 import { NORTH_SEA_ID, northSeaItem, startStandIn, type StandIn } from './standIn.ts';
 
 const PRODUCT = `${NORTH_SEA_ID}_EA25`;
@@ -61,9 +62,9 @@ beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'sarwatch-cdsezip-'));
   standIn = await startStandIn();
   zipFile = path.join(tmp, 'product.zip');
-  writeZip(NORTH_SEA_SAFE, `${PRODUCT}.SAFE`, zipFile, (rel) => (rel.startsWith('measurement') ? 'store' : 'deflate'));
+  writeFileSync(zipFile, zipFolder(NORTH_SEA_SAFE, `${PRODUCT}.SAFE`, (rel) => (rel.startsWith('measurement') ? 'store' : 'deflate')));
   const deflated = path.join(tmp, 'deflated.zip');
-  writeZip(NORTH_SEA_SAFE, `${PRODUCT}.SAFE`, deflated, () => 'deflate');
+  writeFileSync(deflated, zipFolder(NORTH_SEA_SAFE, `${PRODUCT}.SAFE`, () => 'deflate'));
   standIn.files.set(ZIP_PATH, zipFile);
   standIn.files.set(DEFLATED_PATH, deflated);
   standIn.items.set('sentinel-1-grd', [zipItem(PRODUCT, ZIP_PATH), zipItem(`${NORTH_SEA_ID}_DEFL`, DEFLATED_PATH)]);

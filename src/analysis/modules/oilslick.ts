@@ -2,7 +2,7 @@
 import { detectSlicksInSafe, resolveOilSlickParams, type SafeSlickOptions } from '../oilslick/index.ts';
 import { detectInProduct } from '../oilslick/detect.ts';
 import type { AnalysisModule } from '../registry.ts';
-import { asImageryFailure, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
+import { asImageryFailure, GEOTIFF_WARNINGS, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
 
 export const oilslickModule: AnalysisModule = {
   endpointId: 'oilslick',
@@ -14,11 +14,11 @@ export const oilslickModule: AnalysisModule = {
       onProgress: (fraction) => ctx.reportProgress(100 * fraction),
     };
     try {
-      const result =
-        kind === 'safe'
-          ? await detectSlicksInSafe(path, options)
-          : await withSigma0GeoTiff(path, async (product) => (await detectInProduct(product, resolveOilSlickParams(), options)).collection);
-      return { result };
+      if (kind === 'safe') return { result: await detectSlicksInSafe(path, options) };
+      return await withSigma0GeoTiff(path, async (product) => ({
+        result: (await detectInProduct(product, resolveOilSlickParams(), options)).collection,
+        warnings: product.hasIncidence ? [] : [GEOTIFF_WARNINGS.incidenceAssumed],
+      }));
     } catch (e) {
       throw asImageryFailure(e);
     }

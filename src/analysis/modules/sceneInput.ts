@@ -5,9 +5,10 @@
  * and the polygon to clip to.
  */
 import { JobFailure } from '../../contract/errors.ts';
-import { isImageryError, openSigma0GeoTiff, type ImageryErrorCode, type Sigma0GeoTiff } from '../../imagery/index.ts';
+import { DEFAULT_INCIDENCE_DEG, isImageryError, openSigma0GeoTiff, type ImageryErrorCode, type Sigma0GeoTiff } from '../../imagery/index.ts';
 import type { AoiGeometry } from '../../geo/types.ts';
 import type { SceneRecord } from '../../catalog/types.ts';
+import type { Warning } from '../../contract/schemas.ts';
 import type { ResolvedInput } from '../registry.ts';
 
 export type SceneSource = { kind: 'safe' | 'geotiff'; path: string; polygon: AoiGeometry | undefined };
@@ -31,6 +32,24 @@ export async function withSigma0GeoTiff<T>(file: string, use: (product: Sigma0Ge
     await product.close();
   }
 }
+
+/**
+ * What a job on an uploaded σ0 GeoTIFF analyses differently from a SAFE product (which
+ * carries its annotation): the job's warnings, as `sarwatch analyze` prints them.
+ */
+export const GEOTIFF_WARNINGS = {
+  /** ship: the GeoTIFF has no orbit or PRF, so azimuth ghosts of bright targets are not removed. */
+  ambiguityNotSuppressed: {
+    code: 'AZIMUTH_AMBIGUITY_NOT_SUPPRESSED',
+    message:
+      "The uploaded GeoTIFF has no SAFE annotation (orbit, PRF): azimuth-ambiguity suppression was skipped, so ghosts of bright targets may be reported as vessels. Upload the zipped SAFE product to have them removed.",
+  },
+  /** oilslick: no incidence-angle band, so the low-wind look-alike test used one angle everywhere. */
+  incidenceAssumed: {
+    code: 'INCIDENCE_ANGLE_ASSUMED',
+    message: `The uploaded GeoTIFF has no incidence-angle band: the low-wind look-alike test assumed ${DEFAULT_INCIDENCE_DEG}° everywhere.`,
+  },
+} as const satisfies Record<string, Warning>;
 
 /**
  * What openSafeProduct opens for a GRD scene: its local SAFE folder or zip, or the URL of

@@ -2,7 +2,7 @@
 import { detectShipsInProduct, detectShipsInSafe, type DetectShipsOptions } from '../ship/index.ts';
 import { analysisThreads } from '../engine/pool.ts';
 import type { AnalysisModule } from '../registry.ts';
-import { asImageryFailure, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
+import { asImageryFailure, GEOTIFF_WARNINGS, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
 
 export const shipModule: AnalysisModule = {
   endpointId: 'ship',
@@ -15,9 +15,9 @@ export const shipModule: AnalysisModule = {
       onProgress: (percent) => ctx.reportProgress(percent),
     };
     try {
-      const result =
-        kind === 'safe' ? await detectShipsInSafe(path, options) : await withSigma0GeoTiff(path, async (product) => (await detectShipsInProduct(product, options)).result);
-      return { result };
+      if (kind === 'safe') return { result: await detectShipsInSafe(path, options) };
+      const report = await withSigma0GeoTiff(path, (product) => detectShipsInProduct(product, options));
+      return { result: report.result, warnings: report.ambiguitySkipped ? [GEOTIFF_WARNINGS.ambiguityNotSuppressed] : [] };
     } catch (e) {
       throw asImageryFailure(e);
     }

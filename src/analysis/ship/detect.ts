@@ -42,6 +42,8 @@ export interface ShipSceneReport {
   channels: Channel[];
   /** Detections dropped as azimuth ghosts. */
   ambiguities: number;
+  /** Ambiguity suppression is on but could not run: the product has no SAFE annotation (a σ0 GeoTIFF). */
+  ambiguitySkipped: boolean;
   /** Full-image window that was analysed. */
   region: PixelWindow | null;
   /** Wall-clock milliseconds per stage (read includes waiting for the reader; detect is detectShipsInTile). */
@@ -150,7 +152,9 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
   const halo = requiredHalo(params, spacing);
   const started = performance.now();
   const timings = { read: 0, landMask: 0, detect: 0, ambiguity: 0, vectorize: 0, total: 0 };
-  const empty = (): ShipSceneReport => ({ result: finalizeFeatureCollection([]), detections: [], tiles: 0, channels, ambiguities: 0, region: null, timings });
+  const safe = isSafeProduct(product) ? product : null;
+  const ambiguitySkipped = params.ambiguity.enabled && !safe;
+  const empty = (): ShipSceneReport => ({ result: finalizeFeatureCollection([]), detections: [], tiles: 0, channels, ambiguities: 0, ambiguitySkipped, region: null, timings });
 
   let region = product.validWindow;
   if (!region) return empty();
@@ -171,7 +175,6 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
 
   const plan = planTiles(product.width, product.height, params.tileSize, halo, region);
   const geolocation = product.geolocation;
-  const safe = isSafeProduct(product) ? product : null;
   const sources = params.ambiguity.enabled && safe ? new BrightSourceMap(product.width, product.height, 8) : null;
   // SAFE without noise removal: the main thread reads DN only and the tile's worker calibrates
   // it (calibrate.ts, bit-identical σ0), since reading is the critical path of a scene.
@@ -318,5 +321,5 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
   const result = finalizeFeatureCollection(polygons);
   timings.vectorize = performance.now() - mark;
   timings.total = performance.now() - started;
-  return { result, detections: keptDetections, tiles: plan.tiles.length, channels, ambiguities, region, timings };
+  return { result, detections: keptDetections, tiles: plan.tiles.length, channels, ambiguities, ambiguitySkipped, region, timings };
 }
