@@ -5,13 +5,11 @@ import { boxCount, boxMean, boxSum, maskedBoxSums } from '../../src/raster/boxMe
 // Float32 outputs are compared with Math.fround of the exact quotient).
 
 // 4 × 3
-// prettier-ignore
 const V = Float32Array.from([
   1, 2, 3, 4,
   5, 6, 7, 8,
   9, 10, 11, 12,
 ]);
-// prettier-ignore
 const VALID = Uint8Array.from([
   1, 1, 0, 1,
   1, 0, 1, 1,
@@ -23,7 +21,6 @@ const NaN_ = Number.NaN;
 
 describe('boxMean', () => {
   it('3 × 3 window clipped at the borders, every pixel valid', () => {
-    // prettier-ignore
     expect(Array.from(boxMean(V, ALL, 4, 3, 1, 1))).toEqual([
       3.5, 4, 5, 5.5,
       5.5, 6, 7, 7.5,
@@ -32,7 +29,6 @@ describe('boxMean', () => {
   });
 
   it('separate half-sizes along rows and columns, and windows larger than the raster', () => {
-    // prettier-ignore
     expect(Array.from(boxMean(V, ALL, 4, 3, 1, 0))).toEqual([
       1.5, 2, 3, 3.5,
       5.5, 6, 7, 7.5,
@@ -42,7 +38,6 @@ describe('boxMean', () => {
   });
 
   it('no-data: means over valid pixels only, NaN at invalid centres', () => {
-    // prettier-ignore
     expect(Array.from(boxMean(V, VALID, 4, 3, 1, 1))).toEqual([
       f(8 / 3), 3.75, NaN_, f(19 / 3),
       f(5.4), NaN_, 7, 7.5,
@@ -52,7 +47,6 @@ describe('boxMean', () => {
 
   it('where, minimum valid share and fallback (the dark-spot background form)', () => {
     const fallback = new Float32Array(12).fill(-1);
-    // prettier-ignore
     expect(Array.from(boxMean(V, VALID, 4, 3, 1, 1, undefined, { where: ALL, minFraction: 0.75, fallback }))).toEqual([
       f(8 / 3), -1, -1, f(19 / 3),
       f(5.4), f(45 / 7), -1, -1,

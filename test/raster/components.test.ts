@@ -9,7 +9,6 @@ import { ComponentScratch, componentLabels, connectedComponents } from '../../sr
 // 5 × 4; indices:  0  1  2  3  4 /  5  6  7  8  9 / 10 11 12 13 14 / 15 16 17 18 19
 const W = 5;
 const H = 4;
-// prettier-ignore
 const MASK = Uint8Array.from([
   1, 1, 0, 0, 1,
   0, 1, 0, 1, 0,
@@ -26,7 +25,6 @@ describe('connectedComponents', () => {
     expect(c.count).toBe(4);
     expect(Array.from(c.pixels)).toEqual([0, 6, 1, 4, 8, 15, 17, 18]);
     expect(Array.from(c.offsets)).toEqual([0, 3, 5, 6, 8]);
-    // prettier-ignore
     expect(Array.from(componentLabels(c, W * H))).toEqual([
       1, 1, 0, 0, 2,
       0, 1, 0, 2, 0,
@@ -38,7 +36,6 @@ describe('connectedComponents', () => {
   it('4-connectivity: diagonal neighbours are separate, and the fill order follows the edges', () => {
     const c = connectedComponents(MASK, W, H, { connectivity: 4 });
     expect(parts(c)).toEqual([[0, 1, 6], [4], [8], [15], [17, 18]]);
-    // prettier-ignore
     expect(Array.from(componentLabels(c, W * H))).toEqual([
       1, 1, 0, 0, 2,
       0, 1, 0, 3, 0,
