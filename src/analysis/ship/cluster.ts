@@ -40,45 +40,7 @@ export function clusterDetections(mask: Uint8Array, values: Float32Array, width:
   const clusters: Cluster[] = [];
   for (let k = 0; k < components.count; k++) {
     // Flood-fill order (measureCluster sums over the pixels in it).
-    const pixels = components.pixels.slice(components.offsets[k]!, components.offsets[k + 1]!);
-    const start = pixels[0]!;
-    let detected = 0;
-    let rowMin = height;
-    let rowMax = -1;
-    let colMin = width;
-    let colMax = -1;
-    let sumRow = 0;
-    let sumCol = 0;
-    let peak = -Infinity;
-    let peakIndex = start;
-    for (const p of pixels) {
-      const row = (p / width) | 0;
-      const col = p - row * width;
-      if (mask[p] === 2) detected++;
-      if (row < rowMin) rowMin = row;
-      if (row > rowMax) rowMax = row;
-      if (col < colMin) colMin = col;
-      if (col > colMax) colMax = col;
-      sumRow += row;
-      sumCol += col;
-      const v = values[p]!;
-      if (v > peak || (v === peak && p < peakIndex)) {
-        peak = v;
-        peakIndex = p;
-      }
-    }
-    clusters.push({
-      pixels,
-      detected,
-      rowMin,
-      rowMax,
-      colMin,
-      colMax,
-      centroidRow: sumRow / pixels.length,
-      centroidCol: sumCol / pixels.length,
-      peak,
-      peakIndex,
-    });
+    clusters.push(summarise(components.pixels.slice(components.offsets[k]!, components.offsets[k + 1]!), mask, values, width, height));
   }
   return clusters;
 }
