@@ -6,9 +6,11 @@
 // float64: along each row (add the entering pixel, drop the leaving one), then down the
 // columns, each output row derived from the one above. The cost per pixel does not depend on
 // the window size. The exact order of these additions is part of the contract: the change
-// model is calibrated on results computed this way, so a different summation (a summed-area
-// table, pairwise sums) would change low-order bits of calibrated outputs. The golden values in
-// test/raster/boxMean.test.ts pin it.
+// model is calibrated on results computed this way. Float64 sums of float32 data are often
+// exact, and then any summation agrees; where they round, a different one (a summed-area
+// table, pairwise sums) changes low-order bits (measured on a synthetic oil SAFE: region
+// statistics moved in the 11th digit). test/raster/boxMean.test.ts pins the order and
+// test/raster/callerPins.test.ts the callers' outputs.
 //
 // No-data: a window's statistics come from its valid pixels only (`valid` ≠ 0), and a centre
 // that is not to be computed gets NaN, so no-data never bleeds into the data next to it. The

@@ -87,6 +87,11 @@ describe('boxSum, boxCount, maskedBoxSums', () => {
     expect(Array.from(boxSum(src, 5, 1, 1, 0, new Float64Array(5)))).toEqual([1e16, 1e16, -1, -1e16, -1e16]);
   });
 
+  it('pins the summation down the columns too: each row from the one above, entering row added before the leaving one is dropped', () => {
+    const src = Float64Array.from([1, 1e16, 1, -1e16, 1]); // one column
+    expect(Array.from(boxSum(src, 1, 5, 0, 1, new Float64Array(5)))).toEqual([1e16, 1e16, -1, -1e16, -1e16]);
+  });
+
   it('counts of valid pixels, with and without gaps', () => {
     expect(Array.from(boxCount(ALL, 4, 3, 1, 1, new Float64Array(12)))).toEqual([4, 6, 6, 4, 6, 9, 9, 6, 4, 6, 6, 4]);
     expect(Array.from(boxCount(VALID, 4, 3, 1, 1, new Float64Array(12)))).toEqual([3, 4, 4, 3, 5, 7, 6, 4, 3, 5, 4, 3]);
