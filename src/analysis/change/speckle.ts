@@ -1,8 +1,8 @@
 // Speckle filters for intensity (linear power: σ0, γ0) images with a validity mask.
 //
-// Every filter is computed with separable running sums (src/raster/boxMean.ts), so the cost per pixel does not
-// depend on the window size, and every filter ignores invalid pixels: a window's statistics
-// come from its valid pixels only, and an invalid centre stays NaN. No-data therefore never
+// Every filter is computed with separable running sums (src/raster/boxMean.ts), so the cost
+// per pixel does not depend on the window size, and every filter ignores invalid pixels: a
+// window's statistics come from its valid pixels only, and an invalid centre stays NaN. No-data therefore never
 // bleeds into the data next to it (the edge of a swath or of a masked area).
 //
 // ENL (equivalent number of looks) assumptions, documented in docs/change.md:
