@@ -18,12 +18,13 @@
 // separate polygons, each shaved by a triangle that small. Either way the polygon area
 // differs from the pixel count by at most 2 × saddleOffset px² per saddle (0.02 px²).
 
+import { componentLabels, connectedComponents, type Connectivity } from '../raster/components.ts';
 import { douglasPeucker } from './simplify.ts';
 import { segmentRelation } from './predicates.ts';
 import { makeSegment, sweepSegmentPairs, type Segment } from './segments.ts';
 import type { Polygon, Position } from './types.ts';
 
-export type Connectivity = 4 | 8;
+export type { Connectivity };
 
 export interface VectorizeOptions {
   /** Pixels of a region touching only at corners are one polygon (8, default) or separate (4). */
@@ -110,54 +111,34 @@ export function tracePixelRings(
   minPixels = 1,
 ): TracedComponent[] {
   const n = width * height;
-  const component = new Int32Array(n); // 0 = not yet labelled / background
+  // Components of equal non-zero values, numbered by their first pixel in raster order.
+  const components = connectedComponents(labels, width, height, { connectivity, join: 'equal' });
+  const component = componentLabels(components, n); // component id per pixel, 0 = background
   const visited = new Uint8Array(n); // bit d: the edge on side d (heading d) has been traced
-  const stack = new Int32Array(n);
   const out: TracedComponent[] = [];
-  let next = 0;
 
   const inComponent = (row: number, col: number, id: number): boolean =>
     row >= 0 && col >= 0 && row < height && col < width && component[row * width + col] === id;
 
-  for (let start = 0; start < n; start++) {
+  for (let k = 0; k < components.count; k++) {
+    const id = k + 1;
+    // The component's pixels in flood-fill order (the hole scan below visits them in it).
+    const members = components.pixels.subarray(components.offsets[k]!, components.offsets[k + 1]!);
+    const start = members[0]!;
     const label = labels[start]!;
-    if (label === 0 || component[start] !== 0) continue;
-    const id = ++next;
-    // Flood fill the component; `members` keeps its pixels for the hole scan below.
-    let top = 0;
-    stack[top++] = start;
-    component[start] = id;
-    const members: number[] = [];
+    if (members.length < minPixels) continue;
     let x0 = width;
     let y0 = height;
     let x1 = -1;
     let y1 = -1;
-    while (top > 0) {
-      const p = stack[--top]!;
-      members.push(p);
+    for (const p of members) {
       const row = (p / width) | 0;
       const col = p - row * width;
       if (col < x0) x0 = col;
       if (col > x1) x1 = col;
       if (row < y0) y0 = row;
       if (row > y1) y1 = row;
-      for (let dr = -1; dr <= 1; dr++) {
-        const r = row + dr;
-        if (r < 0 || r >= height) continue;
-        for (let dc = -1; dc <= 1; dc++) {
-          if (dr === 0 && dc === 0) continue;
-          if (connectivity === 4 && dr !== 0 && dc !== 0) continue;
-          const c = col + dc;
-          if (c < 0 || c >= width) continue;
-          const q = r * width + c;
-          if (component[q] === 0 && labels[q] === label) {
-            component[q] = id;
-            stack[top++] = q;
-          }
-        }
-      }
     }
-    if (members.length < minPixels) continue;
 
     const traceRing = (pixel: number, side: number): PixelRing => {
       const ring: PixelRing = [];

@@ -1,8 +1,8 @@
 // Speckle filters for intensity (linear power: σ0, γ0) images with a validity mask.
 //
-// Every filter is computed with separable running sums, so the cost per pixel does not
-// depend on the window size, and every filter ignores invalid pixels: a window's statistics
-// come from its valid pixels only, and an invalid centre stays NaN. No-data therefore never
+// Every filter is computed with separable running sums (src/raster/boxMean.ts), so the cost
+// per pixel does not depend on the window size, and every filter ignores invalid pixels: a
+// window's statistics come from its valid pixels only, and an invalid centre stays NaN. No-data therefore never
 // bleeds into the data next to it (the edge of a swath or of a masked area).
 //
 // ENL (equivalent number of looks) assumptions, documented in docs/change.md:
@@ -13,6 +13,9 @@
 //   looks than there are only makes the Lee filter smooth a little less.
 // - A boxcar of (2r+1)² pixels multiplies the ENL by at most (2r+1)²; with correlated
 //   neighbours the gain is smaller, so `effectiveLooks` is an upper bound.
+
+import { BoxScratch, boxCount, boxMean, maskedBoxSums } from '../../raster/boxMean.ts';
+import { ComponentScratch } from '../../raster/components.ts';
 
 export type SpeckleFilterMethod = 'boxcar' | 'trimmed' | 'lee' | 'none';
 
@@ -41,19 +44,11 @@ export function effectiveLooks(options: SpeckleFilterOptions): number {
  * It also remembers the window counts of the last validity mask per radius: every band of a
  * tile shares one mask, so the counts are computed once per tile and radius.
  */
-export class SpeckleScratch {
-  private buffers = new Map<string, Float64Array>();
+export class SpeckleScratch extends BoxScratch {
+  /** Buffers of the region labelling (change/tile.ts), reused tile after tile. */
+  readonly components = new ComponentScratch();
   private counts = new Map<number, { valid: Uint8Array; width: number; count: Float64Array }>();
   private typed = new Map<string, Float32Array | Uint8Array | Int32Array>();
-
-  get(name: string, n: number): Float64Array {
-    let b = this.buffers.get(name);
-    if (!b || b.length < n) {
-      b = new Float64Array(n);
-      this.buffers.set(name, b);
-    }
-    return b.length === n ? b : b.subarray(0, n);
-  }
 
   /** A named reusable typed array of exactly n elements (content unspecified). */
   f32(name: string, n: number): Float32Array {
@@ -83,89 +78,15 @@ export class SpeckleScratch {
   windowCounts(valid: Uint8Array, width: number, height: number, radius: number): Float64Array {
     const cached = this.counts.get(radius);
     if (cached && cached.valid === valid && cached.width === width && cached.count.length === width * height) return cached.count;
-    const n = width * height;
-    const count = this.get(`count-${radius}`, n);
-    let all = true;
-    for (let i = 0; i < n && all; i++) if (!valid[i]) all = false;
-    if (all) {
-      // Every pixel valid (the usual tile): the count is the clipped window's area.
-      for (let y = 0; y < height; y++) {
-        const rows = Math.min(height - 1, y + radius) - Math.max(0, y - radius) + 1;
-        for (let x = 0; x < width; x++) count[y * width + x] = rows * (Math.min(width - 1, x + radius) - Math.max(0, x - radius) + 1);
-      }
-    } else {
-      const ones = this.get('ones', n);
-      for (let i = 0; i < n; i++) ones[i] = valid[i]!;
-      boxSum(ones, width, height, radius, count, this);
-    }
+    const count = boxCount(valid, width, height, radius, radius, this.get(`count-${radius}`, width * height), this);
     this.counts.set(radius, { valid, width, count });
     return count;
   }
 }
 
-/** Horizontal running sums of one row segment: dst[x] = Σ src[x−r … x+r] (clipped). */
-function rowSums(src: Float64Array, base: number, width: number, r: number, dst: Float64Array, squares: boolean): void {
-  let s = 0;
-  const first = Math.min(r, width);
-  for (let x = 0; x < first; x++) {
-    const v = src[base + x]!;
-    s += squares ? v * v : v;
-  }
-  for (let x = 0; x < width; x++) {
-    const add = x + r;
-    if (add < width) {
-      const v = src[base + add]!;
-      s += squares ? v * v : v;
-    }
-    const drop = x - r - 1;
-    if (drop >= 0) {
-      const v = src[base + drop]!;
-      s -= squares ? v * v : v;
-    }
-    dst[base + x] = s;
-  }
-}
-
 /**
- * out[i] = Σ of `src` (or of src², with `squares`) over the (2r+1)² window around i, clipped
- * to the image: running sums along rows, then down columns, each output row derived from the
- * one above (add the entering row, drop the leaving one).
- */
-function boxSum(src: Float64Array, width: number, height: number, radius: number, out: Float64Array, scratch: SpeckleScratch, squares = false): void {
-  const n = width * height;
-  const row = scratch.get('boxRow', n);
-  const r = Math.min(radius, width - 1);
-  for (let y = 0; y < height; y++) rowSums(src, y * width, width, r, row, squares);
-  const rv = Math.min(radius, height - 1);
-  out.fill(0, 0, width);
-  for (let k = 0; k <= rv; k++) {
-    const base = k * width;
-    for (let x = 0; x < width; x++) out[x]! += row[base + x]!;
-  }
-  for (let y = 1; y < height; y++) {
-    const o = y * width;
-    const p = o - width;
-    const add = y + rv;
-    const drop = y - rv - 1;
-    if (add < height && drop >= 0) {
-      const a = add * width;
-      const d = drop * width;
-      for (let x = 0; x < width; x++) out[o + x] = out[p + x]! + row[a + x]! - row[d + x]!;
-    } else if (add < height) {
-      const a = add * width;
-      for (let x = 0; x < width; x++) out[o + x] = out[p + x]! + row[a + x]!;
-    } else if (drop >= 0) {
-      const d = drop * width;
-      for (let x = 0; x < width; x++) out[o + x] = out[p + x]! - row[d + x]!;
-    } else {
-      for (let x = 0; x < width; x++) out[o + x] = out[p + x]!;
-    }
-  }
-}
-
-/**
- * Windowed sums over valid pixels: Σv, Σv² (when `squares`) and the count of valid pixels in
- * the (2r+1)² window clipped to the image.
+ * Windowed sums over valid pixels (src/raster/boxMean.ts): Σv, Σv² (when `squares`) and the
+ * count of valid pixels in the (2r+1)² window clipped to the image.
  */
 function windowSums(
   values: Float32Array,
@@ -176,21 +97,8 @@ function windowSums(
   squares: boolean,
   scratch: SpeckleScratch,
 ): { sum: Float64Array; sumSq: Float64Array | null; count: Float64Array } {
-  const n = width * height;
   const count = scratch.windowCounts(valid, width, height, radius);
-  // Invalid pixels contribute 0, so the running sums need no branches.
-  const masked = scratch.get('masked', n);
-  for (let i = 0; i < n; i++) {
-    const v = values[i]!;
-    masked[i] = valid[i] && v === v ? v : 0;
-  }
-  const sum = scratch.get('sum', n);
-  boxSum(masked, width, height, radius, sum, scratch);
-  let sumSq: Float64Array | null = null;
-  if (squares) {
-    sumSq = scratch.get('sumSq', n);
-    boxSum(masked, width, height, radius, sumSq, scratch, true);
-  }
+  const { sum, sumSq } = maskedBoxSums(values, valid, width, height, radius, radius, squares, scratch);
   return { sum, sumSq, count };
 }
 
@@ -211,9 +119,7 @@ export function boxcarFilter(
     for (let i = 0; i < out.length; i++) out[i] = valid[i] ? values[i]! : Number.NaN;
     return out;
   }
-  const { sum, count } = windowSums(values, valid, width, height, radius, false, scratch);
-  for (let i = 0; i < width * height; i++) out[i] = valid[i] ? sum[i]! / count[i]! : Number.NaN;
-  return out;
+  return boxMean(values, valid, width, height, radius, radius, out, { count: scratch.windowCounts(valid, width, height, radius), scratch });
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   type Channels,
   type FeatureInputs,
 } from './model.ts';
+import { connectedComponents } from '../../raster/components.ts';
 import { boxcarFilter, filterSpeckle, SpeckleScratch } from './speckle.ts';
 
 export interface PixelRect {
@@ -224,26 +225,20 @@ function labelRegions(
 ): ChangeRegion[] {
   const n = width * height;
   const zThreshold = logit(threshold);
-  const seen = scratch.u8('seen', n).fill(0);
-  const stack = scratch.i32('stack', n);
+  const above = scratch.u8('above', n);
+  for (let i = 0; i < n; i++) above[i] = z[i]! >= zThreshold ? 1 : 0;
+  const components = connectedComponents(above, width, height, { connectivity: 8, scratch: scratch.components });
   const regions: ChangeRegion[] = [];
-  for (let start = 0; start < n; start++) {
-    if (seen[start] || !(z[start]! >= zThreshold)) continue;
-    let top = 0;
-    let count = 0;
-    stack[top++] = start;
-    seen[start] = 1;
-    const members: number[] = [];
+  for (let k = 0; k < components.count; k++) {
+    const members = components.pixels.subarray(components.offsets[k]!, components.offsets[k + 1]!);
+    const count = members.length;
     let x0 = width;
     let y0 = height;
     let x1 = -1;
     let y1 = -1;
     let sumRow = 0;
     let sumCol = 0;
-    while (top > 0) {
-      const p = stack[--top]!;
-      members.push(p);
-      count++;
+    for (const p of members) {
       const row = (p / width) | 0;
       const col = p - row * width;
       sumRow += row;
@@ -252,28 +247,15 @@ function labelRegions(
       if (col > x1) x1 = col;
       if (row < y0) y0 = row;
       if (row > y1) y1 = row;
-      for (let dr = -1; dr <= 1; dr++) {
-        const r = row + dr;
-        if (r < 0 || r >= height) continue;
-        for (let dc = -1; dc <= 1; dc++) {
-          const c = col + dc;
-          if (c < 0 || c >= width || (dr === 0 && dc === 0)) continue;
-          const q = r * width + c;
-          if (!seen[q] && z[q]! >= zThreshold) {
-            seen[q] = 1;
-            stack[top++] = q;
-          }
-        }
-      }
     }
     if (count < minPixels) continue;
     const centroid = { row: sumRow / count, col: sumCol / count };
     const cr = Math.round(centroid.row);
     const cc = Math.round(centroid.col);
     if (cr < core.y0 || cr >= core.y0 + core.height || cc < core.x0 || cc >= core.x0 + core.width) continue;
-    const pixels = Int32Array.from(members).sort();
+    const pixels = members.slice().sort();
     const probs = new Float32Array(count);
-    for (let k = 0; k < count; k++) probs[k] = 1 / (1 + Math.exp(-z[pixels[k]!]!));
+    for (let j = 0; j < count; j++) probs[j] = 1 / (1 + Math.exp(-z[pixels[j]!]!));
     const confidence = confidenceFromProbabilities(probs, threshold);
     regions.push({
       pixels,

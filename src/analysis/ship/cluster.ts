@@ -1,5 +1,7 @@
 // Clusters of CFAR pixels and their measurements.
 
+import { ComponentScratch, connectedComponents } from '../../raster/components.ts';
+
 export interface Cluster {
   /** Tile-local linear indices (row · width + col), in flood-fill order. */
   pixels: Int32Array;
@@ -16,82 +18,30 @@ export interface Cluster {
   peakIndex: number;
 }
 
+/** Reusable labelling buffers of this thread (a visited byte per tile pixel, kept clear between calls). */
+const componentScratch = new ComponentScratch();
+
 /**
  * 8-connected components of mask ≥ 1 that contain at least one detected pixel (mask = 2):
  * hysteresis, so a vessel is outlined by its extent pixels and found by its detected ones.
- * `seeds` (the detected pixels, e.g. CfarResult.detected) saves scanning the whole mask.
- * Visited pixels are flagged in the mask itself (bit 2) while the search runs, and restored.
+ * `seeds` (the detected pixels, e.g. CfarResult.detected) saves scanning the whole mask; the
+ * fill then costs what the clusters cost. The mask is left as it was.
  */
 export function clusterDetections(mask: Uint8Array, values: Float32Array, width: number, height: number, seeds?: ArrayLike<number>): Cluster[] {
-  const VISITED = 4;
-  const stack: number[] = [];
-  const clusters: Cluster[] = [];
-  const grow = (start: number): void => {
-    mask[start]! |= VISITED;
-    stack.push(start);
-    const pixels: number[] = [];
-    let detected = 0;
-    let rowMin = height;
-    let rowMax = -1;
-    let colMin = width;
-    let colMax = -1;
-    let sumRow = 0;
-    let sumCol = 0;
-    let peak = -Infinity;
-    let peakIndex = start;
-    while (stack.length > 0) {
-      const p = stack.pop()!;
-      pixels.push(p);
-      const row = (p / width) | 0;
-      const col = p - row * width;
-      if ((mask[p]! & 3) === 2) detected++;
-      if (row < rowMin) rowMin = row;
-      if (row > rowMax) rowMax = row;
-      if (col < colMin) colMin = col;
-      if (col > colMax) colMax = col;
-      sumRow += row;
-      sumCol += col;
-      const v = values[p]!;
-      if (v > peak || (v === peak && p < peakIndex)) {
-        peak = v;
-        peakIndex = p;
-      }
-      for (let dr = -1; dr <= 1; dr++) {
-        const r = row + dr;
-        if (r < 0 || r >= height) continue;
-        for (let dc = -1; dc <= 1; dc++) {
-          const c = col + dc;
-          if (c < 0 || c >= width) continue;
-          const q = r * width + c;
-          const m = mask[q]!;
-          if (m !== 0 && (m & VISITED) === 0) {
-            mask[q] = m | VISITED;
-            stack.push(q);
-          }
-        }
-      }
-    }
-    clusters.push({
-      pixels: Int32Array.from(pixels),
-      detected,
-      rowMin,
-      rowMax,
-      colMin,
-      colMax,
-      centroidRow: sumRow / pixels.length,
-      centroidCol: sumCol / pixels.length,
-      peak,
-      peakIndex,
-    });
-  };
+  // Raster order, so clusters come out in the same order as a full scan would give.
+  const starts: number[] = [];
   if (seeds) {
-    // Raster order, so clusters come out in the same order as a full scan would give.
     const sorted = Int32Array.from(seeds).sort();
-    for (const i of sorted) if (mask[i] === 2) grow(i);
+    for (const i of sorted) if (mask[i] === 2) starts.push(i);
   } else {
-    for (let i = 0; i < mask.length; i++) if (mask[i] === 2) grow(i);
+    for (let i = 0; i < mask.length; i++) if (mask[i] === 2) starts.push(i);
   }
-  for (const c of clusters) for (const p of c.pixels) mask[p]! &= 3;
+  const components = connectedComponents(mask, width, height, { connectivity: 8, seeds: starts, scratch: componentScratch });
+  const clusters: Cluster[] = [];
+  for (let k = 0; k < components.count; k++) {
+    // Flood-fill order (measureCluster sums over the pixels in it).
+    clusters.push(summarise(components.pixels.slice(components.offsets[k]!, components.offsets[k + 1]!), mask, values, width, height));
+  }
   return clusters;
 }
 

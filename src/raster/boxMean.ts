@@ -1,0 +1,202 @@
+// Box sums and box means over a validity mask (row-major rasters, width × height): the one
+// moving-window mean behind the change detector's speckle filters (analysis/change/speckle.ts).
+//
+// The window around pixel (row, col) is rows row−ry … row+ry and columns col−rx … col+rx,
+// clipped to the raster (no padding, no mirroring). Sums are separable running sums in
+// float64: along each row (add the entering pixel, drop the leaving one), then down the
+// columns, each output row derived from the one above. The cost per pixel does not depend on
+// the window size. The exact order of these additions is part of the contract: the change
+// model is calibrated on results computed this way. Float64 sums of float32 data are often
+// exact, and then any summation agrees; where they round, a different one (a summed-area
+// table, pairwise sums) changes low-order bits (measured on a synthetic oil SAFE: region
+// statistics moved in the 11th digit). test/raster/boxMean.test.ts pins the order and
+// test/raster/callerPins.test.ts the callers' outputs.
+//
+// No-data: a window's statistics come from its valid pixels only (`valid` ≠ 0), and a centre
+// that is not to be computed gets NaN, so no-data never bleeds into the data next to it. The
+// mask, not the values, says what is data: a NaN value at a valid pixel adds 0 to the sums and
+// still counts as valid (callers' masks exclude NaN; this keeps the arithmetic branch-free).
+
+/** Named float64 buffers reused across calls (one set per thread). */
+export class BoxScratch {
+  private buffers = new Map<string, Float64Array>();
+
+  /** A named reusable float64 array of exactly n elements (content unspecified). */
+  get(name: string, n: number): Float64Array {
+    let b = this.buffers.get(name);
+    if (!b || b.length < n) {
+      b = new Float64Array(n);
+      this.buffers.set(name, b);
+    }
+    return b.length === n ? b : b.subarray(0, n);
+  }
+}
+
+/** Horizontal running sums of one row: dst[x] = Σ src[x−r … x+r] (clipped), or of src². */
+function rowSums(src: Float64Array, base: number, width: number, r: number, dst: Float64Array, squares: boolean): void {
+  let s = 0;
+  const first = Math.min(r, width);
+  for (let x = 0; x < first; x++) {
+    const v = src[base + x]!;
+    s += squares ? v * v : v;
+  }
+  for (let x = 0; x < width; x++) {
+    const add = x + r;
+    if (add < width) {
+      const v = src[base + add]!;
+      s += squares ? v * v : v;
+    }
+    const drop = x - r - 1;
+    if (drop >= 0) {
+      const v = src[base + drop]!;
+      s -= squares ? v * v : v;
+    }
+    dst[base + x] = s;
+  }
+}
+
+/**
+ * out[i] = Σ of `src` (or of src², with `squares`) over the window of half-sizes (rx, ry)
+ * around i, clipped to the raster. `out` must not be `src`.
+ */
+export function boxSum(
+  src: Float64Array,
+  width: number,
+  height: number,
+  rx: number,
+  ry: number,
+  out: Float64Array,
+  scratch: BoxScratch = new BoxScratch(),
+  squares = false,
+): Float64Array {
+  const n = width * height;
+  if (src.length !== n || out.length !== n) throw new RangeError(`boxSum: arrays must hold ${width} × ${height} values`);
+  if (n === 0) return out;
+  const row = scratch.get('boxRow', n);
+  const r = Math.min(rx, width - 1);
+  for (let y = 0; y < height; y++) rowSums(src, y * width, width, r, row, squares);
+  const rv = Math.min(ry, height - 1);
+  out.fill(0, 0, width);
+  for (let k = 0; k <= rv; k++) {
+    const base = k * width;
+    for (let x = 0; x < width; x++) out[x]! += row[base + x]!;
+  }
+  for (let y = 1; y < height; y++) {
+    const o = y * width;
+    const p = o - width;
+    const add = y + rv;
+    const drop = y - rv - 1;
+    if (add < height && drop >= 0) {
+      const a = add * width;
+      const d = drop * width;
+      for (let x = 0; x < width; x++) out[o + x] = out[p + x]! + row[a + x]! - row[d + x]!;
+    } else if (add < height) {
+      const a = add * width;
+      for (let x = 0; x < width; x++) out[o + x] = out[p + x]! + row[a + x]!;
+    } else if (drop >= 0) {
+      const d = drop * width;
+      for (let x = 0; x < width; x++) out[o + x] = out[p + x]! - row[d + x]!;
+    } else {
+      for (let x = 0; x < width; x++) out[o + x] = out[p + x]!;
+    }
+  }
+  return out;
+}
+
+/** Number of valid pixels in each clipped window (exact integers). */
+export function boxCount(valid: Uint8Array, width: number, height: number, rx: number, ry: number, out: Float64Array, scratch: BoxScratch = new BoxScratch()): Float64Array {
+  const n = width * height;
+  if (valid.length !== n || out.length !== n) throw new RangeError(`boxCount: arrays must hold ${width} × ${height} values`);
+  let all = true;
+  for (let i = 0; i < n && all; i++) if (!valid[i]) all = false;
+  if (all) {
+    // Every pixel valid (the usual tile): the count is the clipped window's area.
+    for (let y = 0; y < height; y++) {
+      const rows = Math.min(height - 1, y + ry) - Math.max(0, y - ry) + 1;
+      for (let x = 0; x < width; x++) out[y * width + x] = rows * (Math.min(width - 1, x + rx) - Math.max(0, x - rx) + 1);
+    }
+    return out;
+  }
+  const ones = scratch.get('boxOnes', n);
+  for (let i = 0; i < n; i++) ones[i] = valid[i]!;
+  return boxSum(ones, width, height, rx, ry, out, scratch);
+}
+
+/**
+ * Windowed sums over valid pixels: Σv and, with `squares`, Σv². The arrays are the scratch's
+ * ('boxSum', 'boxSumSq'): valid until its next use.
+ */
+export function maskedBoxSums(
+  values: ArrayLike<number>,
+  valid: Uint8Array,
+  width: number,
+  height: number,
+  rx: number,
+  ry: number,
+  squares: boolean,
+  scratch: BoxScratch = new BoxScratch(),
+): { sum: Float64Array; sumSq: Float64Array | null } {
+  const n = width * height;
+  if (values.length !== n || valid.length !== n) throw new RangeError(`maskedBoxSums: arrays must hold ${width} × ${height} values`);
+  // Invalid pixels contribute 0, so the running sums need no branches.
+  const masked = scratch.get('boxMasked', n);
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    masked[i] = valid[i] && v === v ? v : 0;
+  }
+  const sum = boxSum(masked, width, height, rx, ry, scratch.get('boxSum', n), scratch);
+  const sumSq = squares ? boxSum(masked, width, height, rx, ry, scratch.get('boxSumSq', n), scratch, true) : null;
+  return { sum, sumSq };
+}
+
+export interface BoxMeanOptions {
+  /** Pixels to compute (default: the valid ones); the others get NaN. */
+  where?: Uint8Array;
+  /**
+   * Smallest share of the clipped window's area that must be valid for a mean (default 0: one
+   * valid pixel is enough). Below it, or with no valid pixel at all, the pixel gets `fallback`.
+   */
+  minFraction?: number;
+  /** Value per pixel where the mean is not estimated (default NaN). */
+  fallback?: ArrayLike<number>;
+  /** Valid-pixel counts per window if already known (boxCount of the same mask and radii). */
+  count?: Float64Array;
+  scratch?: BoxScratch;
+}
+
+/** Mean of the valid pixels in the window of half-sizes (rx, ry) around each pixel. */
+export function boxMean(
+  values: ArrayLike<number>,
+  valid: Uint8Array,
+  width: number,
+  height: number,
+  rx: number,
+  ry: number,
+  out: Float32Array = new Float32Array(width * height),
+  options: BoxMeanOptions = {},
+): Float32Array {
+  const n = width * height;
+  if (out.length !== n) throw new RangeError(`boxMean: output must hold ${width} × ${height} values`);
+  const scratch = options.scratch ?? new BoxScratch();
+  const where = options.where ?? valid;
+  const minFraction = options.minFraction ?? 0;
+  const fallback = options.fallback;
+  const count = options.count ?? boxCount(valid, width, height, rx, ry, scratch.get('boxCount', n), scratch);
+  const { sum } = maskedBoxSums(values, valid, width, height, rx, ry, false, scratch);
+  const cx = Math.min(rx, width - 1);
+  const cy = Math.min(ry, height - 1);
+  for (let y = 0; y < height; y++) {
+    const rows = Math.min(height - 1, y + cy) - Math.max(0, y - cy) + 1;
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      if (!where[i]) {
+        out[i] = Number.NaN;
+        continue;
+      }
+      const c = count[i]!;
+      if (c > 0 && (minFraction <= 0 || c >= minFraction * rows * (Math.min(width - 1, x + cx) - Math.max(0, x - cx) + 1))) out[i] = sum[i]! / c;
+      else out[i] = fallback ? fallback[i]! : Number.NaN;
+    }
+  }
+  return out;
+}

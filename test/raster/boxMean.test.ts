@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { boxCount, boxMean, boxSum, maskedBoxSums } from '../../src/raster/boxMean.ts';
+
+// Golden fixtures worked out by hand (integer sums, so the expected means are exact; the
+// Float32 outputs are compared with Math.fround of the exact quotient).
+
+// 4 × 3
+const V = Float32Array.from([
+  1, 2, 3, 4,
+  5, 6, 7, 8,
+  9, 10, 11, 12,
+]);
+const VALID = Uint8Array.from([
+  1, 1, 0, 1,
+  1, 0, 1, 1,
+  1, 1, 1, 0,
+]);
+const ALL = new Uint8Array(12).fill(1);
+const f = (x: number): number => Math.fround(x);
+const NaN_ = Number.NaN;
+
+describe('boxMean', () => {
+  it('3 × 3 window clipped at the borders, every pixel valid', () => {
+    expect(Array.from(boxMean(V, ALL, 4, 3, 1, 1))).toEqual([
+      3.5, 4, 5, 5.5,
+      5.5, 6, 7, 7.5,
+      7.5, 8, 9, 9.5,
+    ]);
+  });
+
+  it('separate half-sizes along rows and columns, and windows larger than the raster', () => {
+    expect(Array.from(boxMean(V, ALL, 4, 3, 1, 0))).toEqual([
+      1.5, 2, 3, 3.5,
+      5.5, 6, 7, 7.5,
+      9.5, 10, 11, 11.5,
+    ]);
+    expect(Array.from(boxMean(V, ALL, 4, 3, 10, 10))).toEqual(new Array(12).fill(6.5));
+  });
+
+  it('no-data: means over valid pixels only, NaN at invalid centres', () => {
+    expect(Array.from(boxMean(V, VALID, 4, 3, 1, 1))).toEqual([
+      f(8 / 3), 3.75, NaN_, f(19 / 3),
+      f(5.4), NaN_, 7, 7.5,
+      8, f(8.4), 9, NaN_,
+    ]);
+  });
+
+  it('where, minimum valid share and fallback (the dark-spot background form)', () => {
+    const fallback = new Float32Array(12).fill(-1);
+    expect(Array.from(boxMean(V, VALID, 4, 3, 1, 1, undefined, { where: ALL, minFraction: 0.75, fallback }))).toEqual([
+      f(8 / 3), -1, -1, f(19 / 3),
+      f(5.4), f(45 / 7), -1, -1,
+      8, f(8.4), -1, f(26 / 3),
+    ]);
+    // Without a fallback a short window gives NaN; with no minimum any valid pixel will do.
+    const loose = boxMean(V, VALID, 4, 3, 1, 1, undefined, { where: ALL });
+    expect([loose[2], loose[5], loose[11]]).toEqual([5.25, f(45 / 7), f(26 / 3)]);
+    const strict = boxMean(V, VALID, 4, 3, 1, 1, undefined, { where: ALL, minFraction: 0.75 });
+    expect(strict[1]).toBeNaN();
+  });
+
+  it('a NaN value at a valid pixel adds 0 and still counts (the mask says what is data)', () => {
+    const v = V.slice();
+    v[0] = Number.NaN;
+    const out = boxMean(v, ALL, 4, 3, 1, 1);
+    expect(out[1]).toBe(f(23 / 6));
+    expect(out[5]).toBe(f(53 / 9));
+  });
+
+  it('rejects arrays of the wrong size', () => {
+    expect(() => boxMean(V, ALL, 4, 2, 1, 1)).toThrow(RangeError);
+  });
+});
+
+describe('boxSum, boxCount, maskedBoxSums', () => {
+  it('sums and sums of squares', () => {
+    const src = Float64Array.from([1, 2, 3]);
+    expect(Array.from(boxSum(src, 3, 1, 1, 1, new Float64Array(3)))).toEqual([3, 6, 5]);
+    expect(Array.from(boxSum(src, 3, 1, 1, 1, new Float64Array(3), undefined, true))).toEqual([5, 14, 13]);
+    expect(Array.from(boxSum(src, 1, 3, 0, 1, new Float64Array(3)))).toEqual([3, 6, 5]);
+  });
+
+  it('pins the summation: running sums along the row (add the entering value, drop the leaving one)', () => {
+    // Exact window sums are 1e16+1, 1e16+2, 1, −1e16+2, −1e16+1; in float64 running sums give
+    // −1 in the middle (summing each window left to right would give 0).
+    const src = Float64Array.from([1, 1e16, 1, -1e16, 1]);
+    expect(Array.from(boxSum(src, 5, 1, 1, 0, new Float64Array(5)))).toEqual([1e16, 1e16, -1, -1e16, -1e16]);
+  });
+
+  it('pins the summation down the columns too: each row from the one above, entering row added before the leaving one is dropped', () => {
+    const src = Float64Array.from([1, 1e16, 1, -1e16, 1]); // one column
+    expect(Array.from(boxSum(src, 1, 5, 0, 1, new Float64Array(5)))).toEqual([1e16, 1e16, -1, -1e16, -1e16]);
+  });
+
+  it('counts of valid pixels, with and without gaps', () => {
+    expect(Array.from(boxCount(ALL, 4, 3, 1, 1, new Float64Array(12)))).toEqual([4, 6, 6, 4, 6, 9, 9, 6, 4, 6, 6, 4]);
+    expect(Array.from(boxCount(VALID, 4, 3, 1, 1, new Float64Array(12)))).toEqual([3, 4, 4, 3, 5, 7, 6, 4, 3, 5, 4, 3]);
+  });
+
+  it('masked sums skip invalid pixels', () => {
+    const { sum, sumSq } = maskedBoxSums(V, VALID, 4, 3, 0, 0, true);
+    expect(Array.from(sum)).toEqual([1, 2, 0, 4, 5, 0, 7, 8, 9, 10, 11, 0]);
+    expect(Array.from(sumSq!)).toEqual([1, 4, 0, 16, 25, 0, 49, 64, 81, 100, 121, 0]);
+  });
+});
