@@ -170,11 +170,12 @@ export function refineOutlineMask(
     if (done) break;
   }
 
-  // Dark cells, then a 3 × 3 majority vote (symmetric: speckle neither grows nor eats the edge).
+  // Dark cells, then a 3 × 3 majority vote (symmetric: speckle neither grows nor eats the
+  // edge); the vote never adds a cell without a level (outside the zone, land, no data).
   for (let i = 0; i < n; i++) dark[i] = level[i]! < threshold ? 1 : 0;
   boxcarFilter(dark, all, w, h, 1, share, scratch);
   const mask = new Uint8Array(n);
-  for (let i = 0; i < n; i++) mask[i] = share[i]! > 0.5 ? 1 : 0;
+  for (let i = 0; i < n; i++) mask[i] = share[i]! > 0.5 && level[i] === level[i] ? 1 : 0;
 
   // Keep the parts that overlap the candidate and are at least the working grid's resolution.
   const minCells = Math.max(1, Math.round(MIN_FEATURE_M2 / (spacing.range * spacing.azimuth)));
