@@ -36,6 +36,7 @@ import { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams, type OilSlickParams } 
 import { runTileTask } from '../engine/pool.ts';
 import { loadOilModel, oilProbability, type OilModelFile } from './model.ts';
 import { detectSlicksInTile, requiredHaloPx, type SlickTileInput, type TileRegions } from './tile.ts';
+import { outlineWindow, refinedPolygons, refineOutlineMask } from './refineOutline.ts';
 
 // One tile (tile.ts): detectSlicksInTile runs on the worker threads.
 export { detectSlicksInTile, minPixels, requiredHaloPx } from './tile.ts';
@@ -417,7 +418,7 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   let spacing: PixelSpacing = { range: pixelSpacing.range * m, azimuth: pixelSpacing.azimuth * m };
   const read = async (w: PixelWindow, tile: Tile) => {
     // Land first: a tile that is land (or shore buffer) throughout is not read at all.
-    const landMask = land === null ? undefined : tileLandMask(product, tile, m, pixelSpacing, params.shoreBufferM, land);
+    const landMask = land === null ? undefined : windowLandMask(product, tile.halo, m, pixelSpacing, params.shoreBufferM, land);
     if (landMask && landMask.every((v) => v !== 0)) return null;
     const data = await band.readWindow(w, { quantity: 'sigma0', denoise: params.denoise });
     return { ...data, land: landMask };
@@ -484,7 +485,7 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
       width_m: Math.round(c.features.widthM),
       contrast_db: Math.round(c.features.contrastDb * 10) / 10,
     };
-    for (const geometry of regionPolygons(c.region, m, (line, pixel) => geo.pixelToLonLat(line, pixel), params.simplifyTolerancePx)) {
+    for (const geometry of await slickPolygons(c, product, band, region, params, pixelSpacing, land)) {
       if (!clipper || !aoiBox) {
         polygons.push({ geometry, properties });
         continue;
@@ -500,6 +501,34 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   const collection = finalizeFeatureCollection(polygons, { addPropertyId: true });
   options.onProgress?.(1);
   return { collection, candidates, tiles: plan.tiles.length, landTiles: skipped, workers: usedWorkers, window: region };
+}
+
+/**
+ * The outline of an accepted slick: redrawn from the full-resolution σ0 of a window around it
+ * (refineOutline.ts; one bounded read per slick), or its working-grid outline when it cannot
+ * be (no background, too large a window).
+ */
+async function slickPolygons(
+  c: SlickCandidate,
+  product: Sigma0Product,
+  band: Sigma0Product['bands'][string],
+  bounds: PixelWindow,
+  params: OilSlickParams,
+  pixelSpacing: PixelSpacing,
+  land: LandPolygons | null | undefined,
+): Promise<Polygon[]> {
+  const m = params.multilook;
+  const toLonLat = (line: number, pixel: number) => product.geolocation.pixelToLonLat(line, pixel);
+  const window = outlineWindow(c.region, m, pixelSpacing, bounds);
+  if (window && band) {
+    const data = await band.readWindow(window, { quantity: 'sigma0', denoise: params.denoise });
+    const landMask = land === null ? undefined : windowLandMask(product, window, m, pixelSpacing, params.shoreBufferM, land);
+    const pixels = { ...window, sigma0: data.data, valid: data.valid, land: landMask };
+    const mask = refineOutlineMask(c.region, c.features.backgroundDb, m, pixelSpacing, pixels, params.thresholdShiftDb);
+    // Simplified as the working-grid outline is: simplifyTolerancePx of the grid traced.
+    if (mask) return refinedPolygons(mask, window, toLonLat, params.simplifyTolerancePx);
+  }
+  return regionPolygons(c.region, m, toLonLat, params.simplifyTolerancePx);
 }
 
 /** What detectSlicksInTile returns for a tile without sea. */
@@ -562,32 +591,31 @@ function polygonWindow(product: Sigma0Product, polygon: AoiGeometry, spacing: Pi
 }
 
 /**
- * Land mask of a tile's halo window at full resolution. It is rasterised on the multilook
- * grid (m² fewer pixels to fill and dilate; the shore buffer dwarfs the 20 m step) and
- * expanded to full resolution.
+ * Land mask of a full-resolution window (a tile's halo, a slick's outline window) whose origin
+ * is on the multilook grid. It is rasterised on the multilook grid (m² fewer pixels to fill
+ * and dilate; the shore buffer dwarfs the 20 m step) and expanded to full resolution.
  */
-function tileLandMask(product: Sigma0Product, tile: Tile, m: number, spacing: PixelSpacing, bufferM: number, land: LandPolygons | undefined): Uint8Array {
-  const { halo } = tile;
-  const w = Math.ceil(halo.width / m);
-  const h = Math.ceil(halo.height / m);
+function windowLandMask(product: Sigma0Product, win: PixelWindow, m: number, spacing: PixelSpacing, bufferM: number, land: LandPolygons | undefined): Uint8Array {
+  const w = Math.ceil(win.width / m);
+  const h = Math.ceil(win.height / m);
   const c = (m - 1) / 2;
   const coarse = rasterizeLandMask({
     width: w,
     height: h,
-    pixelToLonLat: (row, col) => product.geolocation.pixelToLonLat(halo.y0 + row * m + c, halo.x0 + col * m + c),
+    pixelToLonLat: (row, col) => product.geolocation.pixelToLonLat(win.y0 + row * m + c, win.x0 + col * m + c),
     bufferMeters: bufferM,
     pixelSpacing: { range: spacing.range * m, azimuth: spacing.azimuth * m },
     land,
   });
   if (m === 1) return coarse;
-  const out = new Uint8Array(halo.width * halo.height);
+  const out = new Uint8Array(win.width * win.height);
   let any = false;
   for (let i = 0; i < coarse.length; i++) if (coarse[i]) any = true;
   if (!any) return out;
-  for (let y = 0; y < halo.height; y++) {
+  for (let y = 0; y < win.height; y++) {
     const src = ((y / m) | 0) * w;
-    const row = y * halo.width;
-    for (let x = 0; x < halo.width; x++) out[row + x] = coarse[src + ((x / m) | 0)]!;
+    const row = y * win.width;
+    for (let x = 0; x < win.width; x++) out[row + x] = coarse[src + ((x / m) | 0)]!;
   }
   return out;
 }
