@@ -42,6 +42,11 @@ export interface RunnerDeps {
   onSettled?: (settled: JobSettled) => void;
 }
 
+/** Where an attempt of a job writes its result (`results/{job_id}.{attempt}.{geojson|zip}`). */
+export function resultKey(jobId: string, attempt: number, kind: string): string {
+  return `results/${jobId}.${attempt}.${kind}`;
+}
+
 export class JobRunner {
   readonly workerId: string;
   private readonly leaseSeconds: number;
@@ -205,7 +210,9 @@ export class JobRunner {
     const kind = resultKindOf(endpoint);
     const body = kind === 'zip' ? (output.archive ? Buffer.from(output.archive) : undefined) : output.result && JSON.stringify(output.result);
     if (body === undefined) throw new JobFailure('PROCESSING_ERROR', `the ${endpoint} analysis returned no ${kind} result`);
-    const key = `results/${job.id}.${kind}`;
+    // One object per attempt: a worker that ran on after losing its lease writes (and, its
+    // completion refused, deletes) its own object, never the one the completing attempt wrote.
+    const key = resultKey(job.id, Number(job.attempts), kind);
     try {
       await objects.put(key, body, kind === 'zip' ? 'application/zip' : 'application/geo+json');
     } catch (e) {

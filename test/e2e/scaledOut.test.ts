@@ -195,7 +195,7 @@ describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
         const res = await fetch(`${bases[0]}/api/v1/jobs/${j.id}/result.geojson`, { headers: auth, redirect: 'manual' });
         expect(res.status).toBe(302);
         const location = res.headers.get('location')!;
-        expect(location.startsWith(`${s3.endpoint}/sarwatch-e2e/prod/results/${j.id}.geojson?`)).toBe(true);
+        expect(location.startsWith(`${s3.endpoint}/sarwatch-e2e/prod/results/${j.id}.${j.attempts}.geojson?`)).toBe(true);
         const download = await fetch(location);
         expect(download.status).toBe(200);
         expect(((await download.json()) as { type: string }).type).toBe('FeatureCollection');
