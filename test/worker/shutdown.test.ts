@@ -5,7 +5,9 @@
  * SIGTERM/SIGINT. Nothing here sleeps: test detectors say when they run or wait for the test
  * to release them, and the tests await the service's own promises.
  */
+import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -19,6 +21,7 @@ import { closeOnSignals } from '../../src/cli/shutdown.ts';
 import { TINY_SQUARE, tempDataDir } from '../helpers/service.ts';
 import { northSeaFixtureScenes, writeStacArchive } from '../helpers/stacFixtures.ts';
 import { dropTestStore, testStoreEnv } from '../helpers/services.ts';
+import { REPO_ROOT, SARWATCH_BIN } from '../helpers/cli.ts';
 import { aoiEchoTestDetector, hangingTestDetector, poolHoldingTestDetector } from '../helpers/testDetectors.ts';
 
 const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
@@ -223,4 +226,33 @@ describe('issue 10.8: SIGTERM and SIGINT go through the same close()', () => {
     expect(exits).toEqual([1]);
     expect(closes).toBe(1);
   });
+  it('issue 13: `sarwatch serve` on SIGTERM shuts down once (one close, one "shutting down") and exits 0', async () => {
+    const dataDir = tempDataDir();
+    dataDirs.add(dataDir);
+    let out = '';
+    const child = spawn(process.execPath, [SARWATCH_BIN, 'serve'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...(await testStoreEnv(dataDir)), SARWATCH_DATA_DIR: dataDir, SARWATCH_SAMPLES_DIR: '', SARWATCH_DEMO_ARCHIVE: '0', PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d) => (out += String(d)));
+    child.stderr!.on('data', (d) => (out += String(d)));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      const end = Date.now() + 120_000;
+      while (!/Demo API key: /.test(out)) {
+        if (Date.now() > end || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const messages = out.split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { msg?: string }).msg);
+      expect(messages.filter((m) => m === 'shutting down')).toHaveLength(1);
+      expect(messages.filter((m) => m === 'stopped')).toHaveLength(1);
+      expect(messages).not.toContain('shutdown failed');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });
