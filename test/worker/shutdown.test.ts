@@ -41,11 +41,11 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-async function boot(dataDir: string, registry: AnalysisRegistry) {
+async function boot(dataDir: string, registry: AnalysisRegistry, env: Record<string, string> = {}) {
   writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
   // SARWATCH_TEST_STORE=postgres: a database made for the data directory, found again by a restart.
   dataDirs.add(dataDir);
-  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...(await testStoreEnv(dataDir)) });
+  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...(await testStoreEnv(dataDir)), ...env });
   const service = await startService(config, { queuePollMs: 30, registry });
   return { service, config };
 }
@@ -145,6 +145,38 @@ describe('issue 10.8: shutdown aborts running analyses and requeues their jobs',
     const charged = (await client.listJobs({ limit: 1 })).jobs[0]!.credits_used!;
     expect(charged).toBeGreaterThan(0);
     expect(await balance(second.service.db, accountId)).toBe(Math.round((100 - charged) * 1e6));
+  });
+
+  it('issue 13: an analysis that ignores the abort gets SARWATCH_SHUTDOWN_GRACE_SECONDS; then its job is put back at once, the attempt counted, and close() finishes', async () => {
+    const dataDir = tempDataDir();
+    const running = deferred();
+    // Waits on something that never answers and never looks at its signal.
+    const stubborn: AnalysisModule = {
+      endpointId: 'timeseries',
+      run: () => {
+        running.resolve();
+        return new Promise(() => {});
+      },
+    };
+    const first = await boot(dataDir, createRegistry([stubborn]), { SARWATCH_SHUTDOWN_GRACE_SECONDS: '0.3' });
+    const { accountId, apiKey, jobId } = await submitJob(first.service);
+    await running.promise;
+    await first.service.close(); // without the deadline this never resolves
+
+    const stopped = await afterShutdown(first.config, jobId, accountId);
+    // Pending again, not waiting for its lease to expire; attempt 1 stays counted.
+    expect(stopped.job).toEqual({ ...requeued, attempts: 1 });
+    expect(stopped.ledger).toEqual(['reserve']);
+
+    const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
+    open.push(second.service);
+    const client = new SarwatchClient({ baseUrl: second.service.url, apiKey });
+    const job = await client.wait(jobId, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    expect(job.status).toBe('completed');
+    const row = await jobRow(second.service.db, jobId);
+    expect(Number(row.attempts)).toBe(2);
+    expect(row.result_key).toMatch(new RegExp(`^results/${jobId}\\.2\\.geojson$`));
+    expect(await ledgerKinds(second.service.db, jobId)).toEqual(['charge', 'release', 'reserve']);
   });
 
   it('issue 10.8: a detector looping on the main thread stops at its next tile once close() aborts; the store stays open until it has let go', async () => {
