@@ -128,4 +128,12 @@ describe('issue 13: deploy/ agrees with the code', () => {
       expect(u.text, u.name).toMatch(/^ReadWritePaths=.*\/var\/lib\/sarwatch\b/m);
     }
   });
+  it('every variable src/config.ts reads is in the README configuration table (as its header promises)', () => {
+    const readme = read('README.md');
+    const config = read('src/config.ts');
+    const names = new Set([...config.matchAll(/\benv\.([A-Z][A-Z0-9_]+)|\(env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => (m[1] ?? m[2])!));
+    expect(names.size).toBeGreaterThan(40);
+    const rows = readme.split('\n').filter((l) => l.startsWith('| `'));
+    expect([...names].filter((n) => !rows.some((r) => r.includes(`\`${n}\``) || r.includes(`\`${n}_`)))).toEqual([]);
+  });
 });
