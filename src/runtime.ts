@@ -172,6 +172,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     leaseSeconds,
     maxJobAttempts: config.maxJobAttempts,
     sweepIntervalSeconds: config.sweepIntervalSeconds,
+    onInterrupted: (ids) => ids.forEach(() => metrics.countFailure('JOB_INTERRUPTED')),
     reconcile: reconcile && { run: reconcile, intervalSeconds: config.reconcileIntervalSeconds },
   });
   if (roles.worker) queue.consume(runner.run, config.workerConcurrency);

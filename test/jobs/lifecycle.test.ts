@@ -136,6 +136,9 @@ describe('crash recovery', () => {
     expect(job.error_message).toBe(GENERIC_FAILURE_MESSAGE);
     const balance = await service.db.selectFrom('accounts').select('balance_micros').where('id', '=', accountId).executeTakeFirstOrThrow();
     expect(Number(balance.balance_micros)).toBe(100 * 1e6);
+    // Issue 13: the process whose recovery failed it counts it among failures by code.
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).toMatch(/^sarwatch_job_failures_total\{error_code="JOB_INTERRUPTED"\} 1$/m);
   });
 
   it('a worker whose lease expired loses the job to recovery (scaled-out rule: lease, not process list)', async () => {
