@@ -37,6 +37,8 @@ export interface Config {
   workerConcurrency: number;
   /** How often the retention sweeper runs. */
   sweepIntervalSeconds: number;
+  /** SIGTERM: how long running analyses get to stop before their jobs are put back regardless. */
+  shutdownGraceSeconds: number;
   /** A job interrupted this many times (process died while it ran) is failed, not retried. */
   maxJobAttempts: number;
   demoCredits: number;
@@ -164,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: num(env, 'SARWATCH_WORKER_CONCURRENCY', 1, { integer: true, min: 1 }),
     sweepIntervalSeconds: num(env, 'SARWATCH_SWEEP_INTERVAL_SECONDS', 60, { min: 0.05 }),
     maxJobAttempts: num(env, 'SARWATCH_MAX_JOB_ATTEMPTS', 3, { integer: true, min: 1 }),
+    shutdownGraceSeconds: num(env, 'SARWATCH_SHUTDOWN_GRACE_SECONDS', 30, { min: 0 }),
     demoCredits: num(env, 'SARWATCH_DEMO_CREDITS', 10_000, { min: 0 }),
     archiveDir: path.resolve(env.SARWATCH_ARCHIVE_DIR || path.join(env.SARWATCH_DATA_DIR || './data', 'archive')),
     samplesDir: env.SARWATCH_SAMPLES_DIR !== undefined ? env.SARWATCH_SAMPLES_DIR && path.resolve(env.SARWATCH_SAMPLES_DIR) : DEFAULT_SAMPLES_DIR,

@@ -22,6 +22,8 @@ export interface ServiceMetrics {
   readonly registry: Registry;
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   observeJob(settled: JobSettled): void;
+  /** A job this process's lease recovery failed (JOB_INTERRUPTED): no runner settles it, so it is counted here. */
+  countFailure(errorCode: string): void;
 }
 
 export interface MetricsDeps {
@@ -53,7 +55,7 @@ export function createMetrics(deps: MetricsDeps): ServiceMetrics {
 
   const failures = new Counter({
     name: 'sarwatch_job_failures_total',
-    help: 'Jobs this process ran that failed, by error code',
+    help: 'Jobs this process failed, by error code: those its runner ran, and interrupted jobs its lease recovery failed (JOB_INTERRUPTED)',
     labelNames: ['error_code'] as const,
     registers: [registry],
   });
@@ -112,6 +114,9 @@ export function createMetrics(deps: MetricsDeps): ServiceMetrics {
     observeJob(s) {
       jobDuration.observe({ endpoint_id: s.endpointId, outcome: s.outcome }, s.seconds);
       if (s.outcome === 'failed') failures.inc({ error_code: s.errorCode ?? 'UNKNOWN' });
+    },
+    countFailure(errorCode) {
+      failures.inc({ error_code: errorCode });
     },
   };
 }

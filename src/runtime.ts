@@ -172,6 +172,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     leaseSeconds,
     maxJobAttempts: config.maxJobAttempts,
     sweepIntervalSeconds: config.sweepIntervalSeconds,
+    onInterrupted: (ids) => ids.forEach(() => metrics.countFailure('JOB_INTERRUPTED')),
     reconcile: reconcile && { run: reconcile, intervalSeconds: config.reconcileIntervalSeconds },
   });
   if (roles.worker) queue.consume(runner.run, config.workerConcurrency);
@@ -203,12 +204,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     url,
     metricsUrl: metricsServer?.url ?? '',
     // Running analyses are aborted rather than run to their end: their jobs go back to
-    // pending (uncharged, the reservation held) for the next start. Then the analysis pool
+    // pending (uncharged, the reservation held) for the next start; an analysis that has not
+    // stopped after SARWATCH_SHUTDOWN_GRACE_SECONDS has its job put back regardless. Then the analysis pool
     // (one per process: a later user starts a fresh one) and, last, the store.
     async close() {
       stopMaintenance();
       const drained = queue.close();
-      await Promise.all([runner.close(), app.close(), metricsServer?.close()]);
+      await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close(), metricsServer?.close()]);
       await Promise.all([uploads.drain(), tifs.drain()]);
       await shared?.close();
       await drained;

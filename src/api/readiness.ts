@@ -1,8 +1,9 @@
 /**
  * Readiness (`/readyz`): a list of named probes, each a cheap check of one dependency the
  * service needs to do work. All pass → 200; any fails or hangs → 503 SERVICE_UNAVAILABLE
- * naming the failed ones. The composition root picks the probes (embedded: store, object
- * store, worker; a scaled-out API would add its queue; see src/probes.ts). `/healthz` stays
+ * naming the failed ones. The composition root picks the probes (src/runtime.ts,
+ * src/probes.ts): store and object store always, the queue's Redis with REDIS_URL, the
+ * worker in a process that runs one (not `sarwatch api`). `/healthz` stays
  * a liveness check.
  */
 import type { FastifyInstance } from 'fastify';
@@ -59,7 +60,7 @@ export function readinessRoute(app: FastifyInstance, probes: readonly ReadinessP
     {
       schema: {
         tags: ['service'],
-        summary: 'Readiness: 200 when the store, the object store and the worker work; 503 SERVICE_UNAVAILABLE naming the failed checks',
+        summary: 'Readiness: 200 when the store, the object store, the queue (Redis, scaled out) and this process\'s worker (if it runs one) work; 503 SERVICE_UNAVAILABLE naming the failed checks',
         response: { 200: ReadyResponse, 503: ErrorResponse },
       },
     },

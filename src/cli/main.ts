@@ -135,6 +135,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
     // city, farmland, an SLC) into the archive; later starts find them and skip this.
     beforeIndex: config.demoArchive && role === 'serve' ? writeDemoArchive : undefined,
   });
+  // Once, for every role: a second registration would close the service twice per signal.
   closeOnSignals(() => service.close(), { log: service.app.log, exit: (code) => process.exit(code) });
   if (role === 'worker') {
     process.stdout.write(`sarwatch ${VERSION} worker running (concurrency ${config.workerConcurrency}, id ${service.runner.workerId})${service.metricsUrl ? `, metrics at ${service.metricsUrl}/metrics` : ''}\n`);
@@ -160,7 +161,6 @@ async function runRole(config: Config, role: Role): Promise<void> {
       '',
     ].join('\n'),
   );
-  closeOnSignals(() => service.close(), { log: service.app.log, exit: (code) => process.exit(code) });
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,6 +1,8 @@
 /**
- * `sarwatch serve` stops on SIGTERM or SIGINT through the service's close(): running
- * analyses are aborted and their jobs requeued, then the analysis pool and the store close.
+ * `sarwatch serve`, `api` and `worker` stop on SIGTERM or SIGINT through the service's
+ * close(): running analyses are aborted and their jobs requeued (those still running after
+ * SARWATCH_SHUTDOWN_GRACE_SECONDS are requeued regardless), then the analysis pool and the
+ * store close.
  * A second signal while closing exits at once; the next start recovers what was running.
  */
 import type { Logger } from '../worker/runner.ts';

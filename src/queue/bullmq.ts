@@ -36,6 +36,9 @@ export class BullmqQueue implements JobQueue {
     // maxRetriesPerRequest null: a worker's blocking reads must wait out a Redis restart.
     this.connection = { url: opts.redisUrl, maxRetriesPerRequest: null };
     this.queue = new Queue(this.name, { connection: this.connection });
+    // Without a listener BullMQ prints every failed reconnect to stderr, outside the log. A
+    // lost Redis is retried by ioredis and reported by the readiness probe (`queue`).
+    this.queue.on('error', () => {});
   }
 
   async enqueue(jobId: string, attempt = 0): Promise<void> {

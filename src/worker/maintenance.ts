@@ -19,6 +19,8 @@ export interface MaintenanceDeps {
   leaseSeconds: number;
   maxJobAttempts: number;
   sweepIntervalSeconds: number;
+  /** Told of the jobs recovery failed with JOB_INTERRUPTED (the metrics). */
+  onInterrupted?: (jobIds: string[]) => void;
   /** Enqueues pending jobs the queue lacks (BullMQ), one process at a time. */
   reconcile?: { run: () => Promise<unknown>; intervalSeconds: number } | null;
 }
@@ -32,6 +34,7 @@ export function startMaintenance(d: MaintenanceDeps): () => void {
     recoverInterruptedJobs(d.db, { maxAttempts: d.maxJobAttempts }).then(
       (r) => {
         if (r.requeued.length || r.failed.length) d.log.info(r, 'recovered interrupted jobs');
+        if (r.failed.length) d.onInterrupted?.(r.failed);
       },
       (e) => d.log.error({ err: String(e) }, 'job recovery failed'),
     );

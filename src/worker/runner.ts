@@ -42,33 +42,66 @@ export interface RunnerDeps {
   onSettled?: (settled: JobSettled) => void;
 }
 
+/** Where an attempt of a job writes its result (`results/{job_id}.{attempt}.{geojson|zip}`). */
+export function resultKey(jobId: string, attempt: number, kind: string): string {
+  return `results/${jobId}.${attempt}.${kind}`;
+}
+
 export class JobRunner {
   readonly workerId: string;
   private readonly leaseSeconds: number;
   /** Aborted by close(): every running analysis sees it through its job's signal. */
   private readonly stopping = new AbortController();
   private readonly running = new Set<Promise<void>>();
+  /** Jobs this runner holds the lease of (claimed, not yet let go). */
+  private readonly held = new Set<string>();
+  /** Resolves the queue handlers still waiting when close() gives up on their jobs. */
+  private readonly releases = new Set<() => void>();
 
   constructor(private readonly deps: RunnerDeps) {
     this.workerId = deps.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
     this.leaseSeconds = deps.leaseSeconds ?? 60;
   }
 
-  /** Handler for the queue: runs the job if this worker wins the claim. */
+  /**
+   * Handler for the queue: runs the job if this worker wins the claim. Resolves when the
+   * job ends, or when close() gives up on it at its deadline (so the queue can close).
+   */
   readonly run = (jobId: string): Promise<void> => {
     const job = this.runJob(jobId);
     this.running.add(job);
-    return job.finally(() => this.running.delete(job));
+    const done = job.finally(() => this.running.delete(job));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    this.releases.add(release);
+    return Promise.race([done, released]).finally(() => this.releases.delete(release));
   };
 
   /**
    * Stops the worker: claims no more jobs and aborts the running analyses (the signal
    * reaches the detectors and their tasks on the analysis pool). Each interrupted job goes
-   * back to pending for the next start. Resolves once every job has let go.
+   * back to pending for the next start. Resolves once every job has let go, or after
+   * `graceMs`: then each job still held (an analysis that did not stop when aborted) is put
+   * back to pending at once, its attempt counted, and its queue handler released. Returns
+   * the ids of the jobs put back that way.
    */
-  async close(): Promise<void> {
+  async close(graceMs = Number.POSITIVE_INFINITY): Promise<string[]> {
     this.stopping.abort(new Error('the worker is shutting down'));
-    await Promise.allSettled([...this.running]);
+    const settled = Promise.allSettled([...this.running]).then(() => false);
+    let timer: NodeJS.Timeout | undefined;
+    const late = Number.isFinite(graceMs)
+      ? await Promise.race([settled, new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))])
+      : await settled;
+    clearTimeout(timer);
+    if (!late) return [];
+    const forced: string[] = [];
+    for (const jobId of [...this.held]) {
+      const back = await returnJob(this.deps.db, jobId, this.workerId, { keepAttempt: true }).catch(() => null);
+      if (back) forced.push(jobId);
+      this.deps.log.error({ jobId, applied: back !== null, graceMs }, 'job requeued: its analysis did not stop within the shutdown deadline');
+    }
+    for (const release of this.releases) release();
+    return forced;
   }
 
   private async runJob(jobId: string): Promise<void> {
@@ -76,6 +109,7 @@ export class JobRunner {
     if (this.stopping.signal.aborted) return;
     const job = await claimJob(db, jobId, this.workerId, this.leaseSeconds);
     if (!job) return;
+    this.held.add(jobId);
     log.info({ jobId, endpoint: job.endpoint_id, attempt: job.attempts }, 'job started');
 
     let progress = 0;
@@ -137,6 +171,7 @@ export class JobRunner {
       log.info({ jobId, code: failure.code, applied: failed !== null }, 'job failed');
       if (failed) settled('failed', failure.code);
     } finally {
+      this.held.delete(jobId);
       this.stopping.signal.removeEventListener('abort', stop);
       clearInterval(beat);
       if (trailing) clearTimeout(trailing);
@@ -205,7 +240,9 @@ export class JobRunner {
     const kind = resultKindOf(endpoint);
     const body = kind === 'zip' ? (output.archive ? Buffer.from(output.archive) : undefined) : output.result && JSON.stringify(output.result);
     if (body === undefined) throw new JobFailure('PROCESSING_ERROR', `the ${endpoint} analysis returned no ${kind} result`);
-    const key = `results/${job.id}.${kind}`;
+    // One object per attempt: a worker that ran on after losing its lease writes (and, its
+    // completion refused, deletes) its own object, never the one the completing attempt wrote.
+    const key = resultKey(job.id, Number(job.attempts), kind);
     try {
       await objects.put(key, body, kind === 'zip' ? 'application/zip' : 'application/geo+json');
     } catch (e) {

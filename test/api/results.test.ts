@@ -162,7 +162,7 @@ describe('retention (spec: States, "30 days after completion"; Get result, 410 G
       const { job_id } = await s.client.submit('analyze', 'timeseries', periodBody);
       const job = await s.client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 100, timeoutMs: 20_000 });
       expect((await s.http('GET', `/api/v1/jobs/${job_id}/result.geojson`)).status).toBe(302);
-      const objectFile = path.join(s.dataDir, 'objects', 'results', `${job_id}.geojson`);
+      const objectFile = path.join(s.dataDir, 'objects', 'results', `${job_id}.1.geojson`);
       expect(fs.existsSync(objectFile)).toBe(true);
       await new Promise((r) => setTimeout(r, 2000));
       const gone = await s.http('GET', `/api/v1/jobs/${job_id}/result.geojson`);

@@ -55,7 +55,7 @@ describe('issue 10.6: secrets stay out of logs, files are private, failed authen
       for (const dir of ['.', 'objects', 'objects/results']) expect(mode(dir), dir).toBe(0o700);
       // The SQLite files exist only on the embedded store (SARWATCH_TEST_STORE=postgres keeps it elsewhere).
       const storeFiles = process.env.SARWATCH_TEST_STORE === 'postgres' ? [] : ['sarwatch.db', 'sarwatch.db-wal', 'sarwatch.db-shm'];
-      for (const file of [...storeFiles, 'object-signing.key', `objects/results/${job_id}.geojson`, `objects/results/${job_id}.geojson.type`]) {
+      for (const file of [...storeFiles, 'object-signing.key', `objects/results/${job_id}.1.geojson`, `objects/results/${job_id}.1.geojson.type`]) {
         expect(mode(file), file).toBe(0o600);
       }
     } finally {

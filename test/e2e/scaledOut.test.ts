@@ -5,7 +5,8 @@
  * APIs; one worker is SIGKILLed mid-job and one drained by SIGTERM mid-job, each replaced by
  * a new one. Then: every job terminal,
  * every completed result downloadable through the S3 redirect, the ledger balanced, no job
- * charged, released or completed twice. SARWATCH_E2E_JOBS sets the number of jobs: .ci/run
+ * charged, released or completed twice (one "job completed" log line per completed job across
+ * all workers). SARWATCH_E2E_JOBS sets the number of jobs: .ci/run
  * runs the issue's 200 (18.6 min wall, 315 CPU s, on two cores at load 15–19), plain
  * `npm test` 12.
  */
@@ -44,19 +45,25 @@ interface Proc {
   output: () => string;
 }
 
+/** Every worker started, replacements included (their logs show which jobs each completed). */
+const workerProcs: Proc[] = [];
+
 function start(role: 'api' | 'worker'): Proc {
   let out = '';
   const dataDir = tempDataDir();
   processDirs.push(dataDir);
   const child = spawn(process.execPath, [SARWATCH_BIN, role], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env, SARWATCH_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    // Workers log at info: their "job completed" lines are the evidence that no job completed twice.
+    env: { ...process.env, ...env, SARWATCH_DATA_DIR: dataDir, LOG_LEVEL: role === 'worker' ? 'info' : 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (out += String(d)));
   child.stderr!.on('data', (d) => (out += String(d)));
   children.push(child);
-  return { child, output: () => out };
+  const proc = { child, output: () => out };
+  if (role === 'worker') workerProcs.push(proc);
+  return proc;
 }
 
 async function waitForOutput(p: Proc, pattern: RegExp, timeoutMs = 600_000): Promise<RegExpExecArray> {
@@ -195,11 +202,26 @@ describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
         const res = await fetch(`${bases[0]}/api/v1/jobs/${j.id}/result.geojson`, { headers: auth, redirect: 'manual' });
         expect(res.status).toBe(302);
         const location = res.headers.get('location')!;
-        expect(location.startsWith(`${s3.endpoint}/sarwatch-e2e/prod/results/${j.id}.geojson?`)).toBe(true);
+        expect(location.startsWith(`${s3.endpoint}/sarwatch-e2e/prod/results/${j.id}.${j.attempts}.geojson?`)).toBe(true);
         const download = await fetch(location);
         expect(download.status).toBe(200);
         expect(((await download.json()) as { type: string }).type).toBe('FeatureCollection');
       }
+      // No job completed twice: the workers' logs (the killed one's up to its death) hold one
+      // "job completed" line per completed job in all, each for a job the store has completed.
+      const completions = workerProcs.flatMap((w) =>
+        w
+          .output()
+          .split('\n')
+          .filter((line) => line.startsWith('{') && line.includes('"job completed"'))
+          .map((line) => (JSON.parse(line) as { jobId: string }).jobId),
+      );
+      expect(new Set(completions).size).toBe(completions.length);
+      expect(completions.every((id) => completed.some((j) => j.id === id))).toBe(true);
+      // Every completed job's completion was seen, but possibly the one the SIGKILL cut off
+      // between its commit and its log line.
+      expect(completions.length).toBeGreaterThanOrEqual(completed.length - 1);
+
       // The scene that does not exist failed, as a job-time failure.
       const failedCodes = new Set(jobs.filter((j) => j.status === 'failed').map((j) => j.error_code));
       expect([...failedCodes].every((c) => c !== 'JOB_INTERRUPTED')).toBe(true);

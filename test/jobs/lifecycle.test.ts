@@ -6,9 +6,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type Service } from '../../src/runtime.ts';
 import { createAccount, createApiKey } from '../../src/jobs/accounts.ts';
-import { completeJob, failJob, recoverInterruptedJobs } from '../../src/jobs/transitions.ts';
+import { completeJob, failJob, recoverInterruptedJobs, requeueJob } from '../../src/jobs/transitions.ts';
 import { canTransition } from '../../src/jobs/stateMachine.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry, type AnalysisModule } from '../../src/analysis/registry.ts';
 import { GENERIC_FAILURE_MESSAGE } from '../../src/contract/errors.ts';
 import { SarwatchClient } from '../../src/client/index.ts';
 import path from 'node:path';
@@ -136,6 +136,9 @@ describe('crash recovery', () => {
     expect(job.error_message).toBe(GENERIC_FAILURE_MESSAGE);
     const balance = await service.db.selectFrom('accounts').select('balance_micros').where('id', '=', accountId).executeTakeFirstOrThrow();
     expect(Number(balance.balance_micros)).toBe(100 * 1e6);
+    // Issue 13: the process whose recovery failed it counts it among failures by code.
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).toMatch(/^sarwatch_job_failures_total\{error_code="JOB_INTERRUPTED"\} 1$/m);
   });
 
   it('a worker whose lease expired loses the job to recovery (scaled-out rule: lease, not process list)', async () => {
@@ -161,5 +164,55 @@ describe('crash recovery', () => {
     );
     expect(again.status).toBe('processing');
     expect(again.error_code).toBeNull();
+  });
+
+  it('issue 13: a worker that runs on after losing its lease does not delete the result of the worker that completed the job', async () => {
+    const dataDir = tempDataDir();
+    // An analysis that ignores its abort signal (a detector stuck in a long main-thread
+    // stretch): it runs to its end after its lease has passed to another worker.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let running!: () => void;
+    const started = new Promise<void>((r) => (running = r));
+    const echo = aoiEchoTestDetector('timeseries');
+    const slow: AnalysisModule = {
+      endpointId: 'timeseries',
+      async run(request, ctx) {
+        running();
+        await gate;
+        return echo.run(request, ctx);
+      },
+    };
+    const stale = await boot(dataDir, createRegistry([slow]));
+    open.push(stale.service);
+    const { accountId } = await createAccount(stale.service.db, { name: 'a', credits: 100 });
+    const { apiKey } = await createApiKey(stale.service.db, { accountId });
+    const { job_id } = await new SarwatchClient({ baseUrl: stale.service.url, apiKey }).submit('analyze', 'timeseries', periodBody);
+    await started;
+    // Its lease expires and recovery puts the job back, in one transaction so that no
+    // heartbeat of the stale worker renews the lease in between.
+    await stale.service.db.transaction().execute(async (tx) => {
+      await tx.updateTable('jobs').set({ lease_expires_at: '2000-01-01T00:00:00.000Z' }).where('id', '=', job_id).execute();
+      expect(await requeueJob(tx, job_id, new Date().toISOString())).toBe(true);
+    });
+    // Another worker (a second process on the same store and objects) runs it to completion.
+    const fresh = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
+    open.push(fresh.service);
+    const client = new SarwatchClient({ baseUrl: fresh.service.url, apiKey });
+    const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    expect(done.status).toBe('completed');
+    // Now the stale worker's analysis ends: it writes its result, loses the completion and
+    // cleans up what it wrote. close() waits until it has let go.
+    release();
+    await stale.service.runner.close();
+    const row = await fresh.service.db.selectFrom('jobs').select(['status', 'attempts', 'result_key']).where('id', '=', job_id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('completed');
+    expect(Number(row.attempts)).toBe(2);
+    expect(await fresh.service.objects.get(row.result_key!)).not.toBeNull();
+    const res = await fetch(`${fresh.service.url}/api/v1/jobs/${job_id}/result.geojson`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { type: string }).type).toBe('FeatureCollection');
+    const ledger = await fresh.service.db.selectFrom('credit_ledger').select('kind').where('job_id', '=', job_id).execute();
+    expect(ledger.map((r) => r.kind).sort()).toEqual(['charge', 'release', 'reserve']);
   });
 });

@@ -112,7 +112,7 @@ describe('the service with STORAGE_URL=s3://…', () => {
     const res = await t.http('GET', `/api/v1/jobs/${job_id}/result.geojson`);
     expect(res.status).toBe(302);
     const location = res.headers.get('location')!;
-    expect(location.startsWith(`${s3.endpoint}/${s3.bucket}/results-prefix/results/${job_id}.geojson?`)).toBe(true);
+    expect(location.startsWith(`${s3.endpoint}/${s3.bucket}/results-prefix/results/${job_id}.1.geojson?`)).toBe(true);
     const download = await fetch(location);
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('application/geo+json');
@@ -124,7 +124,7 @@ describe('the service with STORAGE_URL=s3://…', () => {
     // Retention: the sweeper deletes the object from the bucket.
     await t.service.db.updateTable('jobs').set({ result_expires_at: '2000-01-01T00:00:00.000Z' }).where('id', '=', job_id).execute();
     expect(await sweepExpiredResults(t.service.db, t.service.objects)).toBe(1);
-    expect(await t.service.objects.get(`results/${job_id}.geojson`)).toBeNull();
+    expect(await t.service.objects.get(`results/${job_id}.1.geojson`)).toBeNull();
     expect((await fetch(location)).status).toBe(404);
   });
 });

@@ -101,7 +101,7 @@ describe('the service on PostgreSQL + BullMQ', () => {
     await database?.drop();
   });
 
-  async function boot(registry: AnalysisRegistry): Promise<Service> {
+  async function boot(registry: AnalysisRegistry, opts: { leaseSeconds?: number; redisUrl?: string; roles?: { api: boolean; worker: boolean } } = {}): Promise<Service> {
     const dataDir = tempDataDir();
     writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
     const config = loadConfig({
@@ -109,13 +109,13 @@ describe('the service on PostgreSQL + BullMQ', () => {
       PORT: '0',
       SARWATCH_SAMPLES_DIR: '',
       DATABASE_URL: database.url,
-      REDIS_URL,
+      REDIS_URL: opts.redisUrl ?? REDIS_URL,
       SARWATCH_QUEUE_NAME: queueName,
       SARWATCH_RECONCILE_INTERVAL_SECONDS: '0.5',
       SARWATCH_WORKER_CONCURRENCY: '2',
       SARWATCH_MAX_CONCURRENT_JOBS: '50',
     });
-    const service = await startService(config, { registry, leaseSeconds: 2 });
+    const service = await startService(config, { registry, leaseSeconds: opts.leaseSeconds ?? 2, roles: opts.roles });
     services.push(service);
     return service;
   }
@@ -155,6 +155,39 @@ describe('the service on PostgreSQL + BullMQ', () => {
       { maxConcurrentJobs: 10 },
     );
     await until(async () => (await a.db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow()).status === 'completed');
+  });
+
+  it('issue 13: /readyz checks the store, the object store, the queue (Redis) and the worker; /metrics shows the broker depth', async () => {
+    const s = services[0] ?? (await boot(createRegistry([aoiEchoTestDetector('timeseries')])));
+    const ready = await fetch(`${s.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { store: 'ok', objects: 'ok', queue: 'ok', worker: 'ok' } });
+    const metrics = await (await fetch(`${s.url}/metrics`)).text();
+    expect(metrics).toMatch(/^sarwatch_broker_queue_depth \d+$/m);
+  });
+
+  it('issue 13: an API process whose Redis does not answer is not ready: 503 naming the queue', async () => {
+    // A port nothing listens on: every Redis command waits for a connection that never comes.
+    const s = await boot(createRegistry([]), { redisUrl: 'redis://127.0.0.1:1', roles: { api: true, worker: false } });
+    const res = await fetch(`${s.url}/readyz`);
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: { code: string; details: { checks: Record<string, string> } } };
+    expect(body.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(body.error.details.checks).toEqual({ store: 'ok', objects: 'ok', queue: 'failed' });
+  });
+
+  it('issue 13: a worker starting beside a live one takes none of its jobs (nothing is requeued at start)', async () => {
+    for (const s of services.splice(0)) await s.close();
+    const live = await boot(createRegistry([hangingTestDetector('timeseries')]), { leaseSeconds: 30 });
+    const { accountId } = await createAccount(live.db, { name: 'live', credits: 1000 });
+    const { apiKey } = await createApiKey(live.db, { accountId });
+    const { job_id } = await new SarwatchClient({ baseUrl: live.url, apiKey }).submit('analyze', 'timeseries', body);
+    const state = () => live.db.selectFrom('jobs').select(['status', 'attempts', 'lease_owner']).where('id', '=', job_id).executeTakeFirstOrThrow();
+    await until(async () => (await state()).status === 'processing');
+    // The newcomer runs its start-up recovery and several reconciler rounds (every 0.5 s).
+    await boot(createRegistry([aoiEchoTestDetector('timeseries')]), { leaseSeconds: 30 });
+    await sleep(2500);
+    expect(await state()).toEqual({ status: 'processing', attempts: 1, lease_owner: live.runner.workerId });
   });
 
   it('a worker killed mid-job: the job runs again elsewhere as a second attempt, completed and charged once', async () => {

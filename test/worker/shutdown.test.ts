@@ -5,7 +5,9 @@
  * SIGTERM/SIGINT. Nothing here sleeps: test detectors say when they run or wait for the test
  * to release them, and the tests await the service's own promises.
  */
+import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -19,6 +21,7 @@ import { closeOnSignals } from '../../src/cli/shutdown.ts';
 import { TINY_SQUARE, tempDataDir } from '../helpers/service.ts';
 import { northSeaFixtureScenes, writeStacArchive } from '../helpers/stacFixtures.ts';
 import { dropTestStore, testStoreEnv } from '../helpers/services.ts';
+import { REPO_ROOT, SARWATCH_BIN } from '../helpers/cli.ts';
 import { aoiEchoTestDetector, hangingTestDetector, poolHoldingTestDetector } from '../helpers/testDetectors.ts';
 
 const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
@@ -38,11 +41,11 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-async function boot(dataDir: string, registry: AnalysisRegistry) {
+async function boot(dataDir: string, registry: AnalysisRegistry, env: Record<string, string> = {}) {
   writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
   // SARWATCH_TEST_STORE=postgres: a database made for the data directory, found again by a restart.
   dataDirs.add(dataDir);
-  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...(await testStoreEnv(dataDir)) });
+  const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...(await testStoreEnv(dataDir)), ...env });
   const service = await startService(config, { queuePollMs: 30, registry });
   return { service, config };
 }
@@ -144,6 +147,38 @@ describe('issue 10.8: shutdown aborts running analyses and requeues their jobs',
     expect(await balance(second.service.db, accountId)).toBe(Math.round((100 - charged) * 1e6));
   });
 
+  it('issue 13: an analysis that ignores the abort gets SARWATCH_SHUTDOWN_GRACE_SECONDS; then its job is put back at once, the attempt counted, and close() finishes', async () => {
+    const dataDir = tempDataDir();
+    const running = deferred();
+    // Waits on something that never answers and never looks at its signal.
+    const stubborn: AnalysisModule = {
+      endpointId: 'timeseries',
+      run: () => {
+        running.resolve();
+        return new Promise(() => {});
+      },
+    };
+    const first = await boot(dataDir, createRegistry([stubborn]), { SARWATCH_SHUTDOWN_GRACE_SECONDS: '0.3' });
+    const { accountId, apiKey, jobId } = await submitJob(first.service);
+    await running.promise;
+    await first.service.close(); // without the deadline this never resolves
+
+    const stopped = await afterShutdown(first.config, jobId, accountId);
+    // Pending again, not waiting for its lease to expire; attempt 1 stays counted.
+    expect(stopped.job).toEqual({ ...requeued, attempts: 1 });
+    expect(stopped.ledger).toEqual(['reserve']);
+
+    const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
+    open.push(second.service);
+    const client = new SarwatchClient({ baseUrl: second.service.url, apiKey });
+    const job = await client.wait(jobId, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    expect(job.status).toBe('completed');
+    const row = await jobRow(second.service.db, jobId);
+    expect(Number(row.attempts)).toBe(2);
+    expect(row.result_key).toMatch(new RegExp(`^results/${jobId}\\.2\\.geojson$`));
+    expect(await ledgerKinds(second.service.db, jobId)).toEqual(['charge', 'release', 'reserve']);
+  });
+
   it('issue 10.8: a detector looping on the main thread stops at its next tile once close() aborts; the store stays open until it has let go', async () => {
     const dataDir = tempDataDir();
     const detector = steppedTestDetector(3);
@@ -223,4 +258,33 @@ describe('issue 10.8: SIGTERM and SIGINT go through the same close()', () => {
     expect(exits).toEqual([1]);
     expect(closes).toBe(1);
   });
+  it('issue 13: `sarwatch serve` on SIGTERM shuts down once (one close, one "shutting down") and exits 0', async () => {
+    const dataDir = tempDataDir();
+    dataDirs.add(dataDir);
+    let out = '';
+    const child = spawn(process.execPath, [SARWATCH_BIN, 'serve'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...(await testStoreEnv(dataDir)), SARWATCH_DATA_DIR: dataDir, SARWATCH_SAMPLES_DIR: '', SARWATCH_DEMO_ARCHIVE: '0', PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d) => (out += String(d)));
+    child.stderr!.on('data', (d) => (out += String(d)));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      const end = Date.now() + 120_000;
+      while (!/Demo API key: /.test(out)) {
+        if (Date.now() > end || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const messages = out.split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { msg?: string }).msg);
+      expect(messages.filter((m) => m === 'shutting down')).toHaveLength(1);
+      expect(messages.filter((m) => m === 'stopped')).toHaveLength(1);
+      expect(messages).not.toContain('shutdown failed');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });

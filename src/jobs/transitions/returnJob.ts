@@ -9,8 +9,13 @@ import { isoNow } from '../time.ts';
  * job's failure, so it does not count toward JOB_INTERRUPTED). Guarded on the lease owner,
  * so a worker can return only a job that is still its own. The credit reservation stays
  * held: a returned job settles once, when it completes or fails. Null when not returned.
+ *
+ * `keepAttempt`: the shutdown deadline passed while the analysis was still running (it did
+ * not stop when aborted). The job goes back all the same, but the attempt stays counted:
+ * that run may still write its own result object (`results/<job>.<attempt>`), so the next
+ * attempt must not reuse its number, and a job that never stops cannot loop forever.
  */
-export async function returnJob(db: Db, jobId: string, workerId: string): Promise<JobRow | null> {
+export async function returnJob(db: Db, jobId: string, workerId: string, opts: { keepAttempt?: boolean } = {}): Promise<JobRow | null> {
   const row = await db
     .updateTable('jobs')
     .set({
@@ -20,7 +25,7 @@ export async function returnJob(db: Db, jobId: string, workerId: string): Promis
       lease_owner: null,
       lease_expires_at: null,
       started_at: null,
-      attempts: sql<number>`attempts - 1`,
+      ...(opts.keepAttempt ? {} : { attempts: sql<number>`attempts - 1` }),
     })
     .where('id', '=', jobId)
     .where('status', 'in', [...TRANSITIONS.requeue.from])
