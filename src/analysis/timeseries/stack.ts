@@ -75,9 +75,9 @@ export async function sumStack<Layout>(
   const zoneSums = (): ZoneSums => ({ sum: new Float64Array(zones), count: new Int32Array(zones), expected: new Int32Array(zones) });
   const sums: Record<Pol, ZoneSums> = { vv: zoneSums(), vh: zoneSums() };
   const layouts = new Map<string, Layout>();
-  const dates = [...byDate.values()];
-  for (let d = 0; d < dates.length; d++) {
-    const scenes = dates[d]!;
+  const scenesOfDate = [...byDate.values()];
+  for (let d = 0; d < scenesOfDate.length; d++) {
+    const scenes = scenesOfDate[d]!;
     options.signal?.throwIfAborted();
     for (const pol of POLS) {
       sums[pol].sum.fill(0);
@@ -99,7 +99,7 @@ export async function sumStack<Layout>(
       }
     }
     reader.endDate(d, sums);
-    options.onProgress?.(d + 1, dates.length);
+    options.onProgress?.(d + 1, scenesOfDate.length);
   }
 }
 
