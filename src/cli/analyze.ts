@@ -18,7 +18,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { detectShipsInProduct, detectShipsInSafe, resolveShipParams } from '../analysis/ship/index.ts';
+import { detectShipsInProduct, detectShipsInSafe } from '../analysis/ship/index.ts';
 import { detectSlicksInSafe, resolveOilSlickParams } from '../analysis/oilslick/index.ts';
 import { detectInProduct as detectSlicksInProduct } from '../analysis/oilslick/detect.ts';
 import { detectChangeInPair } from '../analysis/change/index.ts';
@@ -229,14 +229,13 @@ async function runSceneDetector(opts: AnalyzeOptions, warn: (m: string) => void)
     }
     await checkUnits(product, given, warn);
     if (detector === 'ship') {
-      const params = resolveShipParams();
-      if (params.ambiguity.enabled) {
-        warn(`${path.basename(given)} has no SAFE annotation (orbit, PRF): azimuth-ambiguity suppression is skipped, so bright targets' ghosts may be reported as vessels`);
-      }
       const report = await detectShipsInProduct(product, { polygon, threads: analysisThreads(), onProgress: (p) => bar.update(p) }).catch((e) => {
         throw asUsage(given, e);
       });
       bar.done();
+      if (report.ambiguitySkipped) {
+        warn(`${path.basename(given)} has no SAFE annotation (orbit, PRF): azimuth-ambiguity suppression is skipped, so bright targets' ghosts may be reported as vessels`);
+      }
       return report.result;
     }
     if (!product.bands.VV) {

@@ -462,6 +462,13 @@ interface PlacedSlick {
   bbox: [number, number, number, number];
 }
 
+/** A look-alike as the sea's renderer sees it: its modulation (dB) at a pixel, 0 where none and outside `bbox`. */
+interface SeaModulation {
+  /** Pixel box [x0, y0, x1, y1] (inclusive; columns are rounded inwards). */
+  bbox: [number, number, number, number];
+  dbAt(line: number, px: number): number;
+}
+
 interface PlacedPatch {
   id: string;
   spec: LowWindPatchSpec;
@@ -498,6 +505,7 @@ export class GrdScene {
   private readonly patches: PlacedPatch[] = [];
   private readonly surfaces: PlacedSurface[] = [];
   private readonly signatures: SeaSignature[] = [];
+  private readonly modulations: SeaModulation[];
   private readonly areaSeed: number;
   private rowVv: Float32Array;
   private rowVh: Float32Array;
@@ -526,6 +534,21 @@ export class GrdScene {
     this.rowVh = new Float32Array(this.nodesX);
     this.placeShips();
     this.placeSignatures();
+    // The sea's look-alikes multiply it in this order, row by row: rain cells, internal waves,
+    // upwelling, ship wakes, then slicks and films.
+    this.modulations = [
+      ...this.signatures.map((sig): SeaModulation => ({
+        bbox: sig.bbox,
+        dbAt: (line, px) => {
+          const { east, north } = geometry.toLocal(line, px);
+          return sig.dbAt(east, north);
+        },
+      })),
+      ...this.slicks.map((slick): SeaModulation => {
+        const seed = hashSeed(spec.seed, slick.id);
+        return { bbox: slick.bbox, dbAt: (line, px) => slickDb(slick, seed, line, px) };
+      }),
+    ];
   }
 
   // ------------------------------------------------------------ construction
@@ -796,16 +819,15 @@ export class GrdScene {
         if (outVv) outVv[base + x] = this.rowVv[i]! + tx * (this.rowVv[i + 1]! - this.rowVv[i]!);
         if (outVh) outVh[base + x] = this.rowVh[i]! + tx * (this.rowVh[i + 1]! - this.rowVh[i]!);
       }
-      for (const s of this.signatures) this.applySignature(s, line, x0, width, base, outVv, outVh);
-      for (const s of this.slicks) this.applySlick(s, line, x0, width, base, outVv, outVh);
+      for (const m of this.modulations) this.modulate(m, line, x0, width, base, outVv, outVh);
       for (const s of this.surfaces) this.paintSurface(s, line, x0, width, base, outVv, outVh);
     }
     for (const ship of this.ships) this.addShip(ship, y0, rows, x0, width, outVv, outVh);
   }
 
-  /** Multiply both polarisations by the signature's modulation (the sea's, before slicks and land). */
-  private applySignature(
-    s: SeaSignature,
+  /** Multiply both polarisations by a look-alike's modulation (the sea's, before land). */
+  private modulate(
+    m: SeaModulation,
     line: number,
     x0: number,
     width: number,
@@ -813,46 +835,14 @@ export class GrdScene {
     outVv: Float32Array | null,
     outVh: Float32Array | null,
   ): void {
-    const [bx0, by0, bx1, by1] = s.bbox;
-    if (line < by0 || line > by1) return;
-    const from = Math.max(x0, bx0);
-    const to = Math.min(x0 + width, bx1 + 1);
-    for (let px = from; px < to; px++) {
-      const { east, north } = this.geometry.toLocal(line, px);
-      const db = s.dbAt(east, north);
-      if (db === 0) continue;
-      const factor = dbToLinear(db);
-      const k = base + px - x0;
-      if (outVv) outVv[k]! *= factor;
-      if (outVh) outVh[k]! *= factor;
-    }
-  }
-
-  private applySlick(
-    s: PlacedSlick,
-    line: number,
-    x0: number,
-    width: number,
-    base: number,
-    outVv: Float32Array | null,
-    outVh: Float32Array | null,
-  ): void {
-    const [bx0, by0, bx1, by1] = s.bbox;
+    const [bx0, by0, bx1, by1] = m.bbox;
     if (line < by0 || line > by1) return;
     const from = Math.max(x0, Math.ceil(bx0));
     const to = Math.min(x0 + width, Math.floor(bx1) + 1);
-    const edge = 4; // pixels: the outline blends over ~40 m
-    const seed = hashSeed(this.spec.seed, s.id);
     for (let px = from; px < to; px++) {
-      const { d, t } = distanceToPath(s.pts, s.cum, px, line);
-      const half = slickHalfWidth(s, t);
-      const u = (d - half) / edge;
-      if (u >= 0.5) continue;
-      let weight = u <= -0.5 ? 1 : 0.5 - u; // linear ramp across the outline
-      weight = weight * weight * (3 - 2 * weight);
-      // Patchy film: thick and thin oil, 0.7–1.0 of the damping.
-      const patchiness = 0.7 + 0.3 * valueNoise(px, line, 12, seed);
-      const factor = dbToLinear(-s.damping * weight * patchiness);
+      const db = m.dbAt(line, px);
+      if (db === 0) continue;
+      const factor = dbToLinear(db);
       const k = base + px - x0;
       if (outVv) outVv[k]! *= factor;
       if (outVh) outVh[k]! *= factor;
@@ -1028,6 +1018,19 @@ export class GrdScene {
 // ---------------------------------------------------------------- helpers
 
 /** Half-width (pixels) of a slick at arc length t (pixels): widening downstream. */
+/** A slick's damping (dB, ≤ 0) at a pixel: a smooth outline blending over ~40 m, a patchy film (thick and thin oil, 0.7–1.0 of the damping). */
+function slickDb(s: PlacedSlick, seed: number, line: number, px: number): number {
+  const edge = 4; // pixels
+  const { d, t } = distanceToPath(s.pts, s.cum, px, line);
+  const half = slickHalfWidth(s, t);
+  const u = (d - half) / edge;
+  if (u >= 0.5) return 0;
+  let weight = u <= -0.5 ? 1 : 0.5 - u; // linear ramp across the outline
+  weight = weight * weight * (3 - 2 * weight);
+  const patchiness = 0.7 + 0.3 * valueNoise(px, line, 12, seed);
+  return -s.damping * weight * patchiness;
+}
+
 function slickHalfWidth(s: PlacedSlick, t: number): number {
   const f = s.length > 0 ? Math.max(0, Math.min(1, t / s.length)) : 0;
   return s.w0 + (s.w1 - s.w0) * Math.sqrt(f);

@@ -8,11 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
 import { idlefarmSources, runIdlefarm, type UploadedCollection } from '../../src/analysis/idlefarm/index.ts';
 import type { SceneRecord } from '../../src/catalog/types.ts';
 import { readSafeFolder } from '../../src/catalog/local/safe.ts';
 import { GRD_SEASON_DATES as DATES, writeGrdFieldSeason } from '../helpers/grdFieldSeason.ts';
+import { unzip } from '../helpers/zip.ts';
 
 let dir: string;
 let records: SceneRecord[];
@@ -39,20 +39,7 @@ describe('idle farmland on GRD (detect family, issue 14)', () => {
     expect((scenes[DATES - 1]!.vh as { grid: unknown }).grid).toBe(vv.grid); // one grid for every date
     const out = await runIdlefarm({ fields, scenes, family: 'detect' });
     expect(out.summary).toMatchObject({ fields: 3, idle: 1, cropped: 1, undetermined: 1, dates: DATES });
-    const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(out.zipBytes!, { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
-    const text = await new Promise<string>((resolve, reject) => {
-      zip.on('entry', (entry: yauzl.Entry) => {
-        if (entry.fileName !== 'fields.geojson') return zip.readEntry();
-        zip.openReadStream(entry, (e, s) => {
-          if (e) return reject(e);
-          const chunks: Buffer[] = [];
-          s.on('data', (c: Buffer) => chunks.push(c));
-          s.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        });
-      });
-      zip.on('error', reject);
-      zip.readEntry();
-    });
+    const text = (await unzip(out.zipBytes!)).get('fields.geojson')!.toString('utf8');
     const [crop, bare, outside] = (JSON.parse(text) as { features: { properties: Record<string, any> }[] }).features.map((f) => f.properties);
     expect(crop!.name).toBe('crop');
     expect(crop!.idle).toBe(false);

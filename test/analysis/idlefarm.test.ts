@@ -5,7 +5,8 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHART_COLORS, MIN_VALID_DATES, runIdlefarm, type UploadedCollection, type UploadedFeature } from '../../src/analysis/idlefarm/index.ts';
 import type { SeasonStackResult } from '../../src/synth/index.ts';
-import { idleScore, seasonUpload, unzip, writeHeldOutSeason } from '../helpers/idlefarmSeason.ts';
+import { idleScore, seasonUpload, writeHeldOutSeason } from '../helpers/idlefarmSeason.ts';
+import { unzip } from '../helpers/zip.ts';
 
 let dir: string;
 let season: SeasonStackResult;

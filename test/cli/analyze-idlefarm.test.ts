@@ -3,13 +3,13 @@
  * without the service on a generated season (src/synth/fields.ts, an OPERA-style RTC stack in
  * one folder) and writes the job's result.zip.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
 import { writeFieldSeason, type SeasonStackResult } from '../../src/synth/index.ts';
 import { runSarwatch } from '../helpers/cli.ts';
+import { unzip } from '../helpers/zip.ts';
 
 let dir: string;
 let season: SeasonStackResult;
@@ -21,36 +21,13 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function zipNames(file: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true }, (err, zip) => {
-      if (err) return reject(err);
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
-
 describe('issue 14: sarwatch analyze idlefarm', () => {
   it('issue 14: FIELDS.geojson + an RTC folder → result.zip whose fields.geojson decides the fields by the generated truth', async () => {
     const out = path.join(dir, 'result.zip');
     const res = await sarwatch('analyze', 'idlefarm', season.fieldsPath, path.join(dir, 'season'), '--out', out);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toMatch(new RegExp(`${season.fields.features.length} fields: \\d+ idle, \\d+ cropped`));
-    const members = await zipNames(out);
+    const members = await unzip(readFileSync(out));
     for (const m of ['fields.geojson', 'summary.csv', 'README.txt', 'charts/0001.png']) expect(members.has(m), m).toBe(true);
     const fc = JSON.parse(members.get('fields.geojson')!.toString('utf8')) as { features: { properties: Record<string, any> }[] };
     expect(fc.features.map((f) => f.properties.name)).toEqual(season.fields.features.map((f) => f.properties.name));

@@ -3,9 +3,8 @@
  * on the detector, test/e2e/idlefarm.test.ts through the API): the OPERA-style RTC stack of
  * src/synth/fields.ts with seed 9101 (the model was fitted on 101–116; 2023-01-01 …
  * 2023-12-27, 12-day repeat), its fields as a user would upload them, the F1 of "idle"
- * against the truth, and the members of a result.zip.
+ * against the truth.
  */
-import yauzl from 'yauzl';
 import { writeFieldSeason, type SeasonStackResult } from '../../src/synth/index.ts';
 
 export const HELD_OUT_SEED = 9101;
@@ -41,27 +40,4 @@ export function idleScore(season: SeasonStackResult, features: { properties: Rec
     else if (truth.idle) fn++;
   }
   return { tp, fp, fn, f1: (2 * tp) / (2 * tp + fp + fn) };
-}
-
-/** The members of a zip, by name. */
-export async function unzip(bytes: Uint8Array): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(Buffer.from(bytes), { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
-  const out = new Map<string, Buffer>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (entry: yauzl.Entry) => {
-      zip.openReadStream(entry, (e, stream) => {
-        if (e) return reject(e);
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          out.set(entry.fileName, Buffer.concat(chunks));
-          zip.readEntry();
-        });
-      });
-    });
-    zip.on('end', resolve);
-    zip.on('error', reject);
-    zip.readEntry();
-  });
-  return out;
 }

@@ -1,11 +1,12 @@
 /**
  * The tests' zip writer: members stored or deflated, UTF-8 names, no zip64 — enough for
  * polygon uploads (zipped Shapefiles), SAFE zips (stored measurements, as ESA's keep them)
- * and tests of random access into a member.
+ * and tests of random access into a member; and their zip reader (unzip, for result zips).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
+import yauzl from 'yauzl';
 
 export type ZipMethod = 'store' | 'deflate';
 
@@ -87,4 +88,27 @@ export function zipFolder(folder: string, prefix: string, method: (relativePath:
       return [posix.join(prefix, rel.split(/[\\/]/).join('/')), readFileSync(file), method(rel)];
     }),
   );
+}
+
+/** The members of a zip, by name. */
+export async function unzip(bytes: Uint8Array): Promise<Map<string, Buffer>> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(Buffer.from(bytes), { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
+  const out = new Map<string, Buffer>();
+  await new Promise<void>((resolve, reject) => {
+    zip.on('entry', (entry: yauzl.Entry) => {
+      zip.openReadStream(entry, (e, stream) => {
+        if (e) return reject(e);
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          out.set(entry.fileName, Buffer.concat(chunks));
+          zip.readEntry();
+        });
+      });
+    });
+    zip.on('end', resolve);
+    zip.on('error', reject);
+    zip.readEntry();
+  });
+  return out;
 }

@@ -1,6 +1,7 @@
 // The area of interest in a raster's pixel space: its rings projected to (column, row)
-// coordinates, and a scanline rasteriser that marks the pixels whose centre lies inside.
-// Shared by the building-change and time-series drivers.
+// coordinates, the pixel window they can cover, and a scanline rasteriser that marks the
+// pixels whose centre lies inside.
+// Shared by the building-change, time-series and idle-farm drivers.
 //
 // Convention (as RasterProduct.lonLatToPixel): integer (row, col) is a pixel centre. AOI
 // edges are straight in lon/lat (the geo library's convention), so each edge is densified
@@ -85,6 +86,17 @@ export function aoiPixelEdges(
   maxStepDeg = 0.005,
 ): PixelEdges {
   return edgesOfRings(aoiPixelRings(aoi, toPixel, maxStepDeg));
+}
+
+/** Pixel window (clipped to the image) holding every pixel centre the AOI can contain; null when none can. */
+export function aoiWindow(edges: PixelEdges, image: { width: number; height: number }): { x0: number; y0: number; width: number; height: number } | null {
+  if (edges.count === 0) return null;
+  const x0 = Math.max(0, Math.ceil(edges.minX));
+  const y0 = Math.max(0, Math.ceil(edges.minY));
+  const x1 = Math.min(image.width - 1, Math.floor(edges.maxX));
+  const y1 = Math.min(image.height - 1, Math.floor(edges.maxY));
+  if (x1 < x0 || y1 < y0) return null;
+  return { x0, y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
 }
 
 /**

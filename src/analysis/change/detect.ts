@@ -23,7 +23,7 @@ import { planTiles, readTiles } from '../../imagery/tiles.ts';
 import { ImageryError } from '../../imagery/errors.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
 import { runTileTask } from '../engine/pool.ts';
-import { aoiPixelEdges, rasterizeAoi, type PixelEdges } from './aoiMask.ts';
+import { aoiPixelEdges, aoiWindow, rasterizeAoi } from './aoiMask.ts';
 import { combinePolygons, measuredCoverage, type MeasuredCoverage } from './coverage.ts';
 import { DEFAULT_CHANGE_MODEL, type ChangeKind } from './model.ts';
 import { gridRelation, readOnReferenceGrid, type GridRelation } from './pairGrid.ts';
@@ -131,17 +131,6 @@ function pixelAreaSqm(raster: RasterProduct, window: { x0: number; y0: number; w
   for (let i = 0; i < steps; i++) ring.push(corner(x0, y0 + h - (h * i) / steps));
   ring.push(ring[0]!);
   return geodesicAreaSqm({ type: 'Polygon', coordinates: [ring] }) / (w * h);
-}
-
-/** Pixel window (clipped to the image) holding every pixel centre the AOI can contain. */
-function aoiWindow(edges: PixelEdges, raster: RasterProduct): { x0: number; y0: number; width: number; height: number } | null {
-  if (edges.count === 0) return null;
-  const x0 = Math.max(0, Math.ceil(edges.minX));
-  const y0 = Math.max(0, Math.ceil(edges.minY));
-  const x1 = Math.min(raster.width - 1, Math.floor(edges.maxX));
-  const y1 = Math.min(raster.height - 1, Math.floor(edges.maxY));
-  if (x1 < x0 || y1 < y0) return null;
-  return { x0, y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
 }
 
 /**

@@ -8,7 +8,8 @@ export type { FieldOutcome, IdlefarmAnalysis, UploadedCollection, UploadedFeatur
 export { writeIdlefarmArchive, chartName, csvCell, resultProperties } from './archive.ts';
 export type { ArchiveInput, IdlefarmSummary } from './archive.ts';
 export { renderChart, CHART_COLORS } from './chart.ts';
-export { readFieldSeries, scenesByDate } from './series.ts';
+export { readFieldSeries } from './series.ts';
+export { scenesByDate } from '../timeseries/stack.ts';
 export type { FieldSeries, ReadFieldSeriesOptions } from './series.ts';
 export { seasonStats, smoothSeries, MIN_VALID_DATES, MIN_SPAN_DAYS } from './season.ts';
 export type { SeasonStats, SeasonOutcome } from './season.ts';

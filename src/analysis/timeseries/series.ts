@@ -9,22 +9,17 @@
 //
 // Each raster is read once, only over the AOI's pixel window. Pixel → cell maps are cached
 // per raster grid (all dates of one burst share one grid), so the work per date is one read
-// and one pass over the window.
+// and one pass over the window. The walk over the dated stack is ./stack.ts (shared with the
+// idle-farm fields).
 
 import type { AoiGeometry } from '../../geo/types.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
-import { openRasterSources, type RasterSource } from '../../imagery/geocode/source.ts';
 import { lonLatTransform } from '../../imagery/rtc/projection.ts';
-import { aoiPixelEdges, rasterizeAoi } from '../change/aoiMask.ts';
+import { aoiPixelEdges, aoiWindow, rasterizeAoi } from '../change/aoiMask.ts';
 import { cellOfMapPoint, type CellGrid } from './grid.ts';
+import { addValidPixels, scenesByDate, sumStack, type SeriesScene } from './stack.ts';
 
-export interface SeriesScene {
-  /** Acquisition date, `YYYY-MM-DD` (a longer ISO timestamp is cut to its date). */
-  date: string;
-  /** RTC GeoTIFF paths/URLs, or GRD polarisations geocoded onto one UTM grid (the same grid for every scene). */
-  vv?: RasterSource;
-  vh?: RasterSource;
-}
+export type { SeriesScene } from './stack.ts';
 
 export interface CellSeries {
   /** Distinct acquisition dates, ascending. */
@@ -45,27 +40,19 @@ export interface ReadSeriesOptions {
 
 interface CellMap {
   window: { x0: number; y0: number; width: number; height: number };
-  /** Per window pixel: cell index, −1 outside the AOI or the grid. */
-  cell: Int32Array;
+  /** Per window pixel: cell index + 1, 0 outside the AOI or the grid. */
+  zone: Int32Array;
   /** Per cell: AOI pixels of this raster grid that fall in it. */
   expected: Int32Array;
 }
 
-/** Rasters on the same grid (CRS, geotransform, size) share one pixel mask. */
-export function gridKey(r: RasterProduct): string {
-  return `${r.epsg}|${r.geotransform.join(',')}|${r.width}x${r.height}`;
-}
-
 function buildCellMap(raster: RasterProduct, grid: CellGrid, aoi: AoiGeometry): CellMap | null {
   const edges = aoiPixelEdges(aoi, (lon, lat) => raster.lonLatToPixel(lon, lat));
-  const x0 = Math.max(0, Math.ceil(edges.minX));
-  const y0 = Math.max(0, Math.ceil(edges.minY));
-  const x1 = Math.min(raster.width - 1, Math.floor(edges.maxX));
-  const y1 = Math.min(raster.height - 1, Math.floor(edges.maxY));
-  if (edges.count === 0 || x1 < x0 || y1 < y0) return null;
-  const window = { x0, y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
+  const window = aoiWindow(edges, raster);
+  if (!window) return null;
+  const { x0, y0 } = window;
   const inside = rasterizeAoi(edges, window);
-  const cell = new Int32Array(window.width * window.height).fill(-1);
+  const zone = new Int32Array(window.width * window.height);
   const expected = new Int32Array(grid.cells.length);
   const sameCrs = raster.epsg === grid.epsg;
   const toGrid = sameCrs ? null : lonLatTransform(grid.epsg);
@@ -79,11 +66,11 @@ function buildCellMap(raster: RasterProduct, grid: CellGrid, aoi: AoiGeometry): 
         [mx, my] = toGrid.fromLonLat(lon, lat);
       }
       const c = cellOfMapPoint(grid, mx, my);
-      cell[i] = c;
+      zone[i] = c + 1;
       if (c >= 0) expected[c]!++;
     }
   }
-  return { window, cell, expected };
+  return { window, zone, expected };
 }
 
 /** Per cell and date, mean γ0 (RTC) or σ0 (GRD) in dB of VV and VH over the cell's valid AOI pixels. */
@@ -94,89 +81,37 @@ export async function readCellSeries(
   options: ReadSeriesOptions = {},
 ): Promise<CellSeries> {
   const minValidFraction = options.minValidFraction ?? 0.5;
-  const byDate = new Map<string, SeriesScene[]>();
-  for (const scene of scenes) {
-    const date = scene.date.slice(0, 10);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new RangeError(`scene date must be YYYY-MM-DD, got ${JSON.stringify(scene.date)}`);
-    if (!scene.vv && !scene.vh) continue;
-    const list = byDate.get(date) ?? [];
-    list.push(scene);
-    byDate.set(date, list);
-  }
-  const dates = [...byDate.keys()].sort();
+  const byDate = scenesByDate(scenes);
+  const dates = [...byDate.keys()];
   const nCells = grid.cells.length;
   const nDates = dates.length;
-  const hasVv = scenes.some((s) => s.vv);
-  const hasVh = scenes.some((s) => s.vh);
-  const vv = hasVv ? new Float64Array(nCells * nDates).fill(Number.NaN) : null;
-  const vh = hasVh ? new Float64Array(nCells * nDates).fill(Number.NaN) : null;
+  const vv = scenes.some((s) => s.vv) ? new Float64Array(nCells * nDates).fill(Number.NaN) : null;
+  const vh = scenes.some((s) => s.vh) ? new Float64Array(nCells * nDates).fill(Number.NaN) : null;
   const validPixels = new Int32Array(nCells * nDates);
-  const maps = new Map<string, CellMap | null>();
   const pols = [
     ['vv', vv],
     ['vh', vh],
   ] as const;
-  // Per polarisation: sums over the date's scenes.
-  const sums = { vv: new Float64Array(nCells), vh: new Float64Array(nCells) };
-  const counts = { vv: new Int32Array(nCells), vh: new Int32Array(nCells) };
-  const expected = { vv: new Int32Array(nCells), vh: new Int32Array(nCells) };
 
-  const accumulate = (read: { data: Float32Array[]; valid: Uint8Array }, map: CellMap, pol: 'vv' | 'vh'): void => {
-    const sum = sums[pol];
-    const count = counts[pol];
-    const exp = expected[pol];
-    for (let c = 0; c < nCells; c++) exp[c]! += map.expected[c]!;
-    const values = read.data[0]!;
-    const valid = read.valid;
-    for (let i = 0; i < map.cell.length; i++) {
-      const c = map.cell[i]!;
-      if (c < 0 || !valid[i]) continue;
-      const v = values[i]!;
-      if (!(v >= 0) || v === Infinity) continue;
-      sum[c]! += v;
-      count[c]!++;
-    }
-  };
-
-  for (let d = 0; d < nDates; d++) {
-    options.signal?.throwIfAborted();
-    const list = byDate.get(dates[d]!)!;
-    for (const pol of ['vv', 'vh'] as const) {
-      sums[pol].fill(0);
-      counts[pol].fill(0);
-      expected[pol].fill(0);
-    }
-    for (const scene of list) {
-      // Both polarisations of a scene are opened together (a GRD product is parsed once).
-      const wanted = pols.filter(([pol, out]) => out && scene[pol]).map(([pol]) => pol);
-      if (wanted.length === 0) continue;
-      const rasters = await openRasterSources(wanted.map((pol) => scene[pol]!));
-      try {
-        for (let k = 0; k < wanted.length; k++) {
-          const raster = rasters[k]!;
-          const key = gridKey(raster);
-          if (!maps.has(key)) maps.set(key, buildCellMap(raster, grid, aoi));
-          const map = maps.get(key)!;
-          if (!map) continue;
-          accumulate(await raster.readWindow(map.window, { bands: [0] }), map, wanted[k]!);
+  await sumStack(byDate, nCells, {
+    layout: (raster) => buildCellMap(raster, grid, aoi),
+    add: async (raster, map, into) => {
+      if (!map) return;
+      for (let c = 0; c < nCells; c++) into.expected[c]! += map.expected[c]!;
+      addValidPixels(await raster.readWindow(map.window, { bands: [0] }), map.zone, into.sum, into.count);
+    },
+    endDate: (d, sums) => {
+      for (const [pol, out] of pols) {
+        if (!out) continue;
+        const { sum, count, expected } = sums[pol];
+        for (let c = 0; c < nCells; c++) {
+          const n = count[c]!;
+          const k = c * nDates + d;
+          if (n > validPixels[k]!) validPixels[k] = n;
+          if (n > 0 && n >= minValidFraction * expected[c]!) out[k] = 10 * Math.log10(sum[c]! / n);
         }
-      } finally {
-        await Promise.all(rasters.map((r) => r.close()));
       }
-    }
-    for (const [pol, out] of pols) {
-      if (!out) continue;
-      const sum = sums[pol];
-      const count = counts[pol];
-      const exp = expected[pol];
-      for (let c = 0; c < nCells; c++) {
-        const n = count[c]!;
-        const k = c * nDates + d;
-        if (n > validPixels[k]!) validPixels[k] = n;
-        if (n > 0 && n >= minValidFraction * exp[c]!) out[k] = 10 * Math.log10(sum[c]! / n);
-      }
-    }
-    options.onProgress?.(d + 1, nDates);
-  }
+    },
+  }, options);
   return { dates, vv, vh, validPixels };
 }
