@@ -19,11 +19,13 @@
  *    patchy inside of a slick and drop one-pixel spurs.
  * 7. 8-connected labelling.
  *
- * Box means use summed-area tables (O(1) per pixel whatever the window). Every step is
+ * Box means are src/raster/boxMean.ts's running sums (O(1) per pixel whatever the window). Every step is
  * local, so a pixel's result depends only on pixels within `darkSpotSupportPx` of it: a
  * tile whose halo is at least that wide gives its core exactly the whole-image answer.
  */
 import type { OilSlickParams } from './params.ts';
+import { BoxScratch, boxMean } from '../../raster/boxMean.ts';
+import { componentLabels, connectedComponents } from '../../raster/components.ts';
 
 export interface PixelSpacing {
   /** Metres between columns. */
@@ -160,92 +162,6 @@ export function multilookSea(input: DarkSpotInput, m: number): { width: number; 
   return { width: w, height: h, level, sea };
 }
 
-/**
- * Summed-area tables of `values` where `mask` is 1 and of the mask itself; (w+1) × (h+1),
- * entry (y, x) = sum over rows < y and columns < x.
- */
-function buildSats(values: Float32Array, mask: Uint8Array, w: number, h: number, satV: Float64Array, satN: Float64Array): void {
-  const W = w + 1;
-  satV.fill(0, 0, W);
-  satN.fill(0, 0, W);
-  for (let y = 0; y < h; y++) {
-    let rowV = 0;
-    let rowN = 0;
-    const above = y * W;
-    const here = above + W;
-    satV[here] = 0;
-    satN[here] = 0;
-    const src = y * w;
-    for (let x = 0; x < w; x++) {
-      if (mask[src + x] !== 0) {
-        rowV += values[src + x]!;
-        rowN += 1;
-      }
-      satV[here + x + 1] = satV[above + x + 1]! + rowV;
-      satN[here + x + 1] = satN[above + x + 1]! + rowN;
-    }
-  }
-}
-
-/**
- * Box means from the tables: out[i] = Σv/Σn over the box of half-size (rx, ry) around each
- * pixel (clipped to the array), where Σn ≥ minFraction × clipped box area; otherwise
- * `fallback[i]` (or NaN). Only pixels with `where[i]` set are computed; others get NaN.
- */
-function boxMeans(
-  satV: Float64Array,
-  satN: Float64Array,
-  w: number,
-  h: number,
-  rx: number,
-  ry: number,
-  minFraction: number,
-  where: Uint8Array,
-  out: Float32Array,
-  fallback: Float32Array | null,
-): void {
-  const W = w + 1;
-  // Columns whose box is not clipped at the left/right edge: no clamping inside the hot loop.
-  const inA = Math.min(w, rx);
-  const inB = Math.max(inA, w - rx - 1);
-  for (let y = 0; y < h; y++) {
-    const ya = Math.max(0, y - ry) * W;
-    const yb = Math.min(h, y + ry + 1) * W;
-    const rows = (yb - ya) / W;
-    const row = y * w;
-    const cell = (x: number, xa: number, xb: number): void => {
-      const i = row + x;
-      if (where[i] === 0) {
-        out[i] = Number.NaN;
-        return;
-      }
-      const n = satN[yb + xb]! - satN[ya + xb]! - satN[yb + xa]! + satN[ya + xa]!;
-      if (n > 0 && n >= minFraction * rows * (xb - xa)) {
-        out[i] = (satV[yb + xb]! - satV[ya + xb]! - satV[yb + xa]! + satV[ya + xa]!) / n;
-      } else {
-        out[i] = fallback ? fallback[i]! : Number.NaN;
-      }
-    };
-    for (let x = 0; x < inA; x++) cell(x, 0, Math.min(w, x + rx + 1));
-    const need = minFraction * rows * (2 * rx + 1);
-    for (let x = inA; x < inB; x++) {
-      const i = row + x;
-      if (where[i] === 0) {
-        out[i] = Number.NaN;
-        continue;
-      }
-      const a = ya + x - rx;
-      const b = yb + x - rx;
-      const c = ya + x + rx + 1;
-      const d = yb + x + rx + 1;
-      const n = satN[d]! - satN[c]! - satN[b]! + satN[a]!;
-      if (n > 0 && n >= need) out[i] = (satV[d]! - satV[c]! - satV[b]! + satV[a]!) / n;
-      else out[i] = fallback ? fallback[i]! : Number.NaN;
-    }
-    for (let x = inB; x < w; x++) cell(x, Math.max(0, x - rx), Math.min(w, x + rx + 1));
-  }
-}
-
 /** 1 for each row that holds a set pixel. */
 function rowsWithPixels(mask: Uint8Array, w: number, h: number, out: Uint8Array): void {
   for (let y = 0; y < h; y++) {
@@ -336,20 +252,17 @@ function twoPassBackground(
   h: number,
   r: { rx: number; ry: number },
   params: DarkSpotParams,
-  sats: { satV: Float64Array; satN: Float64Array },
+  scratch: BoxScratch,
   out: Float32Array,
 ): void {
   const n = w * h;
-  const { satV, satN } = sats;
   const shift = params.thresholdShiftDb;
-  buildSats(smoothDb, sea, w, h, satV, satN);
-  const background1 = new Float32Array(n);
-  boxMeans(satV, satN, w, h, r.rx, r.ry, params.minBackgroundFraction, sea, background1, null);
+  const minFraction = params.minBackgroundFraction;
+  const background1 = boxMean(smoothDb, sea, w, h, r.rx, r.ry, new Float32Array(n), { minFraction, scratch });
   // Pass 2: the background of the sea that pass 1 did not call dark.
   const open = new Uint8Array(n);
   for (let i = 0; i < n; i++) open[i] = sea[i] !== 0 && !(smoothDb[i]! < background1[i]! - shift) ? 1 : 0;
-  buildSats(smoothDb, open, w, h, satV, satN);
-  boxMeans(satV, satN, w, h, r.rx, r.ry, params.minBackgroundFraction, sea, out, background1);
+  boxMean(smoothDb, open, w, h, r.rx, r.ry, out, { where: sea, minFraction, fallback: background1, scratch });
 }
 
 /** Dark-spot mask and the intermediate rasters of one tile. */
@@ -358,26 +271,23 @@ export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams): D
   const { width: w, height: h, level, sea } = multilookSea(input, m);
   const spacing = { range: input.pixelSpacing.range * m, azimuth: input.pixelSpacing.azimuth * m };
   const n = w * h;
-  const satV = new Float64Array((w + 1) * (h + 1));
-  const satN = new Float64Array((w + 1) * (h + 1));
+  const scratch = new BoxScratch();
   const shift = params.thresholdShiftDb;
   const rs = (params.speckleWindowPx - 1) / 2;
 
-  buildSats(level, sea, w, h, satV, satN);
-  const smoothDb = new Float32Array(n);
-  boxMeans(satV, satN, w, h, rs, rs, 1e-9, sea, smoothDb, null);
+  const smoothDb = boxMean(level, sea, w, h, rs, rs, new Float32Array(n), { minFraction: 1e-9, scratch });
   // −60 dB floor: an exact 0 (possible in synthetic input) must not become −∞ in the sums.
   for (let i = 0; i < n; i++) smoothDb[i] = sea[i] !== 0 ? 10 * Math.log10(Math.max(smoothDb[i]!, 1e-6)) : Number.NaN;
 
   const backgroundDb = new Float32Array(n);
-  twoPassBackground(smoothDb, sea, w, h, backgroundRadius(params, spacing), params, { satV, satN }, backgroundDb);
+  twoPassBackground(smoothDb, sea, w, h, backgroundRadius(params, spacing), params, scratch, backgroundDb);
   const dark = new Uint8Array(n);
   for (let i = 0; i < n; i++) dark[i] = smoothDb[i]! < backgroundDb[i]! - shift ? 1 : 0;
   if (params.fineBackgroundWindowM > 0) {
     // A second, finer scale: thin or small slicks next to brighter sea that the coarse
     // window averages away (the coarse one catches slicks wider than the fine window).
     const fine = new Float32Array(n);
-    twoPassBackground(smoothDb, sea, w, h, windowRadius(params.fineBackgroundWindowM, spacing), params, { satV, satN }, fine);
+    twoPassBackground(smoothDb, sea, w, h, windowRadius(params.fineBackgroundWindowM, spacing), params, scratch, fine);
     for (let i = 0; i < n; i++) {
       const f = fine[i]!;
       if (smoothDb[i]! < f - shift) dark[i] = 1;
@@ -410,43 +320,22 @@ export interface Labels {
   touchesBorder: Uint8Array;
 }
 
-/** 8-connected regions of a binary mask. */
+/** 8-connected regions of a binary mask (src/raster/components.ts's labeller). */
 export function labelRegions(mask: Uint8Array, w: number, h: number): Labels {
-  const labels = new Int32Array(w * h);
-  const stack = new Int32Array(w * h);
-  const sizes: number[] = [0];
-  const border: number[] = [0];
-  let count = 0;
-  for (let start = 0; start < w * h; start++) {
-    if (mask[start] === 0 || labels[start] !== 0) continue;
-    const id = ++count;
-    let size = 0;
-    let touches = 0;
-    let top = 0;
-    stack[top++] = start;
-    labels[start] = id;
-    while (top > 0) {
-      const p = stack[--top]!;
-      size++;
+  const c = connectedComponents(mask, w, h);
+  const sizes = new Int32Array(c.count + 1);
+  const touchesBorder = new Uint8Array(c.count + 1);
+  for (let k = 0; k < c.count; k++) {
+    sizes[k + 1] = c.offsets[k + 1]! - c.offsets[k]!;
+    for (let i = c.offsets[k]!; i < c.offsets[k + 1]!; i++) {
+      const p = c.pixels[i]!;
       const y = (p / w) | 0;
       const x = p - y * w;
-      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) touches = 1;
-      const ya = y > 0 ? y - 1 : y;
-      const yb = y < h - 1 ? y + 1 : y;
-      const xa = x > 0 ? x - 1 : x;
-      const xb = x < w - 1 ? x + 1 : x;
-      for (let yy = ya; yy <= yb; yy++) {
-        for (let xx = xa; xx <= xb; xx++) {
-          const q = yy * w + xx;
-          if (mask[q] !== 0 && labels[q] === 0) {
-            labels[q] = id;
-            stack[top++] = q;
-          }
-        }
+      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) {
+        touchesBorder[k + 1] = 1;
+        break;
       }
     }
-    sizes.push(size);
-    border.push(touches);
   }
-  return { labels, count, sizes: Int32Array.from(sizes), touchesBorder: Uint8Array.from(border) };
+  return { labels: componentLabels(c, w * h), count: c.count, sizes, touchesBorder };
 }

@@ -28,12 +28,12 @@
  *
  * If anything is missing (no background, no dark cell, a window over MAX_WINDOW_PIXELS) the
  * caller keeps the working-grid outline. The work is local: one window of at most
- * MAX_WINDOW_PIXELS per accepted slick, read once (box means: boxcarFilter of the change
- * detector's speckle filters; labels: labelRegions; outlines: maskToPolygons).
+ * MAX_WINDOW_PIXELS per accepted slick, read once (box means: src/raster/boxMean.ts; labels:
+ * labelRegions; outlines: maskToPolygons).
  */
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import type { Polygon } from '../../geo/types.ts';
-import { boxcarFilter, SpeckleScratch } from '../change/speckle.ts';
+import { BoxScratch, boxMean } from '../../raster/boxMean.ts';
 import { labelRegions, type PixelSpacing } from './darkSpots.ts';
 
 /** How far (m) the refined outline may reach beyond the working-grid mask. */
@@ -130,8 +130,8 @@ export function refineOutlineMask(
   // detector's speckle filters), in the zone only.
   const usable = new Uint8Array(n);
   for (let i = 0; i < n; i++) usable[i] = valid[i] !== 0 && (!land || land[i] === 0) ? 1 : 0;
-  const scratch = new SpeckleScratch();
-  const smoothed = boxcarFilter(sigma0, usable, w, h, 1, new Float32Array(n), scratch);
+  const scratch = new BoxScratch();
+  const smoothed = boxMean(sigma0, usable, w, h, 1, 1, new Float32Array(n), { scratch });
   const level = smoothed; // reused in place
   for (let i = 0; i < n; i++) level[i] = zone[i] !== 0 && usable[i] !== 0 ? 10 * Math.log10(Math.max(smoothed[i]!, 1e-6)) : Number.NaN;
 
@@ -154,7 +154,7 @@ export function refineOutlineMask(
       }
     }
     if (count === 0) return null;
-    boxcarFilter(dark, all, w, h, 1, share, scratch);
+    boxMean(dark, all, w, h, 1, 1, share, { scratch });
     let coreSum = 0;
     let coreCount = 0;
     for (let i = 0; i < n; i++) {
@@ -173,7 +173,7 @@ export function refineOutlineMask(
   // Dark cells, then a 3 × 3 majority vote (symmetric: speckle neither grows nor eats the
   // edge); the vote never adds a cell without a level (outside the zone, land, no data).
   for (let i = 0; i < n; i++) dark[i] = level[i]! < threshold ? 1 : 0;
-  boxcarFilter(dark, all, w, h, 1, share, scratch);
+  boxMean(dark, all, w, h, 1, 1, share, { scratch });
   const mask = new Uint8Array(n);
   for (let i = 0; i < n; i++) mask[i] = share[i]! > 0.5 && level[i] === level[i] ? 1 : 0;
 
