@@ -9,6 +9,7 @@ import { cmod5nSigma0 } from '../../src/imagery/cmod5n.ts';
 import { chipRates, rocAuc, thresholdForFalseAlarmRate } from '../../training/oilslick/chipScore.ts';
 import { parseChipName, sourceFolds, splitBySource, type Chip } from '../../training/oilslick/dataset.ts';
 import { mulberry32, trainGbt } from '../../training/oilslick/gbtTrain.ts';
+import { scoreChips, trainMil } from '../../training/oilslick/mil.ts';
 
 describe('CSIRO chip names and the split by source image', () => {
   it('parses source, region, label and augmentation from the file name', () => {
@@ -114,6 +115,28 @@ describe('gradient-boosted trees', () => {
     // The noise feature is (almost) never split on.
     const splits = a.trees.flatMap((t) => t.feature.filter((f) => f >= 0));
     expect(splits.filter((f) => f === 2).length / splits.length).toBeLessThan(0.1);
+  });
+});
+
+describe('multiple-instance rounds', () => {
+  // Oil chips hold one oil-like candidate (feature 0 high) among clutter; no-oil chips clutter only.
+  const rnd = mulberry32(8);
+  const chips = [...Array(120).keys()].map((k) => {
+    const label = (k % 3 === 0 ? 1 : 0) as 0 | 1;
+    const clutter = [...Array(1 + Math.floor(rnd() * 4))].map(() => [rnd() * 0.6, rnd()]);
+    return { file: `c${k}`, label, source: `s${k}`, candidates: label ? [[0.7 + 0.3 * rnd(), rnd()], ...clutter] : clutter };
+  });
+  const opts = { rounds: 3, gbt: { trees: 30, seed: 3 } };
+
+  it('learns the oil-like candidate from chip labels; the option defaults are the committed model\'s rounds, bit for bit', () => {
+    const a = trainMil(chips, ['f0', 'f1'], opts);
+    const scores = scoreChips(a, chips);
+    expect(rocAuc(scores)).toBeGreaterThan(0.95);
+    const explicit = trainMil(chips, ['f0', 'f1'], { ...opts, witnesses: 1, witnessMinProbability: 0.5, negativeWeightPower: 0.5 });
+    expect(JSON.stringify(explicit)).toBe(JSON.stringify(a));
+    // Other options give another model.
+    expect(JSON.stringify(trainMil(chips, ['f0', 'f1'], { ...opts, witnesses: 3 }))).not.toBe(JSON.stringify(a));
+    expect(JSON.stringify(trainMil(chips, ['f0', 'f1'], { ...opts, negativeWeightPower: 1 }))).not.toBe(JSON.stringify(a));
   });
 });
 
