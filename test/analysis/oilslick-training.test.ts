@@ -9,6 +9,7 @@ import { cmod5nSigma0 } from '../../src/imagery/cmod5n.ts';
 import { chipRates, rocAuc, thresholdForFalseAlarmRate } from '../../training/oilslick/chipScore.ts';
 import { parseChipName, sourceFolds, splitBySource, type Chip } from '../../training/oilslick/dataset.ts';
 import { mulberry32, trainGbt } from '../../training/oilslick/gbtTrain.ts';
+import { scoreChips, trainMil } from '../../training/oilslick/mil.ts';
 
 describe('CSIRO chip names and the split by source image', () => {
   it('parses source, region, label and augmentation from the file name', () => {
@@ -117,6 +118,28 @@ describe('gradient-boosted trees', () => {
   });
 });
 
+describe('multiple-instance rounds', () => {
+  // Oil chips hold one oil-like candidate (feature 0 high) among clutter; no-oil chips clutter only.
+  const rnd = mulberry32(8);
+  const chips = [...Array(120).keys()].map((k) => {
+    const label = (k % 3 === 0 ? 1 : 0) as 0 | 1;
+    const clutter = [...Array(1 + Math.floor(rnd() * 4))].map(() => [rnd() * 0.6, rnd()]);
+    return { file: `c${k}`, label, source: `s${k}`, candidates: label ? [[0.7 + 0.3 * rnd(), rnd()], ...clutter] : clutter };
+  });
+  const opts = { rounds: 3, gbt: { trees: 30, seed: 3 } };
+
+  it('learns the oil-like candidate from chip labels; the option defaults are the committed model\'s rounds, bit for bit', () => {
+    const a = trainMil(chips, ['f0', 'f1'], opts);
+    const scores = scoreChips(a, chips);
+    expect(rocAuc(scores)).toBeGreaterThan(0.95);
+    const explicit = trainMil(chips, ['f0', 'f1'], { ...opts, witnesses: 1, witnessMinProbability: 0.5, negativeWeightPower: 0.5 });
+    expect(JSON.stringify(explicit)).toBe(JSON.stringify(a));
+    // Other options give another model.
+    expect(JSON.stringify(trainMil(chips, ['f0', 'f1'], { ...opts, witnesses: 3 }))).not.toBe(JSON.stringify(a));
+    expect(JSON.stringify(trainMil(chips, ['f0', 'f1'], { ...opts, negativeWeightPower: 1 }))).not.toBe(JSON.stringify(a));
+  });
+});
+
 describe('issue 11: the trained model sees at prediction what it saw in training', () => {
   it('puts split thresholds halfway between data values, so a value a hair off (rounded features) lands on the same side', () => {
     // A count feature through log1p (like log1p_neighbours) decides the class.
@@ -188,6 +211,34 @@ describe('feature vector', () => {
     expect(v[FEATURE_NAMES.indexOf('log10_area_vs_largest_neighbour')]).toBeCloseTo(Math.log10(0.5), 10);
     expect(v[FEATURE_NAMES.indexOf('contrast_vs_strongest_neighbour_db')]).toBeCloseTo(3, 10);
     expect(v[FEATURE_NAMES.indexOf('background_vs_neighbours_db')]).toBeCloseTo(1, 10);
+    // Ratios of dB differences: contrast 7 and edge 6 over the surroundings' 0.5 dB, texture 1 vs 0.5 dB,
+    // 6.5 dB beside vs 7 dB, depth 10 vs 7 dB, 7 dB vs the strongest neighbour's 4 dB.
+    expect(v[FEATURE_NAMES.indexOf('contrast_per_surround_std')]).toBeCloseTo(14, 10);
+    expect(v[FEATURE_NAMES.indexOf('edge_per_surround_std')]).toBeCloseTo(12, 10);
+    expect(v[FEATURE_NAMES.indexOf('log_inside_vs_surround_std')]).toBeCloseTo(Math.log(2), 10);
+    expect(v[FEATURE_NAMES.indexOf('local_per_contrast')]).toBeCloseTo(6.5 / 7, 10);
+    expect(v[FEATURE_NAMES.indexOf('depth_per_contrast')]).toBeCloseTo(10 / 7, 10);
+    expect(v[FEATURE_NAMES.indexOf('contrast_vs_strongest_neighbour_ratio')]).toBeCloseTo(7 / 4, 10);
+  });
+
+  it('the ratio features do not change when every dB difference is stretched by one factor (a chip\'s grey scaling)', () => {
+    const base = {
+      areaSqkm: 0.5, lengthM: 5000, widthM: 100, elongation: 50, compactness: 0.05, perimeterM: 10_000, incidenceDeg: 35, lowWindThresholdDb: -21.5,
+      surroundDarkFraction: 0.01, brightNear: 3, boundaryFraction: 0.4,
+    };
+    const at = (k: number) =>
+      featureVector({
+        ...base, levelDb: -20, backgroundDb: -20 + 7 * k, contrastDb: 7 * k, edgeGradientDbPer100m: 6 * k, insideStdDb: 1 * k, surroundStdDb: 0.8 * k,
+        localContrastDb: 6.5 * k, depthDb: 10 * k, context: { neighbours: 3, neighbourAreaSqkm: 1.5, largestNeighbourAreaSqkm: 1, strongestNeighbourContrastDb: 4 * k, neighbourBackgroundDb: -14 },
+      });
+    const [a, b] = [at(1), at(1.6)];
+    for (const name of ['contrast_per_surround_std', 'edge_per_surround_std', 'log_inside_vs_surround_std', 'local_per_contrast', 'depth_per_contrast', 'contrast_vs_strongest_neighbour_ratio'] as const) {
+      expect(b[FEATURE_NAMES.indexOf(name)]).toBeCloseTo(a[FEATURE_NAMES.indexOf(name)]!, 10);
+    }
+    // … while the dB differences themselves do.
+    expect(b[FEATURE_NAMES.indexOf('contrast_db')]).toBeCloseTo(1.6 * a[FEATURE_NAMES.indexOf('contrast_db')]!, 10);
+    // Without neighbours the neighbour ratio is missing, not 0.
+    expect(featureVector({ ...base, levelDb: -20, backgroundDb: -13, contrastDb: 7, edgeGradientDbPer100m: 6, insideStdDb: 1, surroundStdDb: 0.5, localContrastDb: 6.5, depthDb: 10, context: emptyContext() })[FEATURE_NAMES.indexOf('contrast_vs_strongest_neighbour_ratio')]).toBeNaN();
   });
 });
 

@@ -15,12 +15,19 @@ import type { ChipScore } from './chipScore.ts';
 export interface MilOptions {
   rounds: number;
   gbt: Partial<GbtOptions>;
+  /** Witnesses per oil chip in the rounds after the first: its `witnesses` most probable candidates (default 1). */
+  witnesses?: number;
+  /** Any other candidate of an oil chip at least this probable is a witness too (default 0.5). */
+  witnessMinProbability?: number;
+  /** Each candidate of a no-oil chip with n candidates weighs n^−power (default 0.5). */
+  negativeWeightPower?: number;
 }
 
 export const DEFAULT_MIL_OPTIONS: MilOptions = { rounds: 3, gbt: {} };
 
 export function trainMil(chips: readonly ChipCandidates[], featureNames: readonly string[], options: MilOptions = DEFAULT_MIL_OPTIONS): GbtModel {
   let model: GbtModel | null = null;
+  const negPower = options.negativeWeightPower ?? 0.5;
   for (let round = 0; round < options.rounds; round++) {
     const X: number[][] = [];
     const y: number[] = [];
@@ -32,7 +39,7 @@ export function trainMil(chips: readonly ChipCandidates[], featureNames: readonl
         for (const v of chip.candidates) {
           X.push(v);
           y.push(0);
-          w.push(1 / Math.sqrt(n));
+          w.push(negPower === 0.5 ? 1 / Math.sqrt(n) : n ** -negPower);
         }
         continue;
       }
@@ -40,8 +47,11 @@ export function trainMil(chips: readonly ChipCandidates[], featureNames: readonl
       if (model) {
         const m = model;
         const p = chip.candidates.map((v) => gbtPredict(m, v));
-        const best = p.indexOf(Math.max(...p));
-        chosen = chip.candidates.filter((_, i) => i === best || p[i]! >= 0.5);
+        // Ranked by probability, ties by position (deterministic).
+        const order = p.map((_, i) => i).sort((a, b) => p[b]! - p[a]! || a - b);
+        const top = new Set(order.slice(0, options.witnesses ?? 1));
+        const minP = options.witnessMinProbability ?? 0.5;
+        chosen = chip.candidates.filter((_, i) => top.has(i) || p[i]! >= minP);
       }
       for (const v of chosen) {
         X.push(v);

@@ -37,6 +37,12 @@ export const FEATURE_NAMES = [
   'log10_area_vs_largest_neighbour',
   'contrast_vs_strongest_neighbour_db',
   'background_vs_neighbours_db',
+  'contrast_per_surround_std',
+  'edge_per_surround_std',
+  'log_inside_vs_surround_std',
+  'local_per_contrast',
+  'depth_per_contrast',
+  'contrast_vs_strongest_neighbour_ratio',
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -92,5 +98,17 @@ export function featureVector(f: SlickFeatures): number[] {
     c.neighbours > 0 ? Math.log10(Math.max(f.areaSqkm, 1e-6) / Math.max(c.largestNeighbourAreaSqkm, 1e-6)) : Number.NaN,
     f.contrastDb - c.strongestNeighbourContrastDb,
     f.backgroundDb - c.neighbourBackgroundDb,
+    // Ratios of two dB differences: unchanged when a chip's grey scaling stretches every dB
+    // difference by one unknown factor (the authors' scaling varies per chip).
+    // Contrast and edge sharpness against the sea's own variability around the region.
+    f.contrastDb / Math.max(f.surroundStdDb, 0.1),
+    f.edgeGradientDbPer100m / Math.max(f.surroundStdDb, 0.1),
+    // Texture inside against around: a film smooths the inside more than a wind change does.
+    Math.log(Math.max(f.insideStdDb, 0.01) / Math.max(f.surroundStdDb, 0.01)),
+    // Contrast to the sea right beside the region, and its darkest point, against its contrast.
+    f.localContrastDb / Math.max(f.contrastDb, 0.5),
+    f.depthDb / Math.max(f.contrastDb, 0.5),
+    // Contrast against the strongest neighbour's, as a ratio (NaN without neighbours).
+    Number.isFinite(c.strongestNeighbourContrastDb) ? f.contrastDb / Math.max(c.strongestNeighbourContrastDb, 0.5) : Number.NaN,
   ];
 }
