@@ -5,9 +5,19 @@
  */
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
+import { ApiError } from '../contract/errors.ts';
 import type { RateLimit } from './rateLimit.ts';
 
 const WINDOW_SECONDS = 60;
+/** Retry-After (s) when Redis does not answer: about one reconnect. */
+const UNAVAILABLE_RETRY_SECONDS = 5;
+
+/**
+ * Redis failing (down, restarting, unreachable) is the deployment's trouble, not the
+ * client's: 503 SERVICE_UNAVAILABLE with Retry-After, as /readyz reports the broker, rather
+ * than a 500 — and never a request let through unlimited.
+ */
+const unavailable = () => new ApiError('SERVICE_UNAVAILABLE', 'the shared rate limiter (Redis) does not answer; retry later', undefined, UNAVAILABLE_RETRY_SECONDS);
 
 export class RedisRateLimit implements RateLimit {
   private readonly limiter: RateLimiterRedis;
@@ -28,12 +38,17 @@ export class RedisRateLimit implements RateLimit {
     } catch (e) {
       // Over the budget the limiter rejects with its result; anything else is Redis failing.
       if (e instanceof RateLimiterRes) return retryAfter(e);
-      throw e;
+      throw unavailable();
     }
   }
 
   async exhausted(key: string): Promise<number | null> {
-    const res = await this.limiter.get(key);
+    let res: RateLimiterRes | null;
+    try {
+      res = await this.limiter.get(key);
+    } catch {
+      throw unavailable();
+    }
     return res && res.consumedPoints >= this.perMinute ? retryAfter(res) : null;
   }
 }

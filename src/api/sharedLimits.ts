@@ -14,7 +14,7 @@ export interface SharedRateLimits {
 }
 
 export function sharedRateLimits(config: Config): SharedRateLimits {
-  // One retry: with Redis down a request fails (500) within a reconnect, not after twenty.
+  // One retry: with Redis down a request fails (503, redisRateLimit.ts) within a reconnect, not after twenty.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
   // ioredis reconnects by itself; a lost connection surfaces in the failing command (and in
   // /readyz), so the client's error event needs a listener only to not be "unhandled".
