@@ -1,6 +1,7 @@
 /**
  * One error handler: every failure leaves as `{"error": {"code", "message"}}` with a code
- * from contract/errors.ts. Unexpected errors are logged and answered with a generic 500.
+ * from contract/errors.ts. A backing service that does not answer (store, object store) is a
+ * 503 with Retry-After; other unexpected errors are logged and answered with a generic 500.
  * Messages name the field or header at fault; they never repeat what the client sent.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
@@ -62,10 +63,53 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.status(err.status).send(errorEnvelope(err.code, err.message, err.details));
 }
 
+/**
+ * Error codes of a backing service that is down, restarting, overloaded or locked — not of a
+ * fault in this code: sockets (store, object store), PostgreSQL's admin-shutdown,
+ * cannot-connect-now, connection-exception and too-many-connections classes, and SQLite's
+ * busy / locked after its busy timeout.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+]);
+/** node-postgres's own messages for a connection it lost or could not get (no code). */
+const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect)/;
+/** Retry-After (s) for 503s from a backing service. */
+const BACKEND_RETRY_SECONDS = 5;
+
+/** True when `err` says a backing service did not answer (see UNAVAILABLE_CODES). */
+export function isBackendUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  return (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || UNAVAILABLE_MESSAGE.test(err.message);
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const known = toApiError(err);
     if (known) return sendApiError(reply, known);
+    if (isBackendUnavailable(err)) {
+      // The deployment's trouble, not the client's and not a bug: 503 and a retry hint.
+      request.log.warn({ err }, 'a backing service did not answer');
+      return sendApiError(reply, new ApiError('SERVICE_UNAVAILABLE', 'a backing service (store or object store) did not answer; retry later', undefined, BACKEND_RETRY_SECONDS));
+    }
     request.log.error({ err }, 'unhandled error');
     return sendApiError(reply, new ApiError('INTERNAL'));
   });
