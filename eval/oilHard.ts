@@ -176,13 +176,14 @@ function seaSpec(wind: number, index: number): { spec: Omit<SafeGrdSpec, 'width'
   };
 }
 
-/** The candidate behind a reported feature: the one whose reported properties it carries. */
-function candidateOf(candidates: SlickCandidate[], p: { oil_probability: number | null; length_m: number; width_m: number; contrast_db: number }): SlickCandidate | undefined {
+/**
+ * The candidate behind a reported feature: the accepted one with its contrast and oil
+ * probability (length and width are the refined outline's, not the candidate's).
+ */
+function candidateOf(candidates: SlickCandidate[], p: { oil_probability: number | null; contrast_db: number }): SlickCandidate | undefined {
   return candidates.find(
     (c) =>
       c.isSlick &&
-      Math.round(c.features.lengthM) === p.length_m &&
-      Math.round(c.features.widthM) === p.width_m &&
       Math.round(c.features.contrastDb * 10) / 10 === p.contrast_db &&
       (p.oil_probability === null || Math.round(c.oilProbability * 1000) / 1000 === p.oil_probability),
   );

@@ -20,7 +20,7 @@ import {
   resolveOilSlickParams,
   type SlickCandidate,
 } from '../../src/analysis/oilslick/index.ts';
-import { outlineWindow, refineOutlineMask } from '../../src/analysis/oilslick/refineOutline.ts';
+import { maskAxesM, outlineWindow, refineOutlineMask } from '../../src/analysis/oilslick/refineOutline.ts';
 import { mulberry32 } from '../../src/prng.ts';
 
 // ------------------------------------------------------------------ generator
@@ -591,6 +591,12 @@ describe('oil slicks: full-resolution outline of accepted slicks (issue 11, thin
       // Measured: 30 m → 28.7 m (IoU 0.37 → 0.69), 50 m → 46.9 m (IoU 0.62 → 0.85). One 10 m pixel
       // of error on each edge is IoU 0.5 for the 30 m trail.
       expect(Math.abs(widthM - 20 * halfWidth)).toBeLessThan(6);
+      // What the slick reports as length_m and width_m (maskAxesM): measured 3,686 m × 31.1 m and
+      // 4,213 m × 44.5 m for the 4,002 m long trails of 30 and 50 m.
+      const axes = maskAxesM(mask, window.width, window.height, SPACING)!;
+      if (process.env.OILSLICK_DEBUG) console.log(`  axes: length ${axes.lengthM.toFixed(0)} m, width ${axes.widthM.toFixed(1)} m`);
+      expect(Math.abs(axes.lengthM - lengthM) / lengthM).toBeLessThan(0.1);
+      expect(Math.abs(axes.widthM - 20 * halfWidth)).toBeLessThan(6);
       expect(iou(mask, truth)).toBeGreaterThan(halfWidth < 2 ? 0.6 : 0.75);
       expect(iou(mask, truth)).toBeGreaterThan(iou(before, truth) + 0.2);
     }

@@ -36,7 +36,7 @@ import { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams, type OilSlickParams } 
 import { runTileTask } from '../engine/pool.ts';
 import { loadOilModel, oilProbability, type OilModelFile } from './model.ts';
 import { detectSlicksInTile, requiredHaloPx, type SlickTileInput, type TileRegions } from './tile.ts';
-import { outlineWindow, refinedPolygons, refineOutlineMask } from './refineOutline.ts';
+import { maskAxesM, outlineWindow, refinedPolygons, refineOutlineMask } from './refineOutline.ts';
 
 // One tile (tile.ts): detectSlicksInTile runs on the worker threads.
 export { detectSlicksInTile, minPixels, requiredHaloPx } from './tile.ts';
@@ -479,13 +479,17 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   for (const c of candidates) {
     if (!c.isSlick) continue;
     options.signal?.throwIfAborted();
+    const outline = await slickOutline(c, product, band, region, params, pixelSpacing, land);
+    // Length and width describe the outline reported: the refined mask's when there is one,
+    // else the region's (second-moment length; width = area / length, as maskAxesM).
+    const axes = outline.axes ?? { lengthM: c.features.lengthM, widthM: (c.features.areaSqkm * 1e6) / c.features.lengthM };
     const properties = {
       oil_probability: Number.isFinite(c.oilProbability) ? Math.round(c.oilProbability * 1000) / 1000 : null,
-      length_m: Math.round(c.features.lengthM),
-      width_m: Math.round(c.features.widthM),
+      length_m: Math.round(axes.lengthM),
+      width_m: Math.round(axes.widthM),
       contrast_db: Math.round(c.features.contrastDb * 10) / 10,
     };
-    for (const geometry of await slickPolygons(c, product, band, region, params, pixelSpacing, land)) {
+    for (const geometry of outline.polygons) {
       if (!clipper || !aoiBox) {
         polygons.push({ geometry, properties });
         continue;
@@ -505,10 +509,11 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
 
 /**
  * The outline of an accepted slick: redrawn from the full-resolution σ0 of a window around it
- * (refineOutline.ts; one bounded read per slick), or its working-grid outline when it cannot
- * be (no background, too large a window).
+ * (refineOutline.ts; one bounded read per slick) with that mask's length and width, or its
+ * working-grid outline (axes null: the features' stand) when it cannot be (no background,
+ * too large a window).
  */
-async function slickPolygons(
+async function slickOutline(
   c: SlickCandidate,
   product: Sigma0Product,
   band: Sigma0Product['bands'][string],
@@ -516,7 +521,7 @@ async function slickPolygons(
   params: OilSlickParams,
   pixelSpacing: PixelSpacing,
   land: LandPolygons | null | undefined,
-): Promise<Polygon[]> {
+): Promise<{ polygons: Polygon[]; axes: { lengthM: number; widthM: number } | null }> {
   const m = params.multilook;
   const toLonLat = (line: number, pixel: number) => product.geolocation.pixelToLonLat(line, pixel);
   const window = outlineWindow(c.region, m, pixelSpacing, bounds);
@@ -526,9 +531,14 @@ async function slickPolygons(
     const pixels = { ...window, sigma0: data.data, valid: data.valid, land: landMask };
     const mask = refineOutlineMask(c.region, c.features.backgroundDb, m, pixelSpacing, pixels, params.thresholdShiftDb);
     // Simplified as the working-grid outline is: simplifyTolerancePx of the grid traced.
-    if (mask) return refinedPolygons(mask, window, toLonLat, params.simplifyTolerancePx);
+    if (mask) {
+      return {
+        polygons: refinedPolygons(mask, window, toLonLat, params.simplifyTolerancePx),
+        axes: maskAxesM(mask, window.width, window.height, pixelSpacing),
+      };
+    }
   }
-  return regionPolygons(c.region, m, toLonLat, params.simplifyTolerancePx);
+  return { polygons: regionPolygons(c.region, m, toLonLat, params.simplifyTolerancePx), axes: null };
 }
 
 /** What detectSlicksInTile returns for a tile without sea. */

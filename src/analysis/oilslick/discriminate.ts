@@ -380,6 +380,35 @@ export function neighbourhoodContext(features: readonly SlickFeatures[], centres
 
 export type LookAlikeReason = LookAlikeRule | 'low_probability';
 
+/** Pixel sums of a region: count and first and second moments of its (x, y) in pixels. */
+export interface PixelMoments {
+  pixelCount: number;
+  sumX: number;
+  sumY: number;
+  sumXX: number;
+  sumYY: number;
+  sumXY: number;
+}
+
+/**
+ * Principal variances (m²) of a region's pixels, each pixel counted with its own extent
+ * (1/12 px²) so that a one-pixel line has a width; length and width of the region are
+ * √(12·major) and √(12·minor) (those of a rectangle with the same moments).
+ */
+export function secondMoments(s: PixelMoments, spacing: PixelSpacing): { major: number; minor: number } {
+  const n = Math.max(1, s.pixelCount);
+  const sx = spacing.range;
+  const sy = spacing.azimuth;
+  const mx = s.sumX / n;
+  const my = s.sumY / n;
+  const cxx = (s.sumXX / n - mx * mx + 1 / 12) * sx * sx;
+  const cyy = (s.sumYY / n - my * my + 1 / 12) * sy * sy;
+  const cxy = (s.sumXY / n - mx * my) * sx * sy;
+  const half = (cxx + cyy) / 2;
+  const root = Math.sqrt(Math.max(0, ((cxx - cyy) / 2) ** 2 + cxy * cxy));
+  return { major: half + root, minor: Math.max(half - root, 1e-9) };
+}
+
 /** Features of a merged region; `spacing` is the working-pixel spacing. */
 export function regionFeatures(
   s: RegionStats,
@@ -390,16 +419,7 @@ export function regionFeatures(
   const n = Math.max(1, s.pixelCount);
   const sx = spacing.range;
   const sy = spacing.azimuth;
-  const mx = s.sumX / n;
-  const my = s.sumY / n;
-  // Covariance in m², with each pixel's own extent (1/12 px²) so a one-pixel line has a width.
-  const cxx = (s.sumXX / n - mx * mx + 1 / 12) * sx * sx;
-  const cyy = (s.sumYY / n - my * my + 1 / 12) * sy * sy;
-  const cxy = (s.sumXY / n - mx * my) * sx * sy;
-  const half = (cxx + cyy) / 2;
-  const root = Math.sqrt(Math.max(0, ((cxx - cyy) / 2) ** 2 + cxy * cxy));
-  const major = half + root;
-  const minor = Math.max(half - root, 1e-9);
+  const { major, minor } = secondMoments(s, spacing);
   const areaM2 = s.pixelCount * sx * sy;
   const perimeterM = ((s.edgesTopBottom * sx + s.edgesLeftRight * sy) * Math.PI) / 4;
   const levelDb = s.sumLevelDb / n;

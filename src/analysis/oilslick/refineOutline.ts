@@ -35,6 +35,7 @@ import { maskToPolygons } from '../../geo/vectorize.ts';
 import type { Polygon } from '../../geo/types.ts';
 import { BoxScratch, boxMean } from '../../raster/boxMean.ts';
 import { labelRegions, type PixelSpacing } from './darkSpots.ts';
+import { secondMoments } from './discriminate.ts';
 
 /** How far (m) the refined outline may reach beyond the working-grid mask. */
 export const ZONE_MARGIN_M = 20;
@@ -126,8 +127,7 @@ export function refineOutlineMask(
     for (let y = Math.max(0, ya); y < Math.min(h, ya + m); y++) inside.fill(1, y * w + Math.max(0, xa), y * w + Math.min(w, xb));
     for (let y = Math.max(0, ya - dy); y < Math.min(h, ya + m + dy); y++) zone.fill(1, y * w + Math.max(0, xa - dx), y * w + Math.min(w, xb + dx));
   }
-  // Level (dB): the 3 × 3 box mean of the usable pixels (the existing boxcar of the change
-  // detector's speckle filters), in the zone only.
+  // Level (dB): the 3 × 3 box mean of the usable pixels (src/raster/boxMean.ts), in the zone only.
   const usable = new Uint8Array(n);
   for (let i = 0; i < n; i++) usable[i] = valid[i] !== 0 && (!land || land[i] === 0) ? 1 : 0;
   const scratch = new BoxScratch();
@@ -216,4 +216,36 @@ export function refinedPolygons(
     connectivity: 8,
     simplifyTolerance: simplifyTolerancePx,
   }).map((p) => p.geometry);
+}
+
+/**
+ * Length and width (m) of a refined mask — the `length_m` and `width_m` a refined slick
+ * reports, so that they describe its outline: the length is the second-moment length as the
+ * features measure a region (√(12·major variance), discriminate.ts), at full resolution; the
+ * width is the area over that length, the mean width of a band that long (the second-moment
+ * width of a thin, ragged or curved trail is wider than the trail: 38 m for a 30 m one).
+ * `spacing` is the full-resolution pixel spacing.
+ */
+export function maskAxesM(mask: Uint8Array, width: number, height: number, spacing: PixelSpacing): { lengthM: number; widthM: number } | null {
+  let pixelCount = 0;
+  let sumX = 0;
+  let sumY = 0;
+  let sumXX = 0;
+  let sumYY = 0;
+  let sumXY = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (mask[y * width + x] === 0) continue;
+      pixelCount++;
+      sumX += x;
+      sumY += y;
+      sumXX += x * x;
+      sumYY += y * y;
+      sumXY += x * y;
+    }
+  }
+  if (pixelCount === 0) return null;
+  const { major } = secondMoments({ pixelCount, sumX, sumY, sumXX, sumYY, sumXY }, spacing);
+  const lengthM = Math.sqrt(12 * major);
+  return { lengthM, widthM: (pixelCount * spacing.range * spacing.azimuth) / lengthM };
 }
