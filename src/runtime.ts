@@ -54,8 +54,8 @@ export function loadOrCreateSecret(dataDir: string, name: string): Buffer {
 }
 
 /** Opens the store; `migrate: false` (the api and worker roles) refuses a schema that `sarwatch migrate` has not brought up to date. */
-export async function openDb(config: Config, opts: { migrate?: boolean } = {}): Promise<Db> {
-  const db = await openStore(storeUrl(config), { poolSize: config.databasePoolSize, migrate: opts.migrate ?? true });
+export async function openDb(config: Config, opts: { migrate?: boolean; sqliteBusyTimeoutMs?: number } = {}): Promise<Db> {
+  const db = await openStore(storeUrl(config), { poolSize: config.databasePoolSize, migrate: opts.migrate ?? true, sqliteBusyTimeoutMs: opts.sqliteBusyTimeoutMs });
   if (opts.migrate === false) {
     const pending = await pendingMigrations(db);
     if (pending.length) {
@@ -120,6 +120,8 @@ export interface StartOptions {
   roles?: { api: boolean; worker: boolean };
   /** Bring the schema up to date at start (default); the scaled-out roles leave that to `sarwatch migrate`. */
   migrate?: boolean;
+  /** How long a statement waits for another process's SQLite write lock (ms; default 10 s); tests shorten it. */
+  sqliteBusyTimeoutMs?: number;
 }
 
 const quietLog: Logger = { info: () => {}, error: () => {} };
@@ -127,7 +129,7 @@ const quietLog: Logger = { info: () => {}, error: () => {} };
 /** Starts the service: API, in-process workers, maintenance — or the part `opts.roles` names. */
 export async function startService(config: Config, opts: StartOptions = {}): Promise<Service> {
   const roles = opts.roles ?? { api: true, worker: true };
-  const db = await openDb(config, { migrate: opts.migrate ?? true });
+  const db = await openDb(config, { migrate: opts.migrate ?? true, sqliteBusyTimeoutMs: opts.sqliteBusyTimeoutMs });
   const objectSecret = loadOrCreateSecret(config.dataDir, 'object-signing.key');
   const objects = openObjectStore(config, objectSecret);
   const { queue, reconcile } = openQueue(config, db, { pollMs: opts.queuePollMs });

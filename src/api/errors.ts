@@ -67,7 +67,8 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
  * Error codes of a backing service that is down, restarting, overloaded or locked — not of a
  * fault in this code: sockets (store, object store), PostgreSQL's admin-shutdown,
  * cannot-connect-now, connection-exception and too-many-connections classes, and SQLite's
- * busy / locked after its busy timeout.
+ * busy / locked once the store's wait for another process's write lock is over
+ * (src/store/sqliteBusy.ts); SQLITE_BUSY's extended codes (SQLITE_BUSY_SNAPSHOT, …) too.
  */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -98,7 +99,7 @@ const BACKEND_RETRY_SECONDS = 5;
 export function isBackendUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  return (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || UNAVAILABLE_MESSAGE.test(err.message);
+  return (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_BUSY_'))) || UNAVAILABLE_MESSAGE.test(err.message);
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

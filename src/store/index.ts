@@ -12,6 +12,8 @@ export interface OpenStoreOptions {
   migrate?: boolean;
   /** Connections per process (PostgreSQL only; SQLite has one). */
   poolSize?: number;
+  /** How long a statement waits for another process's SQLite write lock (ms; SQLite only, default 10 s); tests shorten it. */
+  sqliteBusyTimeoutMs?: number;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface OpenStoreOptions {
  */
 export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Db> {
   let db: Db;
-  if (url.startsWith('sqlite:')) db = openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('sqlite:')) db = openSqlite(url.slice('sqlite:'.length), { busyTimeoutMs: opts.sqliteBusyTimeoutMs });
   else if (/^postgres(ql)?:\/\//.test(url)) db = openPostgres(url, opts.poolSize ?? 10);
   else throw new Error(`unsupported DATABASE_URL "${redact(url)}": expected sqlite:PATH or postgres://…`);
   if (opts.migrate ?? true) {

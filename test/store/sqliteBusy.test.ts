@@ -1,0 +1,123 @@
+/**
+ * The SQLite store waits for another process's write lock without blocking the event loop
+ * (src/store/sqliteBusy.ts): transactions begin IMMEDIATE and are retried, like autocommit
+ * statements, until the deadline; then SQLITE_BUSY goes out. The other process here is a
+ * second better-sqlite3 connection to the same file (SQLite's locks are the file's).
+ */
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSqlite } from '../../src/store/sqlite.ts';
+import { tempDataDir } from '../helpers/service.ts';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+function open(busyTimeoutMs?: number) {
+  const file = path.join(tempDataDir(), 'busy.db');
+  const db = openSqlite(file, { busyTimeoutMs }) as unknown as Kysely<any>;
+  cleanup.push(() => db.destroy());
+  const other = new SqliteDatabase(file, { timeout: 0 });
+  cleanup.push(() => {
+    if (other.inTransaction) other.exec('ROLLBACK');
+    other.close();
+  });
+  return { db, other };
+}
+
+/** Longest pause between the ticks of a 5 ms interval, from now until `stop()`. */
+function tickGaps() {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(longest, performance.now() - last);
+    },
+  };
+}
+
+async function count(db: Kysely<any>): Promise<number> {
+  const rows = await sql<{ n: number }>`select count(*) as n from t`.execute(db);
+  return rows.rows[0]!.n;
+}
+
+describe('SQLite store and another process holding the write lock', () => {
+  it('a transaction waits for the lock asynchronously (the event loop keeps running) and commits once it is released', async () => {
+    const { db, other } = open();
+    await sql`create table t (n integer)`.execute(db);
+    other.exec('BEGIN IMMEDIATE');
+    const gaps = tickGaps();
+    const started = performance.now();
+    setTimeout(() => other.exec('COMMIT'), 400);
+    await db.transaction().execute(async (tx) => {
+      await sql`insert into t values (1)`.execute(tx);
+    });
+    const waited = performance.now() - started;
+    const longestGap = gaps.stop();
+    expect(waited).toBeGreaterThanOrEqual(390);
+    expect(longestGap).toBeLessThan(150);
+    expect(await count(db)).toBe(1);
+  });
+
+  it('a statement outside a transaction waits and is applied once', async () => {
+    const { db, other } = open();
+    await sql`create table t (n integer)`.execute(db);
+    other.exec('BEGIN IMMEDIATE');
+    const gaps = tickGaps();
+    setTimeout(() => other.exec('COMMIT'), 300);
+    const started = performance.now();
+    await sql`insert into t values (1)`.execute(db);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(gaps.stop()).toBeLessThan(150);
+    expect(await count(db)).toBe(1);
+  });
+
+  it('held past the deadline: SQLITE_BUSY goes out, nothing is applied, and the store works once the lock is gone', async () => {
+    const { db, other } = open(300);
+    await sql`create table t (n integer)`.execute(db);
+    other.exec('BEGIN IMMEDIATE');
+    const gaps = tickGaps();
+    let started = performance.now();
+    await expect(db.transaction().execute((tx) => sql`insert into t values (1)`.execute(tx))).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+    started = performance.now();
+    await expect(sql`insert into t values (2)`.execute(db)).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+    expect(gaps.stop()).toBeLessThan(150);
+    // Reads do not wait for the write lock (WAL).
+    expect(await count(db)).toBe(0);
+    other.exec('ROLLBACK');
+    await db.transaction().execute((tx) => sql`insert into t values (3)`.execute(tx));
+    expect(await count(db)).toBe(1);
+  });
+
+  it('a transaction takes the write lock when it begins: one that reads, then writes, cannot lose a race to another writer (SQLITE_BUSY_SNAPSHOT)', async () => {
+    const { db, other } = open();
+    await sql`create table t (n integer)`.execute(db);
+    await db.transaction().execute(async (tx) => {
+      const before = await count(tx);
+      // Another process writing between this transaction's read and its write: with a
+      // deferred BEGIN it would succeed, and this transaction's insert fail.
+      expect(() => other.exec('insert into t values (100)')).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+      await sql`insert into t values (${before + 1})`.execute(tx);
+    });
+    expect(await count(db)).toBe(1);
+    other.exec('insert into t values (100)');
+    expect(await count(db)).toBe(2);
+  });
+
+  it('the busy handler is not used once open: the connection does not sleep inside SQLite', async () => {
+    const { db } = open();
+    const rows = await sql<{ timeout: number }>`pragma busy_timeout`.execute(db);
+    expect(rows.rows[0]!.timeout).toBe(0);
+  });
+});
