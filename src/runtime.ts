@@ -212,7 +212,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     async close() {
       stopMaintenance();
       const drained = queue.close();
-      await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close(), metricsServer?.close()]);
+      // HTTP: requests in flight get the same grace as analyses; then connections still open
+      // (a client holding a keep-alive socket mid-request) are cut, so shutdown is bounded.
+      const cut = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceSeconds * 1000);
+      cut.unref();
+      await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close().finally(() => clearTimeout(cut)), metricsServer?.close()]);
       await Promise.all([uploads.drain(), tifs.drain()]);
       await shared?.close();
       await drained;

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -177,6 +178,22 @@ describe('issue 10.8: shutdown aborts running analyses and requeues their jobs',
     expect(Number(row.attempts)).toBe(2);
     expect(row.result_key).toMatch(new RegExp(`^results/${jobId}\\.2\\.geojson$`));
     expect(await ledgerKinds(second.service.db, jobId)).toEqual(['charge', 'release', 'reserve']);
+  });
+
+  it('issue 13: an HTTP request still open at close() (headers half sent) gets the same grace, then its connection is cut and close() finishes', async () => {
+    const dataDir = tempDataDir();
+    const first = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]), { SARWATCH_SHUTDOWN_GRACE_SECONDS: '0.3' });
+    const { port } = new URL(first.service.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    const closedByServer = new Promise((r) => socket.once('close', r));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'); // never finished
+    // Give the server the bytes before closing, so the connection is not idle.
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = performance.now();
+    await first.service.close(); // without the cut: until Node's headers timeout (≥ 30 s)
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    await closedByServer;
   });
 
   it('issue 10.8: a detector looping on the main thread stops at its next tile once close() aborts; the store stays open until it has let go', async () => {
