@@ -41,7 +41,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -50,6 +49,7 @@ import S3rver from 's3rver';
 import { Queue } from 'bullmq';
 import type { BenchStage } from './imagery-read.ts';
 import { correctedForOmission, percentile } from './latency.ts';
+import { freePort } from './freePort.ts';
 
 const CLI = new URL('../bin/sarwatch.js', import.meta.url).pathname;
 const CONNECTIONS = 50;
@@ -87,17 +87,6 @@ export interface ApiModeFigures {
   serverCpuSeconds: number;
   serverPeakRssMb: number;
   loadAverage1min: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitUntilUp(url: string, child: ChildProcess, seconds: number): Promise<void> {

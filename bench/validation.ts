@@ -19,12 +19,12 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { hostileShapes } from './hostile-polygons.ts';
 import type { BenchStage } from './imagery-read.ts';
 import { percentile } from './latency.ts';
+import { freePort } from './freePort.ts';
 import { loadConfig } from '../src/config.ts';
 import { AoiClipper } from '../src/geo/aoiClipper.ts';
 import { bboxOf, type AoiGeometry } from '../src/geo/index.ts';
@@ -33,17 +33,6 @@ import { checkPolygon, checkPolygonFlat } from '../src/jobs/geometry/tasks.ts';
 import { mulberry32 } from '../src/prng.ts';
 
 const CLI = new URL('../bin/sarwatch.js', import.meta.url).pathname;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitUntilUp(url: string, seconds: number): Promise<void> {
   const deadline = Date.now() + seconds * 1000;

@@ -6,26 +6,15 @@
  * touched.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ensureRedis, uniqueQueueName } from '../helpers/services.ts';
 import { createRegistry } from '../../src/analysis/registry.ts';
+import { freePort } from '../../bench/freePort.ts';
 
 let redis: ChildProcess | null = null;
 let service: TestService;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   await ensureRedis(); // installs nothing here, but fails clearly where redis-server is missing
