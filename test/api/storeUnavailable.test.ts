@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { TEST_STORE } from '../helpers/services.ts';
+import { tickGaps } from '../helpers/eventLoop.ts';
 import { isBackendUnavailable } from '../../src/api/errors.ts';
 
 const BUSY_TIMEOUT_MS = 2000;
@@ -21,23 +22,6 @@ beforeAll(async () => {
   t = await startTestService({}, { sqliteBusyTimeoutMs: BUSY_TIMEOUT_MS });
 });
 afterAll(() => t?.close());
-
-/** Longest pause between the ticks of a 5 ms interval in this (the server's) process, until `stop()`. */
-function tickGaps() {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(longest, performance.now() - last);
-    },
-  };
-}
 
 /** /healthz every 100 ms while `pending` is unsettled; each answer's time (ms). */
 async function healthzWhile(pending: Promise<unknown>): Promise<number[]> {

@@ -10,6 +10,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite.ts';
 import { tempDataDir } from '../helpers/service.ts';
+import { tickGaps } from '../helpers/eventLoop.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -26,23 +27,6 @@ function open(busyTimeoutMs?: number) {
     other.close();
   });
   return { db, other };
-}
-
-/** Longest pause between the ticks of a 5 ms interval, from now until `stop()`. */
-function tickGaps() {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(longest, performance.now() - last);
-    },
-  };
 }
 
 async function count(db: Kysely<any>): Promise<number> {
