@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError, HTTP_ERRORS, errorEnvelope, type HttpErrorCode } from '../contract/errors.ts';
+import { isSqliteBusy } from '../store/sqliteBusy.ts';
 
 /** Names a client may see quoted back: identifiers, never markup. */
 const QUOTABLE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -67,8 +68,8 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
  * Error codes of a backing service that is down, restarting, overloaded or locked — not of a
  * fault in this code: sockets (store, object store), PostgreSQL's admin-shutdown,
  * cannot-connect-now, connection-exception and too-many-connections classes, and SQLite's
- * busy / locked once the store's wait for another process's write lock is over
- * (src/store/sqliteBusy.ts); SQLITE_BUSY's extended codes (SQLITE_BUSY_SNAPSHOT, …) too.
+ * locked; SQLITE_BUSY and its extended codes (isSqliteBusy) once the store's wait for another
+ * process's write lock is over (src/store/sqliteBusy.ts).
  */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -87,19 +88,18 @@ const UNAVAILABLE_CODES = new Set([
   '08004',
   '08006',
   '53300',
-  'SQLITE_BUSY',
   'SQLITE_LOCKED',
 ]);
 /** node-postgres's own messages for a connection it lost or could not get (no code). */
 const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect)/;
-/** Retry-After (s) for 503s from a backing service. */
-const BACKEND_RETRY_SECONDS = 5;
+/** Retry-After (s) for 503s from a backing service (about one reconnect). */
+export const BACKEND_RETRY_SECONDS = 5;
 
 /** True when `err` says a backing service did not answer (see UNAVAILABLE_CODES). */
 export function isBackendUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  return (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_BUSY_'))) || UNAVAILABLE_MESSAGE.test(err.message);
+  return (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || isSqliteBusy(err) || UNAVAILABLE_MESSAGE.test(err.message);
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

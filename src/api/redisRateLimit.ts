@@ -6,18 +6,17 @@
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../contract/errors.ts';
+import { BACKEND_RETRY_SECONDS } from './errors.ts';
 import type { RateLimit } from './rateLimit.ts';
 
 const WINDOW_SECONDS = 60;
-/** Retry-After (s) when Redis does not answer: about one reconnect. */
-const UNAVAILABLE_RETRY_SECONDS = 5;
 
 /**
  * Redis failing (down, restarting, unreachable) is the deployment's trouble, not the
  * client's: 503 SERVICE_UNAVAILABLE with Retry-After, as /readyz reports the broker, rather
  * than a 500 — and never a request let through unlimited.
  */
-const unavailable = () => new ApiError('SERVICE_UNAVAILABLE', 'the shared rate limiter (Redis) does not answer; retry later', undefined, UNAVAILABLE_RETRY_SECONDS);
+const unavailable = () => new ApiError('SERVICE_UNAVAILABLE', 'the shared rate limiter (Redis) does not answer; retry later', undefined, BACKEND_RETRY_SECONDS);
 
 export class RedisRateLimit implements RateLimit {
   private readonly limiter: RateLimiterRedis;
