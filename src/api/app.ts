@@ -28,6 +28,8 @@ import { polygonRoutes } from './routes/polygons.ts';
 import type { PolygonUploadService } from '../uploads/service.ts';
 import { tifRoutes } from './routes/tifs.ts';
 import type { TifUploadService } from '../uploads/tifService.ts';
+import { accountRoutes } from './routes/account.ts';
+import { dashboardRoutes, objectStoreOrigins } from './dashboard.ts';
 
 export interface ApiDeps {
   db: Db;
@@ -118,9 +120,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(jobRoutes, { jobs: deps.jobs });
       await api.register(polygonRoutes, { uploads: deps.uploads, maxUploadBytes: deps.config.maxUploadBytes });
       await api.register(tifRoutes, { tifs: deps.tifs });
+      await api.register(accountRoutes, { db: deps.db });
     },
     { prefix: '/api/v1' },
   );
   if (deps.objectSecret) await app.register(objectRoutes, { objects: deps.objects, secret: deps.objectSecret });
+  await app.register(dashboardRoutes, { webDir: deps.config.webDir, basemapUrl: deps.config.basemapUrl, connectOrigins: objectStoreOrigins(deps.config) });
   return app;
 }

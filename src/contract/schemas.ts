@@ -206,3 +206,14 @@ export const TifUploadList = Type.Object({ tifs: Type.Array(TifUpload) });
 export type TifUploadList = Static<typeof TifUploadList>;
 
 export const TifIdParams = Type.Object({ tif_id: Type.String() });
+
+// ---------------------------------------------------------------------------------------
+// The calling key and its account (issue 22: the dashboard shows the balance)
+
+export const AccountResponse = Type.Object({
+  account_id: Type.String(),
+  credits: Type.Object({ balance: Type.Number({ description: 'Credits available now (reservations of running jobs already taken off)' }) }),
+  scopes: Type.Array(Type.String(), { description: 'Scopes of the calling API key: jobs:read, jobs:write, uploads:write' }),
+  endpoints: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Endpoints the key may submit to; null: every endpoint' }),
+});
+export type AccountResponse = Static<typeof AccountResponse>;

@@ -1,0 +1,235 @@
+/**
+ * One MapLibre map with the dashboard's layers: an offline basemap (world-atlas land at
+ * 1:50m, drawn as vector layers, so it needs no network), an optional online raster basemap
+ * (SARWATCH_BASEMAP_URL), then the AOI, the coverage, the quicklook overlay and a job's
+ * result features styled per endpoint (map/resultStyle.ts).
+ *
+ * The container carries what the map drew, for people and tests alike:
+ * `data-result-features` (features in the result) and `data-rendered-features` (distinct
+ * result features MapLibre reports as rendered on screen, counted at each idle), and
+ * `data-view` (centre and zoom) so a click can be aimed at a known coordinate.
+ */
+import { Map as MapLibre, NavigationControl, ScaleControl, setWorkerUrl, type GeoJSONSource, type LngLatBoundsLike, type MapGeoJSONFeature } from 'maplibre-gl';
+import 'maplibre-gl/dist/maplibre-gl.css';
+// MapLibre's worker as a file of our own origin: the policy's worker-src stays 'self' (no blob: worker).
+import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
+import landUrl from 'world-atlas/land-50m.json?url';
+import { feature as topoFeature } from 'topojson-client';
+import type { Topology } from 'topojson-specification';
+import type { EndpointId } from '../types.ts';
+import { RESULT_LAYERS, resultLayers } from './resultStyle.ts';
+
+setWorkerUrl(workerUrl);
+
+const EMPTY: GeoJSON.FeatureCollection = { type: 'FeatureCollection', features: [] };
+let landPromise: Promise<GeoJSON.FeatureCollection> | null = null;
+
+/** world-atlas's land topology, fetched once per page (an immutable, hashed asset). */
+function land(): Promise<GeoJSON.FeatureCollection> {
+  landPromise ??= fetch(landUrl)
+    .then((r) => r.json() as Promise<Topology>)
+    .then((topo) => {
+      const f = topoFeature(topo, topo.objects.land!) as GeoJSON.Feature | GeoJSON.FeatureCollection;
+      return f.type === 'FeatureCollection' ? f : { type: 'FeatureCollection', features: [f] };
+    });
+  return landPromise;
+}
+
+export interface MapViewOptions {
+  basemapUrl: string | null;
+  /** Accessible name of the map region. */
+  label: string;
+}
+
+export class MapView {
+  readonly map: MapLibre;
+  private readonly ready: Promise<void>;
+  private resultById = new Map<number | string, GeoJSON.Feature>();
+  private clickHandlers: Array<(f: GeoJSON.Feature) => void> = [];
+  private overlayUrl: string | null = null;
+
+  constructor(
+    readonly container: HTMLElement,
+    opts: MapViewOptions,
+  ) {
+    container.classList.add('map');
+    container.setAttribute('role', 'region');
+    container.setAttribute('aria-label', opts.label);
+    const sources: Record<string, any> = {
+      land: { type: 'geojson', data: EMPTY },
+      aoi: { type: 'geojson', data: EMPTY },
+      coverage: { type: 'geojson', data: EMPTY },
+      result: { type: 'geojson', data: EMPTY },
+      'result-points': { type: 'geojson', data: EMPTY },
+      selected: { type: 'geojson', data: EMPTY },
+      draft: { type: 'geojson', data: EMPTY },
+    };
+    const layers: any[] = [
+      { id: 'sea', type: 'background', paint: { 'background-color': '#cddfec' } },
+      { id: 'land', type: 'fill', source: 'land', paint: { 'fill-color': '#f3f0e8' } },
+      { id: 'coast', type: 'line', source: 'land', paint: { 'line-color': '#7d97ab', 'line-width': 0.7 } },
+    ];
+    if (opts.basemapUrl) {
+      sources.online = { type: 'raster', tiles: [opts.basemapUrl], tileSize: 256, attribution: 'Basemap: SARWATCH_BASEMAP_URL' };
+      layers.push({ id: 'online', type: 'raster', source: 'online', layout: { visibility: 'visible' } });
+    }
+    layers.push(
+      { id: 'coverage-fill', type: 'fill', source: 'coverage', paint: { 'fill-color': '#2b8cbe', 'fill-opacity': 0.08 } },
+      { id: 'coverage-line', type: 'line', source: 'coverage', paint: { 'line-color': '#2b8cbe', 'line-width': 1.5, 'line-dasharray': [3, 2] } },
+      { id: 'aoi-line', type: 'line', source: 'aoi', paint: { 'line-color': '#222', 'line-width': 2 } },
+      { id: 'draft-fill', type: 'fill', source: 'draft', filter: ['==', ['geometry-type'], 'Polygon'], paint: { 'fill-color': '#6a51a3', 'fill-opacity': 0.15 } },
+      { id: 'draft-line', type: 'line', source: 'draft', paint: { 'line-color': '#6a51a3', 'line-width': 2 } },
+      { id: 'draft-point', type: 'circle', source: 'draft', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-radius': 4, 'circle-color': '#6a51a3' } },
+    );
+    this.map = new MapLibre({
+      container,
+      style: { version: 8, sources, layers },
+      center: [4.35, 52.48],
+      zoom: 3,
+      attributionControl: { compact: true, customAttribution: 'Land: Natural Earth via world-atlas' },
+      dragRotate: false,
+      pitchWithRotate: false,
+      touchPitch: false,
+      maxPitch: 0,
+    });
+    this.map.touchZoomRotate.disableRotation();
+    this.map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
+    this.map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
+    this.ready = new Promise((resolve) => this.map.once('load', () => resolve()));
+    void this.ready.then(async () => (this.map.getSource('land') as GeoJSONSource).setData(await land()));
+    this.map.on('idle', () => this.publish());
+    this.map.on('click', (e) => {
+      const hits = this.map.queryRenderedFeatures(e.point, { layers: RESULT_LAYERS.filter((l) => this.map.getLayer(l)) });
+      const hit = hits.find((h) => h.id !== undefined);
+      if (!hit) return;
+      const f = this.resultById.get(hit.id!);
+      if (f) this.select(f);
+    });
+    for (const layer of RESULT_LAYERS) {
+      this.map.on('mouseenter', layer, () => (this.map.getCanvas().style.cursor = 'pointer'));
+      this.map.on('mouseleave', layer, () => (this.map.getCanvas().style.cursor = ''));
+    }
+  }
+
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  setOnlineBasemap(visible: boolean): void {
+    if (this.map.getLayer('online')) this.map.setLayoutProperty('online', 'visibility', visible ? 'visible' : 'none');
+  }
+
+  async setAoi(area: GeoJSON.Geometry | null): Promise<void> {
+    await this.ready;
+    (this.map.getSource('aoi') as GeoJSONSource).setData(area ? { type: 'Feature', properties: {}, geometry: area } : EMPTY);
+  }
+
+  async setCoverage(area: GeoJSON.Geometry | null): Promise<void> {
+    await this.ready;
+    (this.map.getSource('coverage') as GeoJSONSource).setData(area ? { type: 'Feature', properties: {}, geometry: area } : EMPTY);
+  }
+
+  /** The polygon being drawn (New job): its vertices and outline. */
+  async setDraft(vertices: Array<[number, number]>): Promise<void> {
+    await this.ready;
+    const features: GeoJSON.Feature[] = vertices.map((c) => ({ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: c } }));
+    if (vertices.length >= 3) features.push({ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[...vertices, vertices[0]!]] } });
+    else if (vertices.length === 2) features.push({ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates: vertices } });
+    (this.map.getSource('draft') as GeoJSONSource).setData({ type: 'FeatureCollection', features });
+  }
+
+  /** Footprints (scene search): drawn with the coverage style. */
+  async setFootprints(fc: GeoJSON.FeatureCollection): Promise<void> {
+    await this.ready;
+    (this.map.getSource('coverage') as GeoJSONSource).setData(fc);
+  }
+
+  /**
+   * The quicklook overlay: a PNG in EPSG:3857 spanning `bounds` (degrees), given as an object
+   * URL the page made from the signed download. MapLibre's image source expects exactly that
+   * (a Web Mercator raster placed by its corner coordinates).
+   */
+  async setOverlay(overlay: { url: string; bounds: [number, number, number, number] } | null): Promise<void> {
+    await this.ready;
+    if (this.map.getLayer('quicklook')) this.map.removeLayer('quicklook');
+    if (this.map.getSource('quicklook')) this.map.removeSource('quicklook');
+    if (this.overlayUrl) URL.revokeObjectURL(this.overlayUrl);
+    this.overlayUrl = overlay?.url ?? null;
+    if (!overlay) return;
+    const [w, s, e, n] = overlay.bounds;
+    this.map.addSource('quicklook', { type: 'image', url: overlay.url, coordinates: [[w, n], [e, n], [e, s], [w, s]] });
+    this.map.addLayer({ id: 'quicklook', type: 'raster', source: 'quicklook', paint: { 'raster-opacity': 0.85, 'raster-fade-duration': 0 } }, 'coverage-fill');
+  }
+
+  async setResult(endpoint: EndpointId, fc: GeoJSON.FeatureCollection): Promise<void> {
+    await this.ready;
+    for (const id of [...RESULT_LAYERS, 'selected-line']) if (this.map.getLayer(id)) this.map.removeLayer(id);
+    this.resultById = new Map();
+    const points: GeoJSON.Feature[] = [];
+    fc.features.forEach((f, i) => {
+      // Feature ids are integers 1…n by the spec; fall back to the position for anything else.
+      const id = typeof f.id === 'number' ? f.id : i + 1;
+      this.resultById.set(id, f);
+      const c = centroid(f.geometry);
+      if (c) points.push({ type: 'Feature', id, properties: {}, geometry: { type: 'Point', coordinates: c } });
+    });
+    const drawn = fc.features.map((f, i) => ({ ...f, id: typeof f.id === 'number' ? f.id : i + 1 }));
+    (this.map.getSource('result') as GeoJSONSource).setData({ type: 'FeatureCollection', features: drawn });
+    (this.map.getSource('result-points') as GeoJSONSource).setData({ type: 'FeatureCollection', features: points });
+    for (const layer of resultLayers(endpoint)) this.map.addLayer(layer as any);
+    this.map.addLayer({ id: 'selected-line', type: 'line', source: 'selected', paint: { 'line-color': '#000', 'line-width': 3 } });
+    this.container.dataset.resultFeatures = String(fc.features.length);
+    delete this.container.dataset.renderedFeatures;
+  }
+
+  onFeatureClick(fn: (f: GeoJSON.Feature) => void): void {
+    this.clickHandlers.push(fn);
+  }
+
+  select(f: GeoJSON.Feature | null): void {
+    const src = this.map.getSource('selected') as GeoJSONSource | undefined;
+    src?.setData(f ? { type: 'Feature', properties: {}, geometry: f.geometry } : EMPTY);
+    if (f) for (const h of this.clickHandlers) h(f);
+  }
+
+  async fitTo(bbox: [number, number, number, number] | null): Promise<void> {
+    await this.ready;
+    if (!bbox) return;
+    const [w, s, e, n] = bbox;
+    const pad = Math.max((e - w) * 0.05, (n - s) * 0.05, 0.002);
+    this.map.fitBounds([[w - pad, s - pad], [e + pad, n + pad]] as LngLatBoundsLike, { animate: false, padding: 10 });
+  }
+
+  /** Result features MapLibre reports on screen now, counted by feature id. */
+  renderedResultFeatures(): number {
+    const layers = RESULT_LAYERS.filter((l) => this.map.getLayer(l));
+    if (!layers.length) return 0;
+    const ids = new Set(this.map.queryRenderedFeatures({ layers }).map((f: MapGeoJSONFeature) => f.id));
+    ids.delete(undefined);
+    return ids.size;
+  }
+
+  private publish(): void {
+    const c = this.map.getCenter();
+    this.container.dataset.view = JSON.stringify({ lon: c.lng, lat: c.lat, zoom: this.map.getZoom() });
+    if (this.container.dataset.resultFeatures !== undefined) this.container.dataset.renderedFeatures = String(this.renderedResultFeatures());
+    this.container.dispatchEvent(new CustomEvent('map-idle'));
+  }
+
+  remove(): void {
+    if (this.overlayUrl) URL.revokeObjectURL(this.overlayUrl);
+    this.map.remove();
+  }
+}
+
+/** A representative point for a feature's marker: the mean of its outer ring's vertices. */
+export function centroid(g: GeoJSON.Geometry | null): [number, number] | null {
+  if (!g) return null;
+  if (g.type === 'Point') return g.coordinates as [number, number];
+  const ring = g.type === 'Polygon' ? g.coordinates[0] : g.type === 'MultiPolygon' ? g.coordinates[0]?.[0] : null;
+  if (!ring || ring.length === 0) return null;
+  const pts = ring.length > 1 ? ring.slice(0, -1) : ring;
+  const x = pts.reduce((s, p) => s + p[0]!, 0) / pts.length;
+  const y = pts.reduce((s, p) => s + p[1]!, 0) / pts.length;
+  return [x, y];
+}
