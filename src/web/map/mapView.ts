@@ -163,7 +163,7 @@ export class MapView {
 
   async setResult(endpoint: EndpointId, fc: GeoJSON.FeatureCollection): Promise<void> {
     await this.ready;
-    for (const id of [...RESULT_LAYERS, 'selected-line']) if (this.map.getLayer(id)) this.map.removeLayer(id);
+    for (const id of [...RESULT_LAYERS, 'selected-line', 'selected-point']) if (this.map.getLayer(id)) this.map.removeLayer(id);
     this.resultById = new Map();
     const points: GeoJSON.Feature[] = [];
     fc.features.forEach((f, i) => {
@@ -177,7 +177,14 @@ export class MapView {
     (this.map.getSource('result') as GeoJSONSource).setData({ type: 'FeatureCollection', features: drawn });
     (this.map.getSource('result-points') as GeoJSONSource).setData({ type: 'FeatureCollection', features: points });
     for (const layer of resultLayers(endpoint)) this.map.addLayer(layer as any);
-    this.map.addLayer({ id: 'selected-line', type: 'line', source: 'selected', paint: { 'line-color': '#000', 'line-width': 3 } });
+    this.map.addLayer({ id: 'selected-line', type: 'line', source: 'selected', filter: ['!=', ['geometry-type'], 'Point'], paint: { 'line-color': '#000', 'line-width': 3 } });
+    this.map.addLayer({
+      id: 'selected-point',
+      type: 'circle',
+      source: 'selected',
+      filter: ['==', ['geometry-type'], 'Point'],
+      paint: { 'circle-radius': 9, 'circle-opacity': 0, 'circle-stroke-color': '#000', 'circle-stroke-width': 2.5 },
+    });
     this.container.dataset.resultFeatures = String(fc.features.length);
     delete this.container.dataset.renderedFeatures;
   }
@@ -188,7 +195,10 @@ export class MapView {
 
   select(f: GeoJSON.Feature | null): void {
     const src = this.map.getSource('selected') as GeoJSONSource | undefined;
-    src?.setData(f ? { type: 'Feature', properties: {}, geometry: f.geometry } : EMPTY);
+    const c = f ? centroid(f.geometry) : null;
+    const marked: GeoJSON.Feature[] = f ? [{ type: 'Feature', properties: {}, geometry: f.geometry }] : [];
+    if (c) marked.push({ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: c } });
+    src?.setData({ type: 'FeatureCollection', features: marked });
     if (f) for (const h of this.clickHandlers) h(f);
   }
 
