@@ -33,8 +33,8 @@ const REVALIDATE = 'no-cache';
  * - style-src 'self': the bundled stylesheets; MapLibre and uPlot position their elements
  *   through element.style (CSSOM), which a policy does not restrict.
  * - worker-src 'self': MapLibre's tile worker, loaded from its own bundled file (never a blob:).
- * - img-src data: MapLibre's control icons are data: SVGs in its stylesheet; blob: the
- *   quicklook overlay, fetched with the API key and handed to the map as an object URL.
+ * - img-src data: MapLibre's control icons are data: SVGs in its stylesheet. (The quicklook
+ *   overlay is fetched with the API key and decoded into a canvas, so it needs no blob:.)
  * - connect-src: the API itself, plus the object store's origin when results are presigned
  *   elsewhere (S3), plus the online basemap's tile origin when one is configured.
  * - everything else none: no frames, plugins, fonts, forms posted away, or <base> rewrites.
@@ -47,7 +47,7 @@ export function dashboardCsp(opts: Pick<DashboardOptions, 'basemapUrl' | 'connec
     "script-src 'self'",
     "style-src 'self'",
     "worker-src 'self'",
-    `img-src 'self' data: blob: ${tiles.join(' ')}`.trim(),
+    `img-src 'self' data: ${tiles.join(' ')}`.trim(),
     `connect-src ${[...new Set(connect)].join(' ')}`,
     "base-uri 'none'",
     "form-action 'none'",

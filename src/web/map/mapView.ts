@@ -46,7 +46,6 @@ export class MapView {
   private readonly ready: Promise<void>;
   private resultById = new Map<number | string, GeoJSON.Feature>();
   private clickHandlers: Array<(f: GeoJSON.Feature) => void> = [];
-  private overlayUrl: string | null = null;
 
   constructor(
     readonly container: HTMLElement,
@@ -145,20 +144,26 @@ export class MapView {
   }
 
   /**
-   * The quicklook overlay: a PNG in EPSG:3857 spanning `bounds` (degrees), given as an object
-   * URL the page made from the signed download. MapLibre's image source expects exactly that
-   * (a Web Mercator raster placed by its corner coordinates).
+   * The quicklook overlay: a PNG in EPSG:3857 spanning `bounds` (degrees), as downloaded with
+   * the key. Decoded here and handed to MapLibre as a canvas source placed by its corners (a
+   * Web Mercator raster is what that expects); an object URL would need `blob:` in the
+   * policy's connect-src, since MapLibre fetches image URLs.
    */
-  async setOverlay(overlay: { url: string; bounds: [number, number, number, number] } | null): Promise<void> {
+  async setOverlay(overlay: { png: Blob; bounds: [number, number, number, number] } | null): Promise<void> {
     await this.ready;
     if (this.map.getLayer('quicklook')) this.map.removeLayer('quicklook');
     if (this.map.getSource('quicklook')) this.map.removeSource('quicklook');
-    if (this.overlayUrl) URL.revokeObjectURL(this.overlayUrl);
-    this.overlayUrl = overlay?.url ?? null;
     if (!overlay) return;
+    const bitmap = await createImageBitmap(overlay.png);
+    const canvas = document.createElement('canvas');
+    canvas.width = bitmap.width;
+    canvas.height = bitmap.height;
+    canvas.getContext('2d')!.drawImage(bitmap, 0, 0);
+    bitmap.close();
     const [w, s, e, n] = overlay.bounds;
-    this.map.addSource('quicklook', { type: 'image', url: overlay.url, coordinates: [[w, n], [e, n], [e, s], [w, s]] });
+    this.map.addSource('quicklook', { type: 'canvas', canvas, animate: false, coordinates: [[w, n], [e, n], [e, s], [w, s]] });
     this.map.addLayer({ id: 'quicklook', type: 'raster', source: 'quicklook', paint: { 'raster-opacity': 0.85, 'raster-fade-duration': 0 } }, 'coverage-fill');
+    this.container.dataset.overlay = 'shown';
   }
 
   async setResult(endpoint: EndpointId, fc: GeoJSON.FeatureCollection): Promise<void> {
@@ -227,7 +232,6 @@ export class MapView {
   }
 
   remove(): void {
-    if (this.overlayUrl) URL.revokeObjectURL(this.overlayUrl);
     this.map.remove();
   }
 }

@@ -45,6 +45,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   let timer: number | undefined;
   let listItem: JobListItem | undefined;
   let drawnFor: string | null = null;
+  let inputs: GeoJSON.Geometry[] = [];
 
   async function load(): Promise<void> {
     try {
@@ -61,11 +62,11 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
       renderDetails(details, job, listItem);
       if (drawnFor === null) {
         drawnFor = 'aoi';
-        await drawInput(view, job, listItem);
+        inputs = await drawInput(view, job, listItem);
       }
       if (job.status === 'completed' && drawnFor !== 'result') {
         drawnFor = 'result';
-        await drawResult(view, job, downloads, legendBox, status);
+        await drawResult(view, job, inputs, downloads, legendBox, status);
       } else if (job.status === 'pending' || job.status === 'processing') {
         timer = window.setTimeout(() => void load(), POLL_MS);
       } else if (job.status === 'failed') {
@@ -129,16 +130,18 @@ function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined
   }
 }
 
-async function drawInput(view: MapView, job: Job, item: JobListItem | undefined): Promise<void> {
+/** Draws the AOI and coverage; returns them, so the view can later take in the result too. */
+async function drawInput(view: MapView, job: Job, item: JobListItem | undefined): Promise<GeoJSON.Geometry[]> {
   const polygon = item?.request_params?.polygon;
   const aoi = typeof polygon === 'string' ? parseArea(polygon) : null;
   const coverage = job.coverage?.polygon ? parseArea(job.coverage.polygon) : null;
   await view.setAoi(aoi);
   await view.setCoverage(coverage);
   await view.fitTo(bboxOf([aoi, coverage]));
+  return [aoi, coverage].filter((g): g is NonNullable<typeof g> => g !== null);
 }
 
-async function drawResult(view: MapView, job: Job, downloads: HTMLElement, legendBox: HTMLElement, status: HTMLElement): Promise<void> {
+async function drawResult(view: MapView, job: Job, inputs: GeoJSON.Geometry[], downloads: HTMLElement, legendBox: HTMLElement, status: HTMLElement): Promise<void> {
   clear(downloads);
   const endpoint = job.endpoint_id;
   if (job.result_path) {
@@ -148,8 +151,7 @@ async function drawResult(view: MapView, job: Job, downloads: HTMLElement, legen
   if (job.quicklook_path) append(downloads, button('Download quicklook (PNG)', () => void save(job.quicklook_path!, `${job.job_id}-quicklook.png`, status)));
   if (job.overlay) {
     try {
-      const blob = await api.download(job.overlay.path);
-      await view.setOverlay({ url: URL.createObjectURL(blob), bounds: job.overlay.bounds });
+      await view.setOverlay({ png: await api.download(job.overlay.path), bounds: job.overlay.bounds });
     } catch (err) {
       append(status, message('error', `Quicklook overlay not shown: ${err instanceof ApiError ? err.message : 'download failed'}`));
     }
@@ -165,7 +167,9 @@ async function drawResult(view: MapView, job: Job, downloads: HTMLElement, legen
   await view.setResult(endpoint, fc);
   clear(legendBox);
   append(legendBox, el('h2', {}, `Result: ${fc.features.length} features`), el('ul', {}, ...legend(endpoint).map(([colour, label]) => el('li', {}, swatch(colour), label))));
-  const box = bboxOf(fc.features.map((f) => f.geometry));
+  // The whole AOI with everything found in it (and the overlay, which can reach beyond it).
+  const overlayBox: GeoJSON.Geometry[] = job.overlay ? [{ type: 'MultiPoint', coordinates: [job.overlay.bounds.slice(0, 2), job.overlay.bounds.slice(2, 4)] }] : [];
+  const box = bboxOf([...inputs, ...overlayBox, ...fc.features.map((f) => f.geometry)]);
   if (box) await view.fitTo(box);
 }
 
