@@ -4,7 +4,11 @@
  * (SARWATCH_BASEMAP_URL), then the AOI, the coverage, the quicklook overlay and a job's
  * result features styled per endpoint (map/resultStyle.ts).
  *
- * The container carries what the map drew, for people and tests alike:
+ * One map serves every page in turn (MapView.open … release): a new WebGL context, its
+ * shaders and the land layer's tiling cost far more than the page's own data, so leaving a
+ * page parks the map (sources emptied, page listeners removed) and the next page takes it.
+ *
+ * The host element carries what the map drew, for people and tests alike:
  * `data-result-features` (features in the result) and `data-rendered-features` (distinct
  * result features MapLibre reports as rendered on screen, counted at each idle), and
  * `data-view` (centre and zoom) so a click can be aimed at a known coordinate.
@@ -17,15 +21,15 @@ import landUrl from 'world-atlas/land-50m.json?url';
 import { feature as topoFeature } from 'topojson-client';
 import type { Topology } from 'topojson-specification';
 import type { EndpointId } from '../types.ts';
-import { RESULT_LAYERS, resultLayers } from './resultStyle.ts';
+import { RESULT_LAYERS, STYLE_KEYS, resultLayers } from './resultStyle.ts';
 
 setWorkerUrl(workerUrl);
 
 const EMPTY: GeoJSON.FeatureCollection = { type: 'FeatureCollection', features: [] };
 let landPromise: Promise<GeoJSON.FeatureCollection> | null = null;
 
-/** world-atlas's land topology, fetched once per page (an immutable, hashed asset). */
-function land(): Promise<GeoJSON.FeatureCollection> {
+/** world-atlas's land as GeoJSON, fetched and converted once per page (an immutable, hashed asset). */
+export function land(): Promise<GeoJSON.FeatureCollection> {
   landPromise ??= fetch(landUrl)
     .then((r) => r.json() as Promise<Topology>)
     .then((topo) => {
@@ -39,23 +43,50 @@ export interface MapViewOptions {
   basemapUrl: string | null;
   /** Accessible name of the map region. */
   label: string;
+  /** The first view, [w, s, e, n]: given when known, the map renders there from its first frame. */
+  bounds?: [number, number, number, number] | null;
+  /** The land layer's data when the page already has it (see land()); else fetched after load. */
+  land?: GeoJSON.FeatureCollection;
+}
+
+/** A bbox with a margin, as the map is fitted to it. */
+function padded([w, s, e, n]: [number, number, number, number]): [[number, number], [number, number]] {
+  const pad = Math.max((e - w) * 0.05, (n - s) * 0.05, 0.002);
+  return [[w - pad, s - pad], [e + pad, n + pad]];
 }
 
 export class MapView {
   readonly map: MapLibre;
+  /** The page's element the map is shown in (it moves from page to page). */
+  host: HTMLElement;
+  private readonly container: HTMLElement;
   private readonly ready: Promise<void>;
   private resultById = new Map<number | string, GeoJSON.Feature>();
   private clickHandlers: Array<(f: GeoJSON.Feature) => void> = [];
+  private pageListeners: Array<[string, (e: any) => void]> = [];
+  private static parked: MapView | null = null;
 
-  constructor(
-    readonly container: HTMLElement,
-    opts: MapViewOptions,
-  ) {
-    container.classList.add('map');
-    container.setAttribute('role', 'region');
-    container.setAttribute('aria-label', opts.label);
+  /** The map for a page: the parked one moved into `host` and framed on `opts.bounds`, else a new one. */
+  static open(host: HTMLElement, opts: MapViewOptions): MapView {
+    const view = MapView.parked;
+    if (!view) return new MapView(host, opts);
+    MapView.parked = null;
+    view.attach(host, opts.label);
+    view.setOnlineBasemap(true);
+    if (opts.bounds) view.map.fitBounds(padded(opts.bounds) as LngLatBoundsLike, { animate: false, padding: 10 });
+    view.map.resize();
+    return view;
+  }
+
+  private constructor(host: HTMLElement, opts: MapViewOptions) {
+    this.host = host;
+    this.container = document.createElement('div');
+    this.container.className = 'map-canvas';
+    this.attach(host, opts.label);
     const sources: Record<string, any> = {
-      land: { type: 'geojson', data: EMPTY },
+      // 1:50m land holds nothing finer than a z6 tile shows: tiled up to z6, overzoomed past it
+      // (far less work in the map's worker than tiling the world's coastlines at every zoom).
+      land: { type: 'geojson', data: opts.land ?? EMPTY, maxzoom: 6 },
       aoi: { type: 'geojson', data: EMPTY },
       coverage: { type: 'geojson', data: EMPTY },
       result: { type: 'geojson', data: EMPTY },
@@ -81,21 +112,26 @@ export class MapView {
       { id: 'draft-point', type: 'circle', source: 'draft', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-radius': 4, 'circle-color': '#6a51a3' } },
     );
     this.map = new MapLibre({
-      container,
+      container: this.container,
       style: { version: 8, sources, layers },
-      center: [4.35, 52.48],
-      zoom: 3,
+      ...(opts.bounds ? { bounds: padded(opts.bounds) as LngLatBoundsLike, fitBoundsOptions: { padding: 10 } } : { center: [4.35, 52.48] as [number, number], zoom: 3 }),
       attributionControl: { compact: true, customAttribution: 'Land: Natural Earth via world-atlas' },
       dragRotate: false,
       pitchWithRotate: false,
       touchPitch: false,
       maxPitch: 0,
+      fadeDuration: 0,
     });
     this.map.touchZoomRotate.disableRotation();
     this.map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
     this.map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
-    this.ready = new Promise((resolve) => this.map.once('load', () => resolve()));
-    void this.ready.then(async () => (this.map.getSource('land') as GeoJSONSource).setData(await land()));
+    this.ready = new Promise((resolve) =>
+      this.map.once('load', () => {
+        performance.mark('sarwatch:map-loaded');
+        resolve();
+      }),
+    );
+    if (!opts.land) void this.ready.then(async () => (this.map.getSource('land') as GeoJSONSource).setData(await land()));
     this.map.on('idle', () => this.publish());
     this.map.on('click', (e) => {
       const hits = this.map.queryRenderedFeatures(e.point, { layers: RESULT_LAYERS.filter((l) => this.map.getLayer(l)) });
@@ -108,6 +144,20 @@ export class MapView {
       this.map.on('mouseenter', layer, () => (this.map.getCanvas().style.cursor = 'pointer'));
       this.map.on('mouseleave', layer, () => (this.map.getCanvas().style.cursor = ''));
     }
+  }
+
+  private attach(host: HTMLElement, label: string): void {
+    this.host = host;
+    host.classList.add('map');
+    host.setAttribute('role', 'region');
+    host.setAttribute('aria-label', label);
+    host.appendChild(this.container);
+  }
+
+  /** A listener for this page only: removed when the page releases the map. */
+  on(type: 'click' | 'dblclick', fn: (e: any) => void): void {
+    this.map.on(type, fn);
+    this.pageListeners.push([type, fn]);
   }
 
   whenReady(): Promise<void> {
@@ -163,7 +213,7 @@ export class MapView {
     const [w, s, e, n] = overlay.bounds;
     this.map.addSource('quicklook', { type: 'canvas', canvas, animate: false, coordinates: [[w, n], [e, n], [e, s], [w, s]] });
     this.map.addLayer({ id: 'quicklook', type: 'raster', source: 'quicklook', paint: { 'raster-opacity': 0.85, 'raster-fade-duration': 0 } }, 'coverage-fill');
-    this.container.dataset.overlay = 'shown';
+    this.host.dataset.overlay = 'shown';
   }
 
   async setResult(endpoint: EndpointId, fc: GeoJSON.FeatureCollection): Promise<void> {
@@ -171,14 +221,17 @@ export class MapView {
     for (const id of [...RESULT_LAYERS, 'selected-line', 'selected-point']) if (this.map.getLayer(id)) this.map.removeLayer(id);
     this.resultById = new Map();
     const points: GeoJSON.Feature[] = [];
+    const markers = endpoint === 'ship';
     fc.features.forEach((f, i) => {
       // Feature ids are integers 1…n by the spec; fall back to the position for anything else.
       const id = typeof f.id === 'number' ? f.id : i + 1;
       this.resultById.set(id, f);
-      const c = centroid(f.geometry);
+      const c = markers ? centroid(f.geometry) : null;
       if (c) points.push({ type: 'Feature', id, properties: {}, geometry: { type: 'Point', coordinates: c } });
     });
-    const drawn = fc.features.map((f, i) => ({ ...f, id: typeof f.id === 'number' ? f.id : i + 1 }));
+    // The map gets geometry and the few properties its styles read; the rest (a time-series
+    // cell's chart: most of the bytes) stays here for the properties panel.
+    const drawn = fc.features.map((f, i) => ({ type: 'Feature' as const, id: typeof f.id === 'number' ? f.id : i + 1, geometry: f.geometry, properties: styleProperties(f.properties) }));
     (this.map.getSource('result') as GeoJSONSource).setData({ type: 'FeatureCollection', features: drawn });
     (this.map.getSource('result-points') as GeoJSONSource).setData({ type: 'FeatureCollection', features: points });
     for (const layer of resultLayers(endpoint)) this.map.addLayer(layer as any);
@@ -190,8 +243,8 @@ export class MapView {
       filter: ['==', ['geometry-type'], 'Point'],
       paint: { 'circle-radius': 9, 'circle-opacity': 0, 'circle-stroke-color': '#000', 'circle-stroke-width': 2.5 },
     });
-    this.container.dataset.resultFeatures = String(fc.features.length);
-    delete this.container.dataset.renderedFeatures;
+    this.host.dataset.resultFeatures = String(fc.features.length);
+    delete this.host.dataset.renderedFeatures;
   }
 
   onFeatureClick(fn: (f: GeoJSON.Feature) => void): void {
@@ -210,9 +263,7 @@ export class MapView {
   async fitTo(bbox: [number, number, number, number] | null): Promise<void> {
     await this.ready;
     if (!bbox) return;
-    const [w, s, e, n] = bbox;
-    const pad = Math.max((e - w) * 0.05, (n - s) * 0.05, 0.002);
-    this.map.fitBounds([[w - pad, s - pad], [e + pad, n + pad]] as LngLatBoundsLike, { animate: false, padding: 10 });
+    this.map.fitBounds(padded(bbox) as LngLatBoundsLike, { animate: false, padding: 10 });
   }
 
   /** Result features MapLibre reports on screen now, counted by feature id. */
@@ -226,14 +277,42 @@ export class MapView {
 
   private publish(): void {
     const c = this.map.getCenter();
-    this.container.dataset.view = JSON.stringify({ lon: c.lng, lat: c.lat, zoom: this.map.getZoom() });
-    if (this.container.dataset.resultFeatures !== undefined) this.container.dataset.renderedFeatures = String(this.renderedResultFeatures());
-    this.container.dispatchEvent(new CustomEvent('map-idle'));
+    this.host.dataset.view = JSON.stringify({ lon: c.lng, lat: c.lat, zoom: this.map.getZoom() });
+    if (this.host.dataset.resultFeatures !== undefined) {
+      this.host.dataset.renderedFeatures = String(this.renderedResultFeatures());
+      performance.mark('sarwatch:map-idle-with-result');
+    }
+    this.host.dispatchEvent(new CustomEvent('map-idle'));
   }
 
-  remove(): void {
-    this.map.remove();
+  /**
+   * The page is done with the map: its data, layers and listeners go, and the map is parked
+   * for the next page (detached from the DOM; MapLibre keeps its WebGL context and worker).
+   */
+  release(): void {
+    for (const [type, fn] of this.pageListeners) this.map.off(type as 'click', fn);
+    this.pageListeners = [];
+    this.clickHandlers = [];
+    this.resultById = new Map();
+    for (const id of [...RESULT_LAYERS, 'selected-line', 'selected-point', 'quicklook']) if (this.map.getLayer(id)) this.map.removeLayer(id);
+    if (this.map.getSource('quicklook')) this.map.removeSource('quicklook');
+    for (const id of ['aoi', 'coverage', 'result', 'result-points', 'selected', 'draft']) (this.map.getSource(id) as GeoJSONSource | undefined)?.setData(EMPTY);
+    this.map.doubleClickZoom.enable();
+    this.container.remove();
+    this.host = document.createElement('div');
+    MapView.parked?.map.remove();
+    MapView.parked = this;
   }
+}
+
+/** The properties the result styles read (map/resultStyle.ts), numbers only. */
+function styleProperties(p: GeoJSON.GeoJsonProperties): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of STYLE_KEYS) {
+    const v = p?.[k];
+    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  }
+  return out;
 }
 
 /** A representative point for a feature's marker: the mean of its outer ring's vertices. */

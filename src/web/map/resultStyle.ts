@@ -5,6 +5,8 @@
 import type { EndpointId } from '../types.ts';
 
 export const RESULT_LAYERS = ['result-fill', 'result-line', 'result-point'];
+/** The only properties the styles below read; the map is given these alone. */
+export const STYLE_KEYS = ['deviation', 'oil_probability'] as const;
 
 /** docs/timeseries.md, Style: ColorBrewer RdBu in 7 classes of the deviation; null grey. */
 const DEVIATION_FILL = [
@@ -24,9 +26,11 @@ export function resultLayers(endpoint: EndpointId): object[] {
   switch (endpoint) {
     case 'ship':
       return [
-        { id: 'result-fill', type: 'fill', source: 'result', paint: { 'fill-color': '#f16913', 'fill-opacity': 0.35 } },
-        { id: 'result-line', type: 'line', source: 'result', paint: { 'line-color': '#a63603', 'line-width': 1.5 } },
-        // A marker per vessel: a ship outline is a few pixels wide until zoom ~14.
+        // Outlines from zoom 12 (a 100 m vessel is 5 px there); below it they are sub-pixel, and
+        // thousands of them would cost the map's worker and renderer for nothing visible.
+        { id: 'result-fill', type: 'fill', source: 'result', minzoom: 12, paint: { 'fill-color': '#f16913', 'fill-opacity': 0.35 } },
+        { id: 'result-line', type: 'line', source: 'result', minzoom: 12, paint: { 'line-color': '#a63603', 'line-width': 1.5 } },
+        // A marker per vessel at every zoom.
         {
           id: 'result-point',
           type: 'circle',

@@ -9,7 +9,7 @@ import { cellChart, renderChart } from '../chart.ts';
 import { append, button, clear, definitions, el, message } from '../dom.ts';
 import { fmtNumber, fmtTime, fmtValue } from '../format.ts';
 import { legend } from '../map/resultStyle.ts';
-import { MapView } from '../map/mapView.ts';
+import { land, MapView } from '../map/mapView.ts';
 import type { Cleanup } from '../router.ts';
 import type { Job, JobListItem, WebConfig } from '../types.ts';
 import { bboxOf, parseArea } from '../wkt.ts';
@@ -34,8 +34,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
     status,
     el('div', { class: 'job-layout' }, el('div', { class: 'col' }, details, downloads), el('div', { class: 'col wide' }, mapBox, legendBox, drawn, props)),
   );
-  const view = new MapView(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features' });
-  view.onFeatureClick((f) => showProperties(props, f));
+  let view: MapView | null = null;
   mapBox.addEventListener('map-idle', () => {
     const total = mapBox.dataset.resultFeatures;
     if (total !== undefined) drawn.textContent = `${mapBox.dataset.renderedFeatures ?? 0} of ${total} result features drawn in this view.`;
@@ -44,29 +43,58 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   let stopped = false;
   let timer: number | undefined;
   let listItem: JobListItem | undefined;
-  let drawnFor: string | null = null;
-  let inputs: GeoJSON.Geometry[] = [];
+  let resultDrawn = false;
 
   async function load(): Promise<void> {
     try {
       const job = await api.job(jobId);
+      performance.mark('sarwatch:job-view');
       if (stopped) return;
       const settled = job.status === 'completed' || job.status === 'failed';
-      if (job.endpoint_id && (!listItem || (settled && listItem.status !== job.status))) {
-        // The job view has no request_params; the list does (newest 30 of the endpoint).
-        const q = new URLSearchParams({ endpoint_id: job.endpoint_id, limit: '30' });
-        listItem = (await api.jobs(q)).jobs.find((j) => j.job_id === job.job_id);
-      }
+      const wantResult = job.status === 'completed' && !resultDrawn;
+      // The list entry (the job view has no request_params; the list of the endpoint's newest
+      // 30 does), the result and the overlay at once, before the map: it then renders once,
+      // where everything is, instead of re-tiling through intermediate views.
+      const [, result, overlay, landData] = await Promise.all([
+        job.endpoint_id && (!listItem || (settled && listItem.status !== job.status))
+          ? api.jobs(new URLSearchParams({ endpoint_id: job.endpoint_id, limit: '30' })).then((r) => (listItem = r.jobs.find((j) => j.job_id === job.job_id)))
+          : null,
+        wantResult ? fetchResult(job) : null,
+        wantResult && job.overlay ? api.download(job.overlay.path).then((png) => ({ png }), (err: unknown) => ({ err })) : null,
+        view ? null : land(),
+      ]);
+      if (stopped) return;
       title.textContent = `${job.endpoint_id ?? 'Job'} job`;
       clear(status);
       renderDetails(details, job, listItem);
-      if (drawnFor === null) {
-        drawnFor = 'aoi';
-        inputs = await drawInput(view, job, listItem);
+
+      const polygon = listItem?.request_params?.polygon;
+      const aoi = typeof polygon === 'string' ? parseArea(polygon) : null;
+      const coverage = job.coverage?.polygon ? parseArea(job.coverage.polygon) : null;
+      const overlayBox: GeoJSON.Geometry[] = job.overlay ? [{ type: 'MultiPoint', coordinates: [job.overlay.bounds.slice(0, 2), job.overlay.bounds.slice(2, 4)] }] : [];
+      // The whole AOI with everything found in it (and the overlay, which can reach beyond it).
+      const bounds = bboxOf([aoi, coverage, ...overlayBox, ...(result && 'fc' in result ? result.fc.features.map((f) => f.geometry) : [])]);
+      const created = !view;
+      if (!view) {
+        view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features', bounds, land: landData ?? undefined });
+        view.onFeatureClick((f) => showProperties(props, f));
       }
-      if (job.status === 'completed' && drawnFor !== 'result') {
-        drawnFor = 'result';
-        await drawResult(view, job, inputs, downloads, legendBox, status);
+      await view.setAoi(aoi);
+      await view.setCoverage(coverage);
+      if (wantResult) {
+        resultDrawn = true;
+        renderDownloads(downloads, job, status);
+        if (overlay && 'png' in overlay) await view.setOverlay({ png: overlay.png, bounds: job.overlay!.bounds });
+        else if (overlay) append(status, message('error', `Quicklook overlay not shown: ${overlay.err instanceof ApiError ? overlay.err.message : 'download failed'}`));
+        if (result && 'fc' in result && job.endpoint_id) {
+          await view.setResult(job.endpoint_id, result.fc);
+          performance.mark('sarwatch:result-set');
+          clear(legendBox);
+          append(legendBox, el('h2', {}, `Result: ${result.fc.features.length} features`), el('ul', {}, ...legend(job.endpoint_id).map(([colour, label]) => el('li', {}, swatch(colour), label))));
+        } else if (result && 'err' in result) {
+          append(status, message('error', `Result not shown: ${result.err instanceof ApiError ? `${result.err.code}: ${result.err.message}` : 'download failed'}`));
+        }
+        if (!created) await view.fitTo(bounds); // the job completed while the page was open
       } else if (job.status === 'pending' || job.status === 'processing') {
         timer = window.setTimeout(() => void load(), POLL_MS);
       } else if (job.status === 'failed') {
@@ -83,8 +111,33 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   return () => {
     stopped = true;
     window.clearTimeout(timer);
-    view.remove();
+    view?.release();
   };
+}
+
+/** The GeoJSON result of a completed job (none for a ZIP result), or why it could not be had. */
+async function fetchResult(job: Job): Promise<{ fc: GeoJSON.FeatureCollection } | { err: unknown } | null> {
+  if (!job.endpoint_id || !job.result_path || job.result_path.endsWith('.zip')) return null;
+  try {
+    // Marks for profiling (the dashboard bench reads them): download, parse.
+    performance.mark('sarwatch:result-requested');
+    const text = await (await api.download(job.result_path)).text();
+    performance.mark('sarwatch:result-downloaded');
+    const fc = JSON.parse(text) as GeoJSON.FeatureCollection;
+    performance.mark('sarwatch:result-parsed');
+    return { fc };
+  } catch (err) {
+    return { err };
+  }
+}
+
+function renderDownloads(downloads: HTMLElement, job: Job, status: HTMLElement): void {
+  clear(downloads);
+  if (job.result_path) {
+    const zip = job.result_path.endsWith('.zip');
+    append(downloads, button(zip ? 'Download result (ZIP)' : 'Download result (GeoJSON)', () => void save(job.result_path!, `${job.job_id}.${zip ? 'zip' : 'geojson'}`, status)));
+  }
+  if (job.quicklook_path) append(downloads, button('Download quicklook (PNG)', () => void save(job.quicklook_path!, `${job.job_id}-quicklook.png`, status)));
 }
 
 function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined): void {
@@ -128,49 +181,6 @@ function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined
     append(box, el('h2', {}, 'Request parameters'));
     append(box, definitions(Object.entries(item.request_params).map(([k, v]) => [k, fmtValue(v, 200)])));
   }
-}
-
-/** Draws the AOI and coverage; returns them, so the view can later take in the result too. */
-async function drawInput(view: MapView, job: Job, item: JobListItem | undefined): Promise<GeoJSON.Geometry[]> {
-  const polygon = item?.request_params?.polygon;
-  const aoi = typeof polygon === 'string' ? parseArea(polygon) : null;
-  const coverage = job.coverage?.polygon ? parseArea(job.coverage.polygon) : null;
-  await view.setAoi(aoi);
-  await view.setCoverage(coverage);
-  await view.fitTo(bboxOf([aoi, coverage]));
-  return [aoi, coverage].filter((g): g is NonNullable<typeof g> => g !== null);
-}
-
-async function drawResult(view: MapView, job: Job, inputs: GeoJSON.Geometry[], downloads: HTMLElement, legendBox: HTMLElement, status: HTMLElement): Promise<void> {
-  clear(downloads);
-  const endpoint = job.endpoint_id;
-  if (job.result_path) {
-    const name = job.result_path.endsWith('.zip') ? `${job.job_id}.zip` : `${job.job_id}.geojson`;
-    append(downloads, button(job.result_path.endsWith('.zip') ? 'Download result (ZIP)' : 'Download result (GeoJSON)', () => void save(job.result_path!, name, status)));
-  }
-  if (job.quicklook_path) append(downloads, button('Download quicklook (PNG)', () => void save(job.quicklook_path!, `${job.job_id}-quicklook.png`, status)));
-  if (job.overlay) {
-    try {
-      await view.setOverlay({ png: await api.download(job.overlay.path), bounds: job.overlay.bounds });
-    } catch (err) {
-      append(status, message('error', `Quicklook overlay not shown: ${err instanceof ApiError ? err.message : 'download failed'}`));
-    }
-  }
-  if (!endpoint || !job.result_path || job.result_path.endsWith('.zip')) return;
-  let fc: GeoJSON.FeatureCollection;
-  try {
-    fc = JSON.parse(await (await api.download(job.result_path)).text()) as GeoJSON.FeatureCollection;
-  } catch (err) {
-    append(status, message('error', `Result not shown: ${err instanceof ApiError ? `${err.code}: ${err.message}` : 'download failed'}`));
-    return;
-  }
-  await view.setResult(endpoint, fc);
-  clear(legendBox);
-  append(legendBox, el('h2', {}, `Result: ${fc.features.length} features`), el('ul', {}, ...legend(endpoint).map(([colour, label]) => el('li', {}, swatch(colour), label))));
-  // The whole AOI with everything found in it (and the overlay, which can reach beyond it).
-  const overlayBox: GeoJSON.Geometry[] = job.overlay ? [{ type: 'MultiPoint', coordinates: [job.overlay.bounds.slice(0, 2), job.overlay.bounds.slice(2, 4)] }] : [];
-  const box = bboxOf([...inputs, ...overlayBox, ...fc.features.map((f) => f.geometry)]);
-  if (box) await view.fitTo(box);
 }
 
 /** A colour swatch as an inline SVG (no style attribute: the policy forbids inline styles). */

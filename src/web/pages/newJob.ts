@@ -98,14 +98,14 @@ export async function newJobPage(main: HTMLElement, config: WebConfig): Promise<
   );
   const mapBox = el('div', { id: 'new-map' });
   append(main, el('h1', { id: 'new-title' }, 'New job'), el('div', { class: 'job-layout' }, el('div', { class: 'col' }, form), el('div', { class: 'col wide' }, mapBox, preview)));
-  const view = new MapView(mapBox, { basemapUrl: config.basemap_url, label: 'Map: draw the area of interest, scene footprints' });
+  const view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Map: draw the area of interest, scene footprints' });
 
-  view.map.on('click', (e) => {
+  view.on('click', (e: { lngLat: { lng: number; lat: number } }) => {
     if (!drawing) return;
     vertices.push([Number(e.lngLat.lng.toFixed(6)), Number(e.lngLat.lat.toFixed(6))]);
     void view.setDraft(vertices);
   });
-  view.map.on('dblclick', () => {
+  view.on('dblclick', () => {
     if (drawing && vertices.length >= 3) finish();
   });
   function finish(): void {
@@ -308,6 +308,6 @@ export async function newJobPage(main: HTMLElement, config: WebConfig): Promise<
   layout();
   return () => {
     window.clearTimeout(previewTimer);
-    view.remove();
+    view.release();
   };
 }
