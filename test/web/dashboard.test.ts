@@ -180,6 +180,31 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     await page.close();
   }, 400_000);
 
+  it('Jobs: live status without a reload (a job submitted elsewhere appears and turns completed); the endpoint and status filters narrow the list as GET /api/v1/jobs does', async () => {
+    const { page, watch } = await signedIn();
+    const res = await t.http('POST', '/api/v1/detect/oilslick', { key: demoKey, body: { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-13', date_direction: 'before' } });
+    expect(res.status).toBe(200);
+    const row = page.locator(`tr[data-job-id="${res.json.job_id}"]`);
+    await row.waitFor({ timeout: 60_000 });
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 240_000, interval: 500 }).toBe('completed');
+
+    await page.getByRole('checkbox', { name: 'oilslick' }).check();
+    await page.getByRole('checkbox', { name: 'completed' }).check();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.url()).toMatch(/#\/jobs\?status=completed&endpoint_id=oilslick$/);
+    const listed = (await t.http('GET', '/api/v1/jobs?status=completed&endpoint_id=oilslick', { key: demoKey })).json.jobs.map((j: { job_id: string }) => j.job_id);
+    expect(listed).toContain(res.json.job_id);
+    await expect.poll(async () => page.locator('table.jobs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job-id')))).toEqual(listed);
+    // The filters live in the address: a reload keeps them.
+    await page.reload();
+    await page.locator('table.jobs').waitFor();
+    expect(await page.getByRole('checkbox', { name: 'oilslick' }).isChecked()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: 'ship' }).isChecked()).toBe(false);
+    await expect.poll(async () => page.locator('table.jobs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job-id')))).toEqual(listed);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 400_000);
+
   it('XSS: upload files and request parameters carrying <img onerror> and <script> render as text on every page; nothing executes', async () => {
     const { page, watch } = await signedIn();
     // An upload whose features are named with the payloads (ready), one that fails on them (its error is shown), a KML named so.
