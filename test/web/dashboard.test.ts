@@ -147,6 +147,62 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     await page.close();
   }, 400_000);
 
+  it('New job: a polygon drawn by clicks on the map, a scene found by a search on the map, an uploaded polygon — each previewed', async () => {
+    // An upload to choose from.
+    const square = { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[4.3, 52.45], [4.4, 52.45], [4.4, 52.5], [4.3, 52.5], [4.3, 52.45]]] } }] };
+    const up = await t.http('POST', '/api/v1/polygons', { key: demoKey, rawBody: JSON.stringify(square), headers: { 'Content-Type': 'application/geo+json' } });
+    expect(up.status).toBe(202);
+    let upload: any;
+    await expect.poll(async () => (upload = (await t.http('GET', `/api/v1/polygons/${up.json.polygon_id}`, { key: demoKey })).json).status, { timeout: 30_000 }).toBe('ready');
+
+    const { page, watch } = await signedIn();
+    await page.goto(`${t.url}/#/new`);
+    const wkt = page.getByLabel('Polygon (WKT, EPSG:4326, lon lat)');
+    // Frame the port first (the preview fits the map to the AOI), then draw inside it.
+    await page.getByLabel('Area of interest from').selectOption('wkt');
+    await wkt.fill(PORT);
+    await page.getByLabel('Date', { exact: true }).fill('2024-06-14');
+    await page.getByTestId('preview-fields').waitFor({ timeout: 30_000 });
+    await page.getByLabel('Area of interest from').selectOption('draw');
+    await page.getByRole('button', { name: 'Start drawing' }).click();
+    const box = (await page.locator('#new-map').boundingBox())!;
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    for (const [dx, dy] of [[-80, -60], [80, -60], [80, 60], [-80, 60]]) await page.mouse.click(cx + dx!, cy + dy!);
+    await page.getByRole('button', { name: 'Finish polygon' }).click();
+    const drawnWkt = await wkt.inputValue();
+    const ring = /^POLYGON \(\((.+)\)\)$/.exec(drawnWkt)![1]!.split(', ').map((p) => p.split(' ').map(Number));
+    expect(ring).toHaveLength(5);
+    expect(ring[4]).toEqual(ring[0]);
+    // Inside the port box, west-to-east then north-to-south as clicked.
+    for (const [lon, lat] of ring) expect(lon! > 4.2 && lon! < 4.5 && lat! > 52.38 && lat! < 52.58, `${lon} ${lat}`).toBe(true);
+    expect(ring[1]![0]).toBeGreaterThan(ring[0]![0]!);
+    expect(ring[2]![1]).toBeLessThan(ring[1]![1]!);
+    const area = async () => Number(/([\d,.]+) km²/.exec((await page.getByTestId('preview-fields').textContent()) ?? '')?.[1]?.replace(/,/g, ''));
+    await expect.poll(area, { timeout: 30_000 }).toBeLessThan(200); // the drawn box, not the 454 km² port
+    expect(await area()).toBeGreaterThan(1);
+
+    // A scene by a search over the drawn polygon around a date.
+    await page.getByLabel('Area of interest from').selectOption('scene');
+    await page.getByLabel('Date to search scenes around (not sent)').fill('2024-06-13');
+    await page.getByRole('button', { name: 'Search scenes on the map' }).click();
+    const use = page.getByRole('button', { name: /^Use scene / });
+    await use.first().waitFor({ timeout: 30_000 });
+    const sceneId = (await use.first().getAttribute('aria-label'))!.replace('Use scene ', '');
+    expect(sceneId).toMatch(/^S1[ABC]_IW_GRDH_/);
+    await use.first().click();
+    expect(await page.getByLabel('Scene id').inputValue()).toBe(sceneId);
+    await expect.poll(() => page.locator('.preview').textContent(), { timeout: 30_000 }).toContain('CREDITS_NOT_ESTIMABLE');
+
+    // An uploaded polygon: the preview's area is the upload's.
+    await page.getByLabel('Area of interest from').selectOption('upload');
+    await page.getByLabel('Uploaded polygon (ready uploads)').selectOption(upload.polygon_id);
+    await expect.poll(area, { timeout: 30_000 }).toBeCloseTo(upload.area_sqkm, 2);
+    await screenshot(page, 'new-job-upload');
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 200_000);
+
   it('a time-series job on the demo city: cells coloured on the map; a click on a cell shows its chart and the values behind it', async () => {
     const { page, watch } = await signedIn();
     await page.goto(`${t.url}/#/new`);
@@ -210,6 +266,10 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     // An upload whose features are named with the payloads (ready), one that fails on them (its error is shown), a KML named so.
     const fc = (name: string, ring: number[][]) => JSON.stringify({ type: 'FeatureCollection', name, features: [{ type: 'Feature', properties: { name, [IMG]: SCRIPT }, geometry: { type: 'Polygon', coordinates: [ring] } }] });
     await page.goto(`${t.url}/#/uploads`);
+    await page.getByRole('heading', { name: 'Polygons' }).waitFor();
+    await page.waitForTimeout(500);
+    const readyBefore = await page.locator('.badge.status-ready').count();
+    const failedBefore = await page.locator('.badge.status-failed').count();
     const upload = async (name: string, body: string) => {
       await page.getByLabel('Polygon file (GeoJSON, KML, zipped Shapefile)').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(body) });
       await page.getByRole('button', { name: 'Upload polygons' }).click();
@@ -220,8 +280,8 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     const kml = `<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>${IMG.replace(/</g, '&lt;')}</name><Placemark><name>${SCRIPT.replace(/</g, '&lt;')}</name><Polygon><outerBoundaryIs><LinearRing><coordinates>4.2,52.4 4.3,52.4 4.3,52.5 4.2,52.4</coordinates></LinearRing></outerBoundaryIs></Polygon></Placemark></Document></kml>`;
     await upload(`${IMG}.kml`, kml);
     await expect.poll(async () => page.locator('.badge.status-processing').count(), { timeout: 30_000 }).toBe(0);
-    expect(await page.locator('.badge.status-ready').count()).toBe(2);
-    expect(await page.locator('.badge.status-failed').count()).toBe(1);
+    expect(await page.locator('.badge.status-ready').count()).toBe(readyBefore + 2);
+    expect(await page.locator('.badge.status-failed').count()).toBe(failedBefore + 1);
     await screenshot(page, 'uploads');
 
     // A request parameter the API stores as given (a scene_id of the right shape with the payload after it).
