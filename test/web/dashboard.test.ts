@@ -266,8 +266,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     // An upload whose features are named with the payloads (ready), one that fails on them (its error is shown), a KML named so.
     const fc = (name: string, ring: number[][]) => JSON.stringify({ type: 'FeatureCollection', name, features: [{ type: 'Feature', properties: { name, [IMG]: SCRIPT }, geometry: { type: 'Polygon', coordinates: [ring] } }] });
     await page.goto(`${t.url}/#/uploads`);
-    await page.getByRole('heading', { name: 'Polygons' }).waitFor();
-    await page.waitForTimeout(500);
+    await page.locator('section[aria-labelledby=polygons-title] .table-wrap > *').first().waitFor(); // the list (or "None yet.") is in
     const readyBefore = await page.locator('.badge.status-ready').count();
     const failedBefore = await page.locator('.badge.status-failed').count();
     const upload = async (name: string, body: string) => {
