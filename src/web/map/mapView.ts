@@ -34,7 +34,12 @@ export function land(): Promise<GeoJSON.FeatureCollection> {
     .then((r) => r.json() as Promise<Topology>)
     .then((topo) => {
       const f = topoFeature(topo, topo.objects.land!) as GeoJSON.Feature | GeoJSON.FeatureCollection;
-      return f.type === 'FeatureCollection' ? f : { type: 'FeatureCollection', features: [f] };
+      return f.type === 'FeatureCollection' ? f : ({ type: 'FeatureCollection', features: [f] } as GeoJSON.FeatureCollection);
+    })
+    .catch(() => {
+      // No land this time (the sea colour alone); the next map asks again.
+      landPromise = null;
+      return EMPTY;
     });
   return landPromise;
 }
@@ -72,7 +77,6 @@ export class MapView {
     if (!view) return new MapView(host, opts);
     MapView.parked = null;
     view.attach(host, opts.label);
-    view.setOnlineBasemap(true);
     if (opts.bounds) view.map.fitBounds(padded(opts.bounds) as LngLatBoundsLike, { animate: false, padding: 10 });
     view.map.resize();
     return view;
@@ -158,14 +162,6 @@ export class MapView {
   on(type: 'click' | 'dblclick', fn: (e: any) => void): void {
     this.map.on(type, fn);
     this.pageListeners.push([type, fn]);
-  }
-
-  whenReady(): Promise<void> {
-    return this.ready;
-  }
-
-  setOnlineBasemap(visible: boolean): void {
-    if (this.map.getLayer('online')) this.map.setLayoutProperty('online', 'visibility', visible ? 'visible' : 'none');
   }
 
   async setAoi(area: GeoJSON.Geometry | null): Promise<void> {

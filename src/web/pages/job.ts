@@ -81,6 +81,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
       }
       await view.setAoi(aoi);
       await view.setCoverage(coverage);
+      if (stopped) return; // left meanwhile: the map may already serve another page
       if (wantResult) {
         resultDrawn = true;
         renderDownloads(downloads, job, status);
