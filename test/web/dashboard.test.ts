@@ -243,6 +243,15 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     const row = page.locator(`tr[data-job-id="${res.json.job_id}"]`);
     await row.waitFor({ timeout: 60_000 });
     await expect.poll(() => row.getAttribute('data-status'), { timeout: 240_000, interval: 500 }).toBe('completed');
+    // Its page: the slick drawn (coloured by oil_probability), one feature per slick of the result.
+    await row.getByRole('link').click();
+    const map = page.locator('#job-map');
+    await map.and(page.locator('[data-rendered-features]')).waitFor({ timeout: 60_000 });
+    const slicks = await resultOf(res.json.job_id);
+    expect(slicks.features.length).toBeGreaterThan(0);
+    expect(Number(await map.getAttribute('data-rendered-features'))).toBe(slicks.features.length);
+    await screenshot(page, 'job-oilslick');
+    await page.goBack();
 
     await page.getByRole('checkbox', { name: 'oilslick' }).check();
     await page.getByRole('checkbox', { name: 'completed' }).check();

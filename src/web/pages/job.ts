@@ -91,7 +91,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
           await view.setResult(job.endpoint_id, result.fc);
           performance.mark('sarwatch:result-set');
           clear(legendBox);
-          append(legendBox, el('h2', {}, `Result: ${result.fc.features.length} features`), el('ul', {}, ...legend(job.endpoint_id).map(([colour, label]) => el('li', {}, swatch(colour), label))));
+          append(legendBox, el('h2', {}, `Result: ${result.fc.features.length} feature${result.fc.features.length === 1 ? '' : 's'}`), el('ul', {}, ...legend(job.endpoint_id).map(([colour, label]) => el('li', {}, swatch(colour), label))));
         } else if (result && 'err' in result) {
           append(status, message('error', `Result not shown: ${result.err instanceof ApiError ? `${result.err.code}: ${result.err.message}` : 'download failed'}`));
         }
