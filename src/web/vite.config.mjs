@@ -16,6 +16,8 @@ export default defineConfig({
     chunkSizeWarningLimit: 2000,
     assetsInlineLimit: 0,
     sourcemap: false,
+    // A slow callback on a busy machine is not a problem of the build: no timing warnings.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   server: {
     // `npm run dev:web`: the dashboard with live reload against a running service.
