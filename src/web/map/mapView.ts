@@ -13,7 +13,7 @@
  * result features MapLibre reports as rendered on screen, counted at each idle), and
  * `data-view` (centre and zoom) so a click can be aimed at a known coordinate.
  */
-import { Map as MapLibre, NavigationControl, ScaleControl, setWorkerUrl, type GeoJSONSource, type LngLatBoundsLike, type MapGeoJSONFeature } from 'maplibre-gl';
+import { Map as MapLibre, NavigationControl, ScaleControl, setWorkerUrl, type GeoJSONSource, type IControl, type LngLatBoundsLike, type MapGeoJSONFeature } from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
 // MapLibre's worker as a file of our own origin: the policy's worker-src stays 'self' (no blob: worker).
 import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
@@ -129,6 +129,7 @@ export class MapView {
     this.map.touchZoomRotate.disableRotation();
     this.map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
     this.map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
+    if (opts.basemapUrl) this.map.addControl(new BasemapToggle(), 'top-left');
     this.ready = new Promise((resolve) =>
       this.map.once('load', () => {
         performance.mark('sarwatch:map-loaded');
@@ -298,6 +299,27 @@ export class MapView {
     this.host = document.createElement('div');
     MapView.parked?.map.remove();
     MapView.parked = this;
+  }
+}
+
+/** A checkbox on the map that shows or hides the online basemap (the offline land stays beneath). */
+class BasemapToggle implements IControl {
+  private box: HTMLElement | null = null;
+  onAdd(map: MapLibre): HTMLElement {
+    const input = document.createElement('input');
+    input.type = 'checkbox';
+    input.checked = true;
+    input.addEventListener('change', () => map.setLayoutProperty('online', 'visibility', input.checked ? 'visible' : 'none'));
+    const label = document.createElement('label');
+    label.className = 'basemap-toggle';
+    label.append(input, document.createTextNode(' Online basemap'));
+    this.box = document.createElement('div');
+    this.box.className = 'maplibregl-ctrl maplibregl-ctrl-group';
+    this.box.appendChild(label);
+    return this.box;
+  }
+  onRemove(): void {
+    this.box?.remove();
   }
 }
 
