@@ -131,7 +131,8 @@ async function marks(page: Page): Promise<string> {
     const t0 = last('sarwatch:job-view') || 0;
     return ${JSON.stringify(names)}.map((n) => { const t = last('sarwatch:' + n); return t === null ? null : Math.round(t - t0); });
   })()`)) as Array<number | null>;
-  return names.map((n, i) => `${n} ${times[i] ?? '—'}`).join(', ');
+  // A map-loaded mark before the job view: the map was made for an earlier page and reused.
+  return names.map((n, i) => `${n} ${times[i] === null ? '—' : times[i]! < 0 && n === 'map-loaded' ? '(reused)' : times[i]}`).join(', ');
 }
 
 /**
