@@ -19,7 +19,8 @@ import { mergeRtcContributions, readRtcGeoTiff } from '../../src/catalog/local/r
 import { readSafeFolder } from '../../src/catalog/local/safe.ts';
 import type { SceneRecord } from '../../src/catalog/types.ts';
 import { findEndpoint } from '../../src/endpoints/index.ts';
-import type { AoiGeometry, Position } from '../../src/geo/types.ts';
+import type { EndpointId } from '../../src/contract/enums.ts';
+import type { AoiGeometry, Polygon, Position } from '../../src/geo/types.ts';
 import { writeFieldSeason, writeRtcStack, writeSafeGrd, type SeasonStackResult, type WriteRtcResult } from '../../src/synth/index.ts';
 import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
 import { unzip } from '../helpers/zip.ts';
@@ -114,12 +115,12 @@ function lonLat(p: Position): { lon: number; lat: number } {
 const sha = (value: unknown): string => createHash('sha256').update(typeof value === 'string' ? value : JSON.stringify(value)).digest('hex');
 
 /** Runs an endpoint's analysis module on `input`, as a job does. */
-async function runEndpoint(id: string, input: ResolvedInput, extra: Partial<AnalysisRequest> = {}) {
+async function runEndpoint(id: EndpointId, input: ResolvedInput, extra: Partial<AnalysisRequest> = {}) {
   const endpoint = findEndpoint(id)!;
   const module: AnalysisModule = await endpoint.detector();
   const progress: number[] = [];
   const out = await module.run(
-    { jobId: 'pin', endpointId: endpoint.id, family: 'analyze', input, maxRequestBytes: 1_048_576, ...extra },
+    { jobId: 'pin', endpointId: id, family: 'analyze', input, maxRequestBytes: 1_048_576, ...extra },
     { reportProgress: (p) => progress.push(p), signal: new AbortController().signal },
   );
   const archive = out.archive ? Object.fromEntries([...(await unzip(out.archive))].map(([name, data]) => [name, sha(data.toString('base64'))])) : null;
@@ -152,7 +153,7 @@ describe('every endpoint returns what it returned before the engine (digests tak
   }, 120_000);
 
   it('newbuilding, disappearbuilding and timeseries on an RTC stack', async () => {
-    const ring = stackScenes[0]!.footprint.coordinates[0]!;
+    const ring = (stackScenes[0]!.footprint as Polygon).coordinates[0]!;
     const lon = ring.map((p) => p[0]!);
     const lat = ring.map((p) => p[1]!);
     const [x0, x1, y0, y1] = [Math.min(...lon), Math.max(...lon), Math.min(...lat), Math.max(...lat)];
@@ -171,7 +172,7 @@ describe('every endpoint returns what it returned before the engine (digests tak
 
   it('idlefarm on a generated season', async () => {
     const fields = season.fields;
-    const extent = { type: 'Polygon' as const, coordinates: seasonScenes[0]!.footprint.coordinates };
+    const extent = seasonScenes[0]!.footprint;
     got['idlefarm-rtc'] = await runEndpoint(
       'idlefarm',
       { kind: 'series', scenes: seasonScenes, extent, aoi: extent },
