@@ -18,7 +18,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AnalysisOutput, AnalysisRequest, GeoTiffEncoding, ResolvedInput, ResolvedScene } from '../analysis/registry.ts';
+import type { AnalysisOutput, AnalysisRequest, GeoTiffEncoding, ResolvedInput, ResolvedScene, UploadFeatureCollection } from '../analysis/registry.ts';
 import { fieldsExtent, type UploadedCollection } from '../analysis/idlefarm/index.ts';
 import { closeAnalysisPool } from '../analysis/engine/pool.ts';
 import { GREY_DB_RANGE, type GreyDbMapping } from '../analysis/oilslick/greyImage.ts';
@@ -456,7 +456,9 @@ async function fieldsRequest(endpoint: EndpointDescriptor, opts: AnalyzeOptions,
   return {
     family: series.family,
     input: { kind: 'series', scenes: series.scenes, extent, aoi: extent },
-    upload: { polygonId: path.basename(fieldsFile), features: async () => fields as never },
+    // The fields as given (a job's upload holds validated polygons only): the module reports a
+    // field it cannot read as undetermined, as it always did for the CLI.
+    upload: { polygonId: path.basename(fieldsFile), features: async () => fields as UploadFeatureCollection },
     label: series.label,
     given: scenes.join(' '),
   };
