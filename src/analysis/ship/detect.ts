@@ -47,8 +47,8 @@ export interface ShipSceneReport {
   ambiguitySkipped: boolean;
   /** Full-image window that was analysed. */
   region: PixelWindow | null;
-  /** Wall-clock milliseconds per stage (read includes waiting for the reader; detect is detectShipsInTile). */
-  timings: { read: number; landMask: number; detect: number; ambiguity: number; vectorize: number; total: number };
+  /** Wall-clock milliseconds per stage: waiting for reads, tile inputs on this thread (valid and land masks, calibration vectors), detectShipsInTile (run or awaited) and merging, the ambiguity step, polygons. */
+  timings: { read: number; input: number; detect: number; ambiguity: number; vectorize: number; total: number };
 }
 
 /** Detect ships in a GRD SAFE product (folder, manifest.safe or zip). */
@@ -118,7 +118,7 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
   const spacing = { range: primaryBand.annotation.rangePixelSpacing, azimuth: primaryBand.annotation.azimuthPixelSpacing };
   const halo = requiredHalo(params, spacing);
   const started = performance.now();
-  const timings = { read: 0, landMask: 0, detect: 0, ambiguity: 0, vectorize: 0, total: 0 };
+  const timings = { read: 0, input: 0, detect: 0, ambiguity: 0, vectorize: 0, total: 0 };
   const safe = isSafeProduct(product) ? product : null;
   const ambiguitySkipped = params.ambiguity.enabled && !safe;
   const geolocation = product.geolocation;
@@ -218,7 +218,7 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
         detections.push(...found);
       }, engine);
   timings.read = tileTimings.read;
-  timings.landMask = tileTimings.input;
+  timings.input = tileTimings.input;
   timings.detect = tileTimings.tasks + tileTimings.merge;
 
   // Safety net: tiles decide a vessel identically, so none should ever be reported twice;
