@@ -34,6 +34,10 @@ import { SqlSceneIndexStore } from './store/sceneIndexStore.ts';
 import { VERSION } from './version.ts';
 import { createMetrics } from './metrics.ts';
 import { sharedRateLimits } from './api/sharedLimits.ts';
+import { SecretBox } from './events/secretBox.ts';
+import { WebhookService } from './events/webhooks.ts';
+import { openDeliveryQueue } from './events/deliveryQueue/index.ts';
+import { startWebhookDispatch } from './events/dispatcher.ts';
 
 export function storeUrl(config: Config): string {
   return config.databaseUrl || `sqlite:${path.join(config.dataDir, 'sarwatch.db')}`;
@@ -147,7 +151,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const shared = roles.api && config.redisUrl ? sharedRateLimits(config) : null;
   const uploads = new PolygonUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
   const tifs = new TifUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
-  const app = await buildApi({ db, config, jobs, uploads, tifs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
+  const secretBox = new SecretBox(config.webhookSecretKey ? Buffer.from(config.webhookSecretKey, 'base64') : loadOrCreateSecret(config.dataDir, 'webhook-secrets.key'));
+  const deliveryQueue = openDeliveryQueue(config, db);
+  const webhooks = new WebhookService({ db, box: secretBox, queue: deliveryQueue, allowPrivate: config.webhookAllowPrivate });
+  const app = await buildApi({ db, config, jobs, uploads, tifs, webhooks, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
   const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds, onSettled: (s) => metrics.observeJob(s) });
@@ -178,6 +185,20 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     reconcile: reconcile && { run: reconcile, intervalSeconds: config.reconcileIntervalSeconds },
   });
   if (roles.worker) queue.consume(runner.run, config.workerConcurrency);
+  // Webhook deliveries go out from worker processes, off the job path.
+  const stopWebhooks = !roles.worker
+    ? () => deliveryQueue.close()
+    : startWebhookDispatch({
+        db,
+        queue: deliveryQueue,
+        box: secretBox,
+        owner: runner.workerId,
+        allowPrivate: config.webhookAllowPrivate,
+        timeoutMs: config.webhookTimeoutSeconds * 1000,
+        retryBaseMs: config.webhookRetryBaseSeconds * 1000,
+        concurrency: config.webhookConcurrency,
+        log,
+      });
   // Uploads whose validation a stopped API process left unfinished are validated again.
   if (roles.api) {
     const startedAt = isoNow();
@@ -217,7 +238,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const cut = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceSeconds * 1000);
       cut.unref();
       await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close().finally(() => clearTimeout(cut)), metricsServer?.close()]);
-      await Promise.all([uploads.drain(), tifs.drain()]);
+      await Promise.all([uploads.drain(), tifs.drain(), stopWebhooks()]);
       await shared?.close();
       await drained;
       await closeAnalysisPool();
