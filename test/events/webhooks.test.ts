@@ -39,6 +39,17 @@ async function createHook(events: string[], url = rx.url) {
   return res.json as { webhook_id: string; secret: string };
 }
 
+/** The newest delivery of the webhook once `done` holds (the receiver answers before the sender records it). */
+async function settledDelivery(hookId: string, done: (d: any) => boolean = (d) => d.status !== 'pending' || d.last_error !== null) {
+  let d: any;
+  for (let i = 0; i < 100; i++) {
+    [d] = (await t.http('GET', `/api/v1/webhooks/${hookId}/deliveries`)).json.deliveries;
+    if (d && done(d)) return d;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`delivery never settled: ${JSON.stringify(d)}`);
+}
+
 function verify(secret: string, r: { headers: Record<string, unknown>; body: string }) {
   return new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
 }
@@ -94,8 +105,7 @@ describe('webhooks: delivery of job events', () => {
     expect(event.data).toMatchObject({ job_id, status: 'completed', endpoint_id: 'ship', result_path: `/api/v1/jobs/${job_id}/result.geojson`, monitor_id: null });
     expect(got!.headers['webhook-id']).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(Math.abs(Number(got!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
-    const log = await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}/deliveries`);
-    expect(log.json.deliveries[0]).toMatchObject({ event_id: got!.headers['webhook-id'], event_type: 'job.completed', status: 'delivered', attempts: 1, last_status_code: 200, last_response_body: 'ok', next_attempt_at: null });
+    expect(await settledDelivery(hook.webhook_id)).toMatchObject({ event_id: got!.headers['webhook-id'], event_type: 'job.completed', status: 'delivered', attempts: 1, last_status_code: 200, last_response_body: 'ok', next_attempt_at: null });
   });
 
   it('job.failed is sent for a failed job; a webhook not subscribed to an event type gets nothing of it', async () => {
@@ -122,8 +132,7 @@ describe('webhooks: delivery of job events', () => {
     // Backoff: each wait is at least half the doubled base (0.1 s, 0.2 s).
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(40);
     expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(90);
-    const [d] = (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}/deliveries`)).json.deliveries;
-    expect(d).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200 });
+    expect(await settledDelivery(hook.webhook_id, (d) => d.status === 'delivered')).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200 });
     const h = (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}`)).json;
     expect(h.failing_since).toBeNull();
   });
@@ -149,7 +158,7 @@ describe('webhooks: delivery of job events', () => {
     const { job_id } = await t.client.submit('detect', 'ship', shipBody as never);
     await waitForTerminal(t.client, job_id);
     const [first] = await rx.waitFor(1);
-    const [d] = (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}/deliveries`)).json.deliveries;
+    const d = await settledDelivery(hook.webhook_id);
     const again = await t.http('POST', `/api/v1/webhooks/${hook.webhook_id}/deliveries/${d.delivery_id}/redeliver`);
     expect(again.status).toBe(202);
     const got = await rx.waitFor(2);
@@ -165,8 +174,7 @@ describe('webhooks: delivery of job events', () => {
       const { job_id } = await t.client.submit('detect', 'ship', shipBody as never);
       await waitForTerminal(t.client, job_id);
       await rx.waitFor(1);
-      await new Promise((r) => setTimeout(r, 300));
-      const [d] = (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}/deliveries`)).json.deliveries;
+      const d = await settledDelivery(hook.webhook_id);
       expect(d.last_response_body).toHaveLength(1024);
     } finally {
       rx.replyBody = 'ok';
@@ -175,12 +183,7 @@ describe('webhooks: delivery of job events', () => {
     try {
       const { job_id } = await t.client.submit('detect', 'ship', shipBody as never);
       await waitForTerminal(t.client, job_id);
-      let d: any;
-      for (let i = 0; i < 60; i++) {
-        [d] = (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}/deliveries`)).json.deliveries;
-        if (d.attempts >= 1 && d.last_error) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const d = await settledDelivery(hook.webhook_id, (x) => x.last_error !== null);
       expect(d).toMatchObject({ status: 'pending', last_status_code: null, last_error: 'no answer within 1 s' });
       expect(Date.parse(d.next_attempt_at)).toBeGreaterThan(Date.parse(d.last_attempt_at));
     } finally {
