@@ -30,6 +30,8 @@ import { tifRoutes } from './routes/tifs.ts';
 import type { TifUploadService } from '../uploads/tifService.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import type { WebhookService } from '../events/webhooks.ts';
+import { monitorRoutes } from './routes/monitors.ts';
+import type { MonitorService } from '../monitors/service.ts';
 
 export interface ApiDeps {
   db: Db;
@@ -39,6 +41,8 @@ export interface ApiDeps {
   tifs: TifUploadService;
   /** Webhooks (issue 21); their routes are absent without it. */
   webhooks?: WebhookService;
+  /** Monitors (issue 21); their routes are absent without it. */
+  monitors?: MonitorService;
   objects: ObjectStore;
   /** Secret of the local object store's signed URLs; null when objects are presigned elsewhere (S3). */
   objectSecret: Buffer | null;
@@ -125,6 +129,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(polygonRoutes, { uploads: deps.uploads, maxUploadBytes: deps.config.maxUploadBytes });
       await api.register(tifRoutes, { tifs: deps.tifs });
       if (deps.webhooks) await api.register(webhookRoutes, { webhooks: deps.webhooks });
+      if (deps.monitors) await api.register(monitorRoutes, { monitors: deps.monitors });
     },
     { prefix: '/api/v1' },
   );

@@ -241,6 +241,7 @@ export interface MonitorRunsTable {
   monitor_id: string;
   scene_id: string;
   scene_time: string;
+  orbit_direction: string;
   account_id: string;
   /** queued → submitted → triggered | not_triggered | failed; queued → skipped */
   status: string;

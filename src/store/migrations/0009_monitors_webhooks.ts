@@ -102,6 +102,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('monitor_id', 'text', (c) => c.notNull())
     .addColumn('scene_id', 'text', (c) => c.notNull())
     .addColumn('scene_time', 'text', (c) => c.notNull())
+    .addColumn('orbit_direction', 'text', (c) => c.notNull())
     .addColumn('account_id', 'text', (c) => c.notNull())
     // queued → submitted → triggered | not_triggered | failed; queued → skipped
     .addColumn('status', 'text', (c) => c.notNull())
