@@ -7,7 +7,7 @@ import type { Db } from '../store/index.ts';
 import type { DeliveryQueue } from './deliveryQueue/port.ts';
 import { reconcileDeliveries } from './deliveryQueue/bullmq.ts';
 import { StoreBackedDeliveryQueue } from './deliveryQueue/storeBacked.ts';
-import { fanOutEvent } from './transitions/fanOut.ts';
+import { fanOutEvents } from './transitions/fanOut.ts';
 import { WebhookSender, type SenderDeps } from './sender.ts';
 
 /** Delivered and given-up deliveries, and their events, are kept this long for the log and redelivery. */
@@ -29,13 +29,9 @@ export async function fanOutPending(db: Db, queue: DeliveryQueue, now: Date, bat
     .orderBy('created_at')
     .limit(batch)
     .execute();
-  let created = 0;
-  for (const e of events) {
-    const ids = await fanOutEvent(db, e, now);
-    created += ids.length;
-    for (const id of ids) await queue.schedule(id, 0, now);
-  }
-  return created;
+  const ids = await fanOutEvents(db, events, now);
+  for (const id of ids) await queue.schedule(id, 0, now);
+  return ids.length;
 }
 
 /** Deletes finished deliveries and fanned-out events older than the delivery log keeps. */
