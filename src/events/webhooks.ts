@@ -1,4 +1,8 @@
 /**
+ * src/events/: webhooks — Standard Webhooks signing, sealed secrets, the SSRF guard, the
+ * delivery queue (store-backed or BullMQ), the sender and its transitions. May import jobs,
+ * contract and the ports (store, queue).
+ *
  * The webhook operations behind the API: create (the secret shown once), list, get, delete,
  * rotate the secret, re-enable, the delivery log and redelivery. A webhook of another
  * account is "not found", as jobs are.

@@ -54,6 +54,18 @@ function verify(secret: string, r: { headers: Record<string, unknown>; body: str
   return new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
 }
 
+describe('OpenAPI', () => {
+  it('documents the monitor and webhook routes, and monitor_id on jobs', async () => {
+    const doc = (await t.http('GET', '/openapi.json', { key: null })).json;
+    for (const p of ['/api/v1/webhooks', '/api/v1/webhooks/{webhook_id}', '/api/v1/webhooks/{webhook_id}/rotate', '/api/v1/webhooks/{webhook_id}/enable', '/api/v1/webhooks/{webhook_id}/deliveries', '/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', '/api/v1/monitors', '/api/v1/monitors/preview', '/api/v1/monitors/{monitor_id}', '/api/v1/monitors/{monitor_id}/runs']) {
+      expect(doc.paths[p], p).toBeDefined();
+    }
+    expect(Object.keys(doc.paths['/api/v1/monitors/{monitor_id}']).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(doc.paths['/api/v1/webhooks'].post.responses['201']).toBeDefined();
+    expect(doc.paths['/api/v1/jobs/{job_id}'].get.responses['200'].content['application/json'].schema.properties.monitor_id).toBeDefined();
+  });
+});
+
 describe('webhooks: create, list, secret', () => {
   it('POST /api/v1/webhooks → 201 with a whsec_ secret shown once; the list and GET never show it; the store keeps it sealed', async () => {
     const hook = await createHook(['job.completed']);
