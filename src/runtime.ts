@@ -206,7 +206,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       : null;
   const stopMonitors = roles.worker
     ? startMonitorDuties({ db, runner: monitorRunner, owner: runner.workerId, pollSeconds: reindex ? null : config.monitorPollSeconds, log })
-    : () => {};
+    : async () => {};
 
   // Jobs cut off by a dead process (this one's previous run, or another worker) come back
   // when their lease expires; a live worker's jobs are never taken at start-up.
@@ -271,15 +271,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // (one per process: a later user starts a fresh one) and, last, the store.
     async close() {
       stopMaintenance();
-      stopMonitors();
-      archiveWatch?.close();
+      const monitorsStopped = Promise.all([stopMonitors(), archiveWatch?.close()]);
       const drained = queue.close();
       // HTTP: requests in flight get the same grace as analyses; then connections still open
       // (a client holding a keep-alive socket mid-request) are cut, so shutdown is bounded.
       const cut = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceSeconds * 1000);
       cut.unref();
       await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close().finally(() => clearTimeout(cut)), metricsServer?.close()]);
-      await Promise.all([uploads.drain(), tifs.drain(), stopWebhooks()]);
+      await Promise.all([uploads.drain(), tifs.drain(), stopWebhooks(), monitorsStopped]);
       await shared?.close();
       await drained;
       await closeAnalysisPool();

@@ -21,15 +21,22 @@ export interface MonitorDutyDeps {
   evaluateMs?: number;
 }
 
-export function startMonitorDuties(d: MonitorDutyDeps): () => void {
+/** Starts the timers; the returned function stops them and waits for the duty under way. */
+export function startMonitorDuties(d: MonitorDutyDeps): () => Promise<void> {
+  const running = new Set<Promise<unknown>>();
+  let stopped = false;
   const guard = (name: string, fn: () => Promise<unknown>) => {
     let busy = false;
     return () => {
-      if (busy) return;
+      if (busy || stopped) return;
       busy = true;
-      void fn()
+      const p = fn()
         .catch((e) => d.log.error({ err: e instanceof Error ? e.message : String(e) }, `monitor ${name} failed`))
-        .finally(() => (busy = false));
+        .finally(() => {
+          busy = false;
+          running.delete(p);
+        });
+      running.add(p);
     };
   };
   const timers = [
@@ -43,5 +50,9 @@ export function startMonitorDuties(d: MonitorDutyDeps): () => void {
     poll();
   }
   for (const t of timers) t.unref();
-  return () => timers.forEach(clearInterval);
+  return async () => {
+    stopped = true;
+    timers.forEach(clearInterval);
+    await Promise.allSettled([...running]);
+  };
 }

@@ -210,15 +210,19 @@ export class MonitorRunner {
       const job = await this.d.db.selectFrom('jobs').selectAll().where('id', '=', run.job_id!).executeTakeFirstOrThrow();
       const m = await this.d.db.selectFrom('monitors').select(['endpoint_id', 'condition']).where('id', '=', run.monitor_id).executeTakeFirst();
       let outcome = null;
+      let reason: string | undefined;
       if (job.status === 'completed' && m) {
         try {
-          outcome = evaluateCondition(m.endpoint_id as MonitorEndpoint, JSON.parse(m.condition) as MonitorCondition, await this.readResult(job));
+          const result = await this.readResult(job);
+          if (result) outcome = evaluateCondition(m.endpoint_id as MonitorEndpoint, JSON.parse(m.condition) as MonitorCondition, result);
+          else reason = 'the result was gone before the condition could be evaluated';
         } catch (e) {
+          // The object store did not answer: evaluated again at the next pass.
           this.d.log.error({ monitorId: run.monitor_id, jobId: job.id, err: (e as Error).message }, 'monitor run result unreadable; evaluated again later');
           continue;
         }
       }
-      if (await settleRun(this.d.db, run, job, outcome, { now: this.now(), maxFailures: this.d.config.monitorMaxFailures })) n++;
+      if (await settleRun(this.d.db, run, job, outcome, { now: this.now(), maxFailures: this.d.config.monitorMaxFailures, reason })) n++;
     }
     return n;
   }
@@ -239,10 +243,11 @@ export class MonitorRunner {
     return orphans.length;
   }
 
-  private async readResult(job: JobRow): Promise<{ features?: [] }> {
-    if (!job.result_key) throw new Error('the job has no result');
+  /** The run's GeoJSON; null when it no longer exists (retention swept it). */
+  private async readResult(job: JobRow): Promise<{ features?: [] } | null> {
+    if (!job.result_key || job.result_deleted_at) return null;
     const obj = await this.d.objects.get(job.result_key);
-    if (!obj) throw new Error('the result object is missing');
+    if (!obj) return null;
     const chunks: Buffer[] = [];
     for await (const c of obj.body) chunks.push(c as Buffer);
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -28,7 +28,8 @@ export interface WatchArchiveOptions {
 export interface ArchiveWatch {
   /** Indexes what is pending now (tests); resolves when that pass ends. */
   flush(): Promise<void>;
-  close(): void;
+  /** Stops watching; resolves when the index pass under way (if any) has ended. */
+  close(): Promise<void>;
 }
 
 /** The entry a changed path belongs to: the SAFE folder it is inside, else the path itself. */
@@ -59,7 +60,7 @@ export function watchArchive(root: string, opts: WatchArchiveOptions): ArchiveWa
   };
 
   const pass = async () => {
-    if (pending.size === 0) return;
+    if (pending.size === 0 || closed) return;
     // An entry inside another pending entry is covered by it.
     const list = [...pending].sort();
     pending.clear();
@@ -133,6 +134,7 @@ export function watchArchive(root: string, opts: WatchArchiveOptions): ArchiveWa
       if (timer) clearTimeout(timer);
       clearInterval(fallback);
       watcher?.close();
+      return running;
     },
   };
 }

@@ -16,7 +16,7 @@ export async function settleRun(
   run: MonitorRunRow,
   job: JobRow,
   outcome: ConditionOutcome | null,
-  opts: { now: Date; maxFailures: number },
+  opts: { now: Date; maxFailures: number; reason?: string },
 ): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
     const at = opts.now.toISOString();
@@ -24,7 +24,7 @@ export async function settleRun(
     const summary = outcome ? { count: outcome.count, bbox: outcome.bbox } : null;
     const res = await tx
       .updateTable('monitor_runs')
-      .set({ status, summary: summary ? JSON.stringify(summary) : null, reason: job.status === 'failed' ? job.error_code : null, updated_at: at })
+      .set({ status, summary: summary ? JSON.stringify(summary) : null, reason: job.status === 'failed' ? job.error_code : (opts.reason ?? null), updated_at: at })
       .where('monitor_id', '=', run.monitor_id)
       .where('scene_id', '=', run.scene_id)
       .where('status', '=', 'submitted')
