@@ -63,7 +63,14 @@ describe('a monitor over the demo port, a new product, a signed webhook (issue 2
     const arrived = Date.now();
     fs.renameSync(written.productPath, path.join(t.config.archiveDir, 'grd', path.basename(written.productPath)));
 
-    const got = await rx.waitFor(3, 30_000 - (Date.now() - arrived));
+    // SARWATCH_TEST_E2E_DEADLINE_S lengthens the 30 s on a machine too loaded to keep it (the bench measures it).
+    const deadlineMs = Number(process.env.SARWATCH_TEST_E2E_DEADLINE_S ?? 30) * 1000;
+    const got = await rx.waitFor(3, deadlineMs - (Date.now() - arrived)).catch(async (e) => {
+      const runs = (await t.http('GET', `/api/v1/monitors/${monitor.json.monitor_id}/runs`)).json.runs;
+      const jobs = (await t.http('GET', '/api/v1/jobs')).json.jobs.filter((j: any) => j.monitor_id === monitor.json.monitor_id);
+      throw new Error(`${(e as Error).message}; runs ${JSON.stringify(runs)}; jobs ${JSON.stringify(jobs.map((j: any) => [j.status, j.created_at, j.completed_at]))}`);
+    });
+    console.log(`monitor.triggered delivered (third attempt) ${((Date.now() - arrived) / 1000).toFixed(1)} s after the product arrived`);
     const event = new Webhook(hook.json.secret).verify(got[2]!.body, got[2]!.headers as Record<string, string>) as any;
     expect(event.type).toBe('monitor.triggered');
     expect(event.data.monitor_id).toBe(monitor.json.monitor_id);

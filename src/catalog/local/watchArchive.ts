@@ -124,7 +124,7 @@ export function watchArchive(root: string, opts: WatchArchiveOptions): ArchiveWa
     }
   };
   void scan();
-  const fallback = setInterval(() => void scan(), opts.fallbackScanMs ?? 30_000);
+  const fallback = setInterval(() => void scan(), opts.fallbackScanMs ?? 10_000);
   fallback.unref();
 
   return {
