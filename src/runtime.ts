@@ -235,6 +235,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         retryBaseMs: config.webhookRetryBaseSeconds * 1000,
         concurrency: config.webhookConcurrency,
         log,
+        onAttempt: (_delivery, outcome) => metrics.countWebhookAttempt(outcome.ok),
       });
   // Uploads whose validation a stopped API process left unfinished are validated again.
   if (roles.api) {

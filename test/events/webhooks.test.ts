@@ -145,6 +145,10 @@ describe('webhooks: delivery of job events', () => {
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(40);
     expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(90);
     expect(await settledDelivery(hook.webhook_id, (d) => d.status === 'delivered')).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200 });
+    const metrics = (await t.http('GET', '/metrics', { key: null })).text;
+    expect(Number(/^sarwatch_webhook_attempts_total\{outcome="failed"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2);
+    expect(Number(/^sarwatch_webhook_attempts_total\{outcome="delivered"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/^sarwatch_webhook_deliveries\{status="delivered"\} \d+$/m);
     const h = (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}`)).json;
     expect(h.failing_since).toBeNull();
   });
