@@ -1,6 +1,7 @@
 /**
- * Monitors and webhooks (issue 21 §4), `npm run bench -- --only monitors`, on the embedded
- * service (SQLite, in-process worker, store-backed queues) in this process:
+ * Monitors and webhooks (issue 21 §4), `npm run bench -- --only monitors`, on the service
+ * in this process — embedded (SQLite, in-process worker, store-backed queues) and, with
+ * SARWATCH_BENCH_MONITORS_MODES=embedded,scaled, also on PostgreSQL with BullMQ on Redis:
  *
  *   1. fan-in: MONITORS active ship monitors (ACCOUNTS accounts) over one archive of STAC
  *      items; one new item is written into the archive folder; measured: until the folder
@@ -14,12 +15,18 @@
  *
  *   SARWATCH_BENCH_MONITORS     monitors (default 1000)
  *   SARWATCH_BENCH_DELIVERIES   webhook events (default 2000)
+ *   SARWATCH_BENCH_MONITORS_MODES  `embedded` (default), `scaled`, or both comma-separated
+ *   SARWATCH_BENCH_PG_URL       scaled: an existing PostgreSQL database to create the bench database from
+ *   SARWATCH_BENCH_REDIS_URL    scaled: Redis (default redis://127.0.0.1:6379); own queue names
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Queue } from 'bullmq';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/runtime.ts';
 import { createRegistry, type AnalysisModule } from '../src/analysis/registry.ts';
@@ -50,7 +57,40 @@ function stacItem(id: string, start: string): object {
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function benchMonitors(): Promise<{ stages: Array<BenchStage & { loadAverage: number }>; details: Record<string, unknown> }> {
+/** PostgreSQL + Redis for the scaled mode: a fresh database and queue names, and how to drop them. */
+async function scaledStore(): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  const adminUrl = process.env.SARWATCH_BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const redisUrl = process.env.SARWATCH_BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
+  const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
+  const dbName = `sarwatch_bench_monitors_${suffix}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${dbName}`);
+  const dbUrl = new URL(adminUrl);
+  dbUrl.pathname = `/${dbName}`;
+  const queueName = `sarwatch-bench-monitors-${suffix}`;
+  return {
+    env: { DATABASE_URL: dbUrl.toString(), REDIS_URL: redisUrl, SARWATCH_QUEUE_NAME: queueName },
+    cleanup: async () => {
+      for (const name of [queueName, `${queueName}-webhooks`]) {
+        const q = new Queue(name, { connection: { url: redisUrl } });
+        await q.obliterate({ force: true }).catch(() => {});
+        await q.close();
+      }
+      await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    },
+  };
+}
+
+export async function benchMonitors(mode: 'embedded' | 'scaled' = 'embedded'): Promise<{ stages: Array<BenchStage & { loadAverage: number }>; details: Record<string, unknown> }> {
+  const scaled = mode === 'scaled' ? await scaledStore() : null;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-bench-monitors-'));
   const archive = path.join(dataDir, 'archive');
   fs.mkdirSync(path.join(archive, 'items'), { recursive: true });
@@ -74,6 +114,7 @@ export async function benchMonitors(): Promise<{ stages: Array<BenchStage & { lo
     SARWATCH_SAMPLES_DIR: '',
     SARWATCH_WEBHOOK_ALLOW_PRIVATE: '1',
     SARWATCH_MAX_CONCURRENT_JOBS: String(Math.ceil(MONITORS / ACCOUNTS)),
+    ...(scaled?.env ?? {}),
   });
   const service = await startService(config, { registry: createRegistry([noopShip]), queuePollMs: 200 });
   const stages: Array<BenchStage & { loadAverage: number; cpuSeconds: number }> = [];
@@ -101,7 +142,7 @@ export async function benchMonitors(): Promise<{ stages: Array<BenchStage & { lo
       });
       if (res.status !== 201) throw new Error(`monitor ${i}: HTTP ${res.status} ${await res.text()}`);
     }
-    stage(`create ${MONITORS} monitors (POST, one at a time)`, (performance.now() - t0) / 1000);
+    stage(`${mode}: create ${MONITORS} monitors (POST, one at a time)`, (performance.now() - t0) / 1000);
 
     const id = 'S1A_IW_GRDH_1SDV_20240113T173300_20240113T173325_052175_064100_BBBB';
     const tmp = path.join(archive, 'items', `.${id}.json`);
@@ -122,8 +163,8 @@ export async function benchMonitors(): Promise<{ stages: Array<BenchStage & { lo
       .select((eb) => [eb.fn.min('created_at').as('first'), eb.fn.max('created_at').as('last')])
       .where('monitor_id', 'is not', null)
       .executeTakeFirstOrThrow();
-    stage('new scene in → first run submitted (watch, 1 s debounce, index)', (Date.parse(String(span.first)) - wall0) / 1000);
-    stage(`new scene in → last of ${MONITORS} runs submitted`, (Date.parse(String(span.last)) - wall0) / 1000);
+    stage(`${mode}: new scene in → first run submitted (watch, 1 s debounce, index)`, (Date.parse(String(span.first)) - wall0) / 1000);
+    stage(`${mode}: new scene in → last of ${MONITORS} runs submitted`, (Date.parse(String(span.last)) - wall0) / 1000);
 
     // Let the runs finish, so the deliveries below do not share the worker with them.
     for (;;) {
@@ -159,12 +200,13 @@ export async function benchMonitors(): Promise<{ stages: Array<BenchStage & { lo
       await sleep(10);
     }
     const recorded = performance.now();
-    stage(`${DELIVERIES} events written (one transaction) → all recorded delivered`, (recorded - t0) / 1000);
-    stages.splice(stages.length - 1, 0, { ...stages[stages.length - 1]!, name: `${DELIVERIES} events written → all answered by the receiver`, seconds: (received - t0) / 1000 });
+    stage(`${mode}: ${DELIVERIES} events written (one transaction) → all recorded delivered`, (recorded - t0) / 1000);
+    stages.splice(stages.length - 1, 0, { ...stages[stages.length - 1]!, name: `${mode}: ${DELIVERIES} events written → all answered by the receiver`, seconds: (received - t0) / 1000 });
     void written;
     return {
       stages,
       details: {
+        mode,
         monitors: MONITORS,
         accounts: ACCOUNTS,
         deliveries: DELIVERIES,
@@ -178,5 +220,6 @@ export async function benchMonitors(): Promise<{ stages: Array<BenchStage & { lo
     await service.close();
     await new Promise((r) => receiver.close(r));
     fs.rmSync(dataDir, { recursive: true, force: true });
+    await scaled?.cleanup();
   }
 }

@@ -81,12 +81,15 @@ const SUITES: Record<string, Suite> = {
   },
   api: async () => ({ name: 'api', description: `HTTP API under autocannon, 50 connections: submissions/s and GET job latency, embedded (serve, SQLite) and scaled out (api on PostgreSQL, Redis, S3)`, ...(await benchApi()) }),
   monitors: async () => {
-    const { stages, details } = await benchMonitors();
+    const modes = (process.env.SARWATCH_BENCH_MONITORS_MODES ?? 'embedded').split(',') as Array<'embedded' | 'scaled'>;
+    const runs = [];
+    for (const mode of modes) runs.push(await benchMonitors(mode));
+    const d = runs[0]!.details;
     return {
       name: 'monitors',
-      description: `issue 21: ${details.monitors} active monitors, one new scene into the archive folder → every run submitted; then ${details.deliveries} webhook events → delivered to a local receiver (embedded: SQLite)`,
-      stages,
-      details,
+      description: `issue 21: ${d.monitors} active monitors, one new scene into the archive folder → every run submitted; then ${d.deliveries} webhook events → delivered to a local receiver (${modes.join(', ')}: embedded SQLite + store-backed queues; scaled PostgreSQL + BullMQ)`,
+      stages: runs.flatMap((r) => r.stages),
+      details: Object.fromEntries(runs.map((r) => [String(r.details.mode), r.details])),
     };
   },
   validation: async () => {
