@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { dashboardCsp, objectStoreOrigins } from '../../src/api/dashboard.ts';
 import { loadConfig } from '../../src/config.ts';
+import { SCOPES } from '../../src/contract/enums.ts';
 
 /** A stand-in build: the server serves whatever folder it is given. */
 function fakeBuild(): string {
@@ -76,7 +77,8 @@ describe('the dashboard served at /', () => {
     const res = await t.http('GET', '/api/v1/account');
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toContain('no-store');
-    expect(res.json).toEqual({ account_id: t.accountId, credits: { balance: 1000 }, scopes: ['jobs:read', 'jobs:write', 'uploads:write'], endpoints: null });
+    // A key made without a scope list has every scope.
+    expect(res.json).toEqual({ account_id: t.accountId, credits: { balance: 1000 }, scopes: [...SCOPES].sort(), endpoints: null });
     const limited = await t.newAccount({ credits: 12.5, scopes: ['jobs:read'], endpoints: ['ship'] });
     const other = await t.http('GET', '/api/v1/account', { key: limited.apiKey });
     expect(other.json).toEqual({ account_id: limited.accountId, credits: { balance: 12.5 }, scopes: ['jobs:read'], endpoints: ['ship'] });
