@@ -62,6 +62,10 @@ export interface Config {
   s3Endpoint: string;
   /** Path-style bucket addressing (`endpoint/bucket/key`), which most S3-compatible servers need. */
   s3ForcePathStyle: boolean;
+  /** Raster tile URL template ({z}/{x}/{y}) of the dashboard's online basemap; '' for the offline one only. */
+  basemapUrl: string;
+  /** The built dashboard (`npm run build:web`), served at `/`. */
+  webDir: string;
   /** Empty: the embedded queue (the store is the queue); otherwise BullMQ on this Redis. */
   redisUrl: string;
   /** BullMQ queue name: deployments (or test runs) sharing one Redis use different names. */
@@ -132,6 +136,19 @@ function catalogProvider(env: NodeJS.ProcessEnv): CatalogProviderName {
 /** The real Sentinel-1 samples committed in the repository (`samples/s1`, see its SOURCES.md). */
 export const DEFAULT_SAMPLES_DIR = fileURLToPath(new URL('../samples/s1', import.meta.url));
 
+/** Where `npm run build:web` (run by `npm install`) writes the dashboard. */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../dist/web', import.meta.url));
+
+/** SARWATCH_BASEMAP_URL: an http(s) tile template, checked at start rather than in the browser. */
+function basemapUrl(env: NodeJS.ProcessEnv): string {
+  const raw = (env.SARWATCH_BASEMAP_URL ?? '').trim();
+  if (!raw) return '';
+  if (!/^https?:\/\/[^\s"'<>]+$/i.test(raw) || !/\{z\}/.test(raw) || !/\{x\}/.test(raw) || !/\{y\}/.test(raw)) {
+    throw new Error(`SARWATCH_BASEMAP_URL must be an http(s) tile URL template with {z}, {x} and {y}, got "${raw}"`);
+  }
+  return raw;
+}
+
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, opts: { integer?: boolean; min?: number } = {}): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -194,6 +211,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageUrl: env.STORAGE_URL || '',
     s3Endpoint: env.S3_ENDPOINT || '',
     s3ForcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', false),
+    basemapUrl: basemapUrl(env),
+    webDir: path.resolve(env.SARWATCH_WEB_DIR || DEFAULT_WEB_DIR),
     redisUrl: env.REDIS_URL || '',
     queueName: env.SARWATCH_QUEUE_NAME || 'sarwatch-jobs',
     reconcileIntervalSeconds: num(env, 'SARWATCH_RECONCILE_INTERVAL_SECONDS', 10, { min: 0.05 }),

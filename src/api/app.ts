@@ -28,6 +28,8 @@ import { polygonRoutes } from './routes/polygons.ts';
 import type { PolygonUploadService } from '../uploads/service.ts';
 import { tifRoutes } from './routes/tifs.ts';
 import type { TifUploadService } from '../uploads/tifService.ts';
+import { accountRoutes } from './routes/account.ts';
+import { dashboardRoutes, objectStoreOrigins } from './dashboard.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import type { WebhookService } from '../events/webhooks.ts';
 import { monitorRoutes } from './routes/monitors.ts';
@@ -128,11 +130,13 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(jobRoutes, { jobs: deps.jobs });
       await api.register(polygonRoutes, { uploads: deps.uploads, maxUploadBytes: deps.config.maxUploadBytes });
       await api.register(tifRoutes, { tifs: deps.tifs });
+      await api.register(accountRoutes, { db: deps.db });
       if (deps.webhooks) await api.register(webhookRoutes, { webhooks: deps.webhooks });
       if (deps.monitors) await api.register(monitorRoutes, { monitors: deps.monitors });
     },
     { prefix: '/api/v1' },
   );
   if (deps.objectSecret) await app.register(objectRoutes, { objects: deps.objects, secret: deps.objectSecret });
+  await app.register(dashboardRoutes, { webDir: deps.config.webDir, basemapUrl: deps.config.basemapUrl, connectOrigins: objectStoreOrigins(deps.config) });
   return app;
 }

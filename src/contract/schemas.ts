@@ -3,7 +3,7 @@
  * Fastify, describe responses in /openapi.json, and type the SDK.
  */
 import Type, { type Static } from 'typebox';
-import { ENDPOINT_IDS, JOB_STATUSES, WARNING_CODES } from './enums.ts';
+import { ENDPOINT_IDS, JOB_STATUSES, SCOPES, WARNING_CODES } from './enums.ts';
 import { IsoDate, OrbitDirection } from './bodies.ts';
 
 const IsoTimestamp = Type.String({ description: 'ISO 8601 UTC timestamp with Z suffix', examples: ['2024-06-01T12:00:00.000Z'] });
@@ -212,3 +212,14 @@ export const TifUploadList = Type.Object({ tifs: Type.Array(TifUpload) });
 export type TifUploadList = Static<typeof TifUploadList>;
 
 export const TifIdParams = Type.Object({ tif_id: Type.String() });
+
+// ---------------------------------------------------------------------------------------
+// The calling key and its account (issue 22: the dashboard shows the balance)
+
+export const AccountResponse = Type.Object({
+  account_id: Type.String(),
+  credits: Type.Object({ balance: Type.Number({ description: 'Credits available now (reservations of running jobs already taken off)' }) }),
+  scopes: Type.Array(Type.String(), { description: `Scopes of the calling API key: some of ${SCOPES.join(', ')}` }),
+  endpoints: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Endpoints the key may submit to; null: every endpoint' }),
+});
+export type AccountResponse = Static<typeof AccountResponse>;
