@@ -150,7 +150,17 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const app = await buildApi({ db, config, jobs, uploads, tifs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
-  const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds, onSettled: (s) => metrics.observeJob(s) });
+  const runner = new JobRunner({
+    db,
+    config,
+    objects,
+    catalog,
+    registry: opts.registry ?? defaultRegistry(),
+    log,
+    leaseSeconds,
+    watchIntervalMs: config.jobWatchSeconds * 1000,
+    onSettled: (s) => metrics.observeJob(s),
+  });
 
   // The archive is indexed before workers start, so queued jobs see every scene.
   if (reindex && roles.worker) {

@@ -27,6 +27,8 @@ import { objectRoutes } from './routes/objects.ts';
 import { polygonRoutes } from './routes/polygons.ts';
 import type { PolygonUploadService } from '../uploads/service.ts';
 import { tifRoutes } from './routes/tifs.ts';
+import { jobEventRoutes } from './routes/jobEvents.ts';
+import { JobEventHub } from '../events/jobEvents.ts';
 import type { TifUploadService } from '../uploads/tifService.ts';
 
 export interface ApiDeps {
@@ -96,6 +98,15 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  // Job event streams: one shared store poller per process; every stream ends when the API closes.
+  const events = new JobEventHub(deps.db, {
+    pollMs: deps.config.eventsPollSeconds * 1000,
+    heartbeatMs: deps.config.eventsHeartbeatSeconds * 1000,
+    maxStreamsPerKey: deps.config.maxEventStreamsPerKey,
+    onError: (e) => app.log.error({ err: String(e) }, 'job event poll failed'),
+  });
+  app.addHook('preClose', async () => events.close());
+
   app.get(
     '/healthz',
     {
@@ -118,6 +129,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(jobRoutes, { jobs: deps.jobs });
       await api.register(polygonRoutes, { uploads: deps.uploads, maxUploadBytes: deps.config.maxUploadBytes });
       await api.register(tifRoutes, { tifs: deps.tifs });
+      await api.register(jobEventRoutes, { jobs: deps.jobs, hub: events });
     },
     { prefix: '/api/v1' },
   );

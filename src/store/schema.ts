@@ -76,6 +76,20 @@ export interface JobsTable {
   idempotency_key: string | null;
   /** SHA-256 of endpoint, family and body, to tell a retry from a different request. */
   request_hash: string | null;
+  /** The submission's `max_credits`: the most the job may cost (null: no cap). */
+  max_credits_micros: number | null;
+}
+
+/** One change of a job's status or progress, written by a trigger on `jobs` (migration 0008). */
+export interface JobEventsTable {
+  /** Increases; for one job, in commit order: the event stream's `id:`. */
+  id: Generated<number>;
+  job_id: string;
+  /** status | progress */
+  kind: string;
+  status: string;
+  progress: number | null;
+  created_at: string;
 }
 
 export interface ScenesTable {
@@ -152,6 +166,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   credit_ledger: CreditLedgerTable;
   jobs: JobsTable;
+  job_events: JobEventsTable;
   leases: LeasesTable;
   polygon_uploads: PolygonUploadsTable;
   tif_uploads: TifUploadsTable;
@@ -162,6 +177,7 @@ export type NewJobRow = Insertable<JobsTable>;
 export type JobUpdate = Updateable<JobsTable>;
 export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type JobEventRow = Selectable<JobEventsTable>;
 export type LedgerRow = Selectable<CreditLedgerTable>;
 export type PolygonUploadRow = Selectable<PolygonUploadsTable>;
 export type TifUploadRow = Selectable<TifUploadsTable>;
