@@ -19,6 +19,7 @@ import { REPO_ROOT, SARWATCH_BIN } from '../helpers/cli.ts';
 import { S1_DATA } from '../helpers/samples.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { openSse, type SseStream } from '../helpers/sse.ts';
+import { pruneJobEvents } from '../../src/worker/pruneJobEvents.ts';
 
 const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
 
@@ -174,6 +175,28 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     await live.ended;
     expect(live.events.at(-1)).toMatchObject({ event: 'status', data: { status: 'failed', error_code: 'CANCELED', result_path: null } });
     expect(live.events.at(-1)!.data.error_message).toMatch(/canceled/);
+  });
+
+  it('issue 21 §3: the retention sweep deletes the progress events of ended jobs only; their status events stay, and a stream still sends the final state', async () => {
+    const detector = steppedTestDetector(1);
+    const t = await start({}, { registry: createRegistry([detector.module]) });
+    const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
+    await detector.running;
+    const before = await log(t.service.db, job_id);
+    expect(before.some((e) => e.event === 'progress')).toBe(true);
+    // Running: nothing of it goes, whatever the cut-off.
+    expect(await pruneJobEvents(t.service.db, '9999-01-01T00:00:00.000Z')).toBe(0);
+    detector.release(0);
+    await waitForTerminal(t.client, job_id);
+    // Ended just now: kept for a day by default.
+    expect(await pruneJobEvents(t.service.db)).toBe(0);
+    const ended = await log(t.service.db, job_id);
+    const progress = ended.filter((e) => e.event === 'progress').length;
+    expect(await pruneJobEvents(t.service.db, '9999-01-01T00:00:00.000Z')).toBe(progress);
+    expect(await log(t.service.db, job_id)).toEqual(ended.filter((e) => e.event === 'status'));
+    const s = await stream(t, job_id);
+    await s.ended;
+    expect(brief(s)).toEqual([ended.at(-1)]);
   });
 
   it('issue 21 §3: a heartbeat comment arrives every SARWATCH_EVENTS_HEARTBEAT_SECONDS (here 0.05 s) while nothing happens', async () => {
