@@ -4,7 +4,7 @@
  * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick, remote
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
  * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
- * validation (bench/validation.ts) and api (the HTTP API under autocannon in both modes;
+ * validation (bench/validation.ts), cancel (bench/cancel.ts: cancel latency on the full scene) and api (the HTTP API under autocannon in both modes;
  * bench/api.ts names its environment variables).
  *
  *   SARWATCH_BENCH_DIR  where generated scenes are kept (default <tmp>/sarwatch-bench)
@@ -21,6 +21,7 @@ import { benchShips } from './ship.ts';
 import { benchTimeseries } from './timeseries.ts';
 import { benchValidation } from './validation.ts';
 import { benchIdlefarm } from './idlefarm.ts';
+import { benchCancel } from './cancel.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
 interface SuiteResult {
@@ -77,6 +78,15 @@ const SUITES: Record<string, Suite> = {
   idlefarm: async ({ workDir }) => {
     const { stages, ...details } = await benchIdlefarm({ workDir });
     return { name: 'idlefarm', description: `idle farmland on ${details.fields} fields × ${details.dates} dates (${details.sizePx} × ${details.sizePx} px RTC at 30 m, VV+VH): series, decisions, result.zip`, stages, details };
+  },
+  cancel: async ({ workDir }) => {
+    const { stages, details } = await benchCancel({ workDir });
+    return {
+      name: 'cancel',
+      description: 'embedded service, ship detection on the full-size IW GRDH scene canceled mid-run: time from the cancel request to its answer and to the worker claiming the next job',
+      stages,
+      details,
+    };
   },
   api: async () => ({ name: 'api', description: `HTTP API under autocannon, 50 connections: submissions/s and GET job latency, embedded (serve, SQLite) and scaled out (api on PostgreSQL, Redis, S3)`, ...(await benchApi()) }),
   validation: async () => {

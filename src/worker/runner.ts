@@ -126,6 +126,7 @@ export class JobRunner {
     let taken: JobLoss | null = null;
     const unwatch = this.watch.watch(jobId, (loss) => {
       taken = loss;
+      log.info({ jobId, loss }, loss === 'canceled' ? 'job canceled: aborting its analysis' : 'job taken by another worker: aborting its analysis');
       abort.abort(new Error(loss === 'canceled' ? 'the job was canceled' : 'the job passed to another worker'));
     });
     const stop = () => abort.abort(this.stopping.signal.reason);

@@ -23,7 +23,7 @@ import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestD
 import { REPO_ROOT, SARWATCH_BIN } from '../helpers/cli.ts';
 
 const BENCH_DIR = process.env.SARWATCH_BENCH_DIR ?? path.join(os.tmpdir(), 'sarwatch-bench');
-/** The next job must have been claimed this soon after the cancel answered (issue 21: "within 2 s"). */
+/** The next job must have been claimed this soon after the cancel was sent (issue 21: "within 2 s"). */
 const FREE_WITHIN_MS = 2000;
 
 let archiveDir: string;
@@ -58,8 +58,8 @@ async function poll<T>(read: () => Promise<T>, ok: (v: T) => boolean, deadlineMs
 
 /**
  * Two full-scene ship jobs on a worker that runs one at a time: the first is canceled once
- * its analysis is under way; the second must be claimed within FREE_WITHIN_MS. Returns the
- * measured time from the cancel's answer to that claim.
+ * its analysis is under way; the second must be claimed within FREE_WITHIN_MS of sending the
+ * cancel. Returns the measured times: to the cancel's answer, and to that claim.
  */
 async function cancelMidRun(t: TestService, client: SarwatchClient): Promise<{ first: string; next: string; freeMs: number; cancelMs: number }> {
   const body = { satellite_id: 'sentinel-1' as const, scene_id: sceneId };
@@ -73,7 +73,7 @@ async function cancelMidRun(t: TestService, client: SarwatchClient): Promise<{ f
   const canceled = await client.cancel(first);
   const cancelMs = performance.now() - t0;
   expect({ status: canceled.status, error_code: canceled.error_code }).toEqual({ status: 'failed', error_code: 'CANCELED' });
-  const { ms } = await poll(() => jobRow(t.service.db, next), (r) => r.status !== 'pending', FREE_WITHIN_MS, 'the worker takes the next job');
+  const { ms } = await poll(() => jobRow(t.service.db, next), (r) => r.status !== 'pending', FREE_WITHIN_MS - cancelMs, 'the worker takes the next job');
   return { first, next, freeMs: ms + cancelMs, cancelMs };
 }
 
@@ -81,8 +81,8 @@ describe('issue 21 §4: a full-scene job canceled mid-run frees its worker withi
   it('issue 21 §4: embedded service (in-process worker): the analysis stops, the next job is claimed within 2 s, the canceled job is never charged', async () => {
     const t = await startTestService({ SARWATCH_ARCHIVE_DIR: archiveDir }, { scenes: [], credits: 2000 });
     try {
-      const { first, next, freeMs } = await cancelMidRun(t, t.client);
-      console.log(`embedded: cancel → next job claimed in ${Math.round(freeMs)} ms`);
+      const { first, next, freeMs, cancelMs } = await cancelMidRun(t, t.client);
+      console.log(`embedded: cancel answered in ${Math.round(cancelMs)} ms, next job claimed ${Math.round(freeMs)} ms after it was sent`);
       expect(t.service.runner['held'].has(first)).toBe(false);
       const row = await jobRow(t.service.db, first);
       expect({ status: row.status, error_code: row.error_code, credits_used: Number(row.credits_used_micros), result_key: row.result_key }).toEqual({
@@ -139,11 +139,12 @@ describe('issue 21 §4: a full-scene job canceled mid-run frees its worker withi
         await poll(async () => out, (o) => /worker running/.test(o) || child.exitCode !== null, 300_000, 'worker start');
         expect(child.exitCode, out).toBeNull();
 
-        const { first, next, freeMs } = await cancelMidRun(t, t.client);
-        console.log(`scaled out: cancel → next job claimed in ${Math.round(freeMs)} ms`);
-        const log = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg?: string; jobId?: string });
-        expect(log.some((l) => l.msg === 'job canceled: its analysis stopped' && l.jobId === first), out).toBe(true);
-        expect(log.some((l) => l.msg === 'job started' && l.jobId === next), out).toBe(true);
+        const { first, next, freeMs, cancelMs } = await cancelMidRun(t, t.client);
+        console.log(`scaled out: cancel answered in ${Math.round(cancelMs)} ms, next job claimed ${Math.round(freeMs)} ms after it was sent`);
+        // The worker's own account of it (its log lines may trail the claim a little).
+        const logged = (msg: string, jobId: string) =>
+          out.split('\n').some((l) => l.startsWith('{') && (JSON.parse(l) as { msg?: string; jobId?: string }).msg === msg && JSON.parse(l).jobId === jobId);
+        await poll(async () => logged('job canceled: its analysis stopped', first) && logged('job started', next), (ok) => ok, 10_000, `worker log:\n${out}`);
         expect(await ledgerKinds(t.service.db, first)).toEqual(['release', 'reserve']);
         await t.client.cancel(next);
         expect((await waitForTerminal(t.client, next, 60_000)).error_code).toBe('CANCELED');
