@@ -238,6 +238,18 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     expect((await stream(t, job_id)).status).toBe(200);
   });
 
+  it('issue 21 §3: closing the service ends its open streams at once (they would otherwise hold close() open)', async () => {
+    const t = await startTestService({}, { roles: { api: true, worker: false } });
+    const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
+    const s = await stream(t, job_id);
+    await s.until((x) => x.events.length === 1);
+    const t0 = performance.now();
+    await t.close();
+    await s.ended;
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(s.events).toHaveLength(1);
+  });
+
   it("issue 21 §3: another account's job is 404; a key without jobs:read is 403; a malformed Last-Event-ID is 400; no key is 401", async () => {
     const t = await start({}, { roles: { api: true, worker: false } });
     const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
