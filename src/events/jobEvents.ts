@@ -131,8 +131,10 @@ export class JobEventHub {
     const latestId = latest ? Number(latest.id) : 0;
     if (lastEventId !== null) {
       // An id past this job's log (another job's, or made up) means "seen everything so far".
+      // Ended when the client has seen the job's last event and that event is terminal (the
+      // latest event, not `job`, read before it: the job may have ended in between).
       const cursor = Math.min(lastEventId, latestId);
-      return { initial: [], cursor, ended: isTerminal(job.status) && cursor >= latestId };
+      return { initial: [], cursor, ended: cursor >= latestId && isTerminal(latest?.status ?? job.status) };
     }
     // A job older than the log has no event yet: its row stands for one, id 0.
     const row: JobEventRow = latest ?? { id: 0, job_id: job.id, kind: 'status', status: job.status, progress: null, created_at: new Date().toISOString() };
