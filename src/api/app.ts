@@ -29,6 +29,8 @@ import type { PolygonUploadService } from '../uploads/service.ts';
 import { tifRoutes } from './routes/tifs.ts';
 import { jobEventRoutes } from './routes/jobEvents.ts';
 import { JobEventHub } from '../events/jobEvents.ts';
+import { MemoryStreamSlots } from '../events/streamSlots.ts';
+import { RedisStreamSlots } from '../events/redisStreamSlots.ts';
 import type { TifUploadService } from '../uploads/tifService.ts';
 
 export interface ApiDeps {
@@ -98,14 +100,20 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  // Job event streams: one shared store poller per process; every stream ends when the API closes.
+  // Job event streams: one shared store poller per process; every stream ends when the API
+  // closes. The per-key limit counts in Redis when there is one (all API processes together).
+  const { config } = deps;
+  const slots = config.redisUrl
+    ? new RedisStreamSlots({ redisUrl: config.redisUrl, prefix: `${config.queueName}:event-streams`, perKey: config.maxEventStreamsPerKey })
+    : new MemoryStreamSlots(config.maxEventStreamsPerKey);
   const events = new JobEventHub(deps.db, {
-    pollMs: deps.config.eventsPollSeconds * 1000,
-    heartbeatMs: deps.config.eventsHeartbeatSeconds * 1000,
-    maxStreamsPerKey: deps.config.maxEventStreamsPerKey,
+    pollMs: config.eventsPollSeconds * 1000,
+    heartbeatMs: config.eventsHeartbeatSeconds * 1000,
+    slots,
     onError: (e) => app.log.error({ err: String(e) }, 'job event poll failed'),
   });
   app.addHook('preClose', async () => events.close());
+  app.addHook('onClose', async () => slots.close());
 
   app.get(
     '/healthz',

@@ -14,6 +14,7 @@ import { ApiError } from '../contract/errors.ts';
 import { TERMINAL_STATUSES } from '../jobs/stateMachine.ts';
 import type { JobStatus } from '../contract/enums.ts';
 import { resultPathOf } from '../jobs/views.ts';
+import type { StreamSlots } from './streamSlots.ts';
 
 export interface JobEventData {
   job_id: string;
@@ -46,8 +47,8 @@ export interface JobEventHubOptions {
   pollMs: number;
   /** A heartbeat comment on every stream this often (ms). */
   heartbeatMs: number;
-  /** Open streams per API key in this process. */
-  maxStreamsPerKey: number;
+  /** Open streams per API key: this process's count, or the deployment's (Redis). */
+  slots: StreamSlots;
   /** Seconds a client over the limit is told to wait (Retry-After). */
   retryAfterSeconds?: number;
   onError?: (e: unknown) => void;
@@ -77,7 +78,6 @@ const PAGE = 1000;
 
 export class JobEventHub {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
-  private readonly perKey = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
   private again = false;
@@ -99,26 +99,16 @@ export class JobEventHub {
    * Takes one of the key's stream slots, or throws 429 TOO_MANY_STREAMS. The returned function
    * gives it back (once, however often it is called).
    */
-  acquire(keyId: string): () => void {
-    const open = this.perKey.get(keyId) ?? 0;
-    if (open >= this.opts.maxStreamsPerKey) {
-      const retry = this.opts.retryAfterSeconds ?? 10;
-      throw new ApiError(
-        'TOO_MANY_STREAMS',
-        `at most ${this.opts.maxStreamsPerKey} event streams may be open per API key; close one, or retry in ${retry} s`,
-        undefined,
-        retry,
-      );
-    }
-    this.perKey.set(keyId, open + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.perKey.get(keyId) ?? 1) - 1;
-      if (left > 0) this.perKey.set(keyId, left);
-      else this.perKey.delete(keyId);
-    };
+  async acquire(keyId: string): Promise<() => void> {
+    const release = await this.opts.slots.acquire(keyId);
+    if (release) return release;
+    const retry = this.opts.retryAfterSeconds ?? 10;
+    throw new ApiError(
+      'TOO_MANY_STREAMS',
+      `at most ${this.opts.slots.perKey} event streams may be open per API key; close one, or retry in ${retry} s`,
+      undefined,
+      retry,
+    );
   }
 
   /**

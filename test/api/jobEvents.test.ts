@@ -20,6 +20,10 @@ import { S1_DATA } from '../helpers/samples.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { openSse, type SseStream } from '../helpers/sse.ts';
 import { pruneJobEvents } from '../../src/worker/pruneJobEvents.ts';
+import { RedisStreamSlots } from '../../src/events/redisStreamSlots.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startService } from '../../src/runtime.ts';
+import { REDIS_URL, ensureRedis, uniqueQueueName } from '../helpers/services.ts';
 
 const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
 
@@ -274,6 +278,73 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     const status = doc.paths['/api/v1/jobs/{job_id}'].get.responses['200'].content['application/json'].schema;
     const codes = status.properties.error_code.anyOf.find((s: any) => s.enum).enum;
     expect(codes).toEqual(expect.arrayContaining(['CANCELED', 'CREDIT_CAP_EXCEEDED', 'JOB_INTERRUPTED']));
+  });
+});
+
+describe('issue 21 §3: the stream limit of a key across API processes (REDIS_URL)', () => {
+  it('issue 21 §3: two API processes on one Redis count one limit per key; a stream closed in one frees a place in the other', async () => {
+    await ensureRedis();
+    const shared = { REDIS_URL, SARWATCH_QUEUE_NAME: uniqueQueueName(), SARWATCH_MAX_EVENT_STREAMS_PER_KEY: '2' };
+    const a = await start(shared, { roles: { api: true, worker: false } });
+    // A second API process on the same store and Redis.
+    const config = loadConfig({ SARWATCH_DATA_DIR: a.dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...(await testStoreEnv(a.dataDir)), ...shared });
+    const service = await startService(config, { roles: { api: true, worker: false } });
+    try {
+      const b = { ...a, url: service.url };
+      const { job_id } = await a.client.submit('analyze', 'timeseries', periodBody);
+      const first = await stream(a, job_id);
+      const second = await stream(b, job_id);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      for (const t of [a, b]) {
+        const over = await stream(t, job_id);
+        expect(over.status).toBe(429);
+        expect(over.json.error.code).toBe('TOO_MANY_STREAMS');
+      }
+      first.close();
+      const deadline = Date.now() + 5000;
+      let again = await stream(b, job_id);
+      while (again.status === 429 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+        again = await stream(b, job_id);
+      }
+      expect(again.status).toBe(200);
+    } finally {
+      for (const s of streams.splice(0)) s.close();
+      await service.close();
+    }
+  });
+
+  it('issue 21 §3: the slots of an API process that lost Redis (or died) end with their lease; the others may open streams again', async () => {
+    await ensureRedis();
+    const prefix = `${uniqueQueueName()}:event-streams`;
+    const dying = new RedisStreamSlots({ redisUrl: REDIS_URL, prefix, perKey: 1, leaseMs: 600 });
+    const alive = new RedisStreamSlots({ redisUrl: REDIS_URL, prefix, perKey: 1, leaseMs: 600 });
+    try {
+      expect(await dying.acquire('key1')).not.toBeNull();
+      expect(await alive.acquire('key1')).toBeNull();
+      expect(await alive.acquire('key2')).not.toBeNull();
+      // The process is gone: no renewal, no release.
+      dying['client']!.disconnect();
+      const t0 = Date.now();
+      let got = await alive.acquire('key1');
+      while (!got && Date.now() - t0 < 5000) {
+        await new Promise((r) => setTimeout(r, 50));
+        got = await alive.acquire('key1');
+      }
+      expect(got).not.toBeNull();
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+      // A live process's slot is renewed past its lease.
+      const held = await alive.acquire('key3');
+      expect(held).not.toBeNull();
+      const t1 = Date.now();
+      while (Date.now() - t1 < 1500) await new Promise((r) => setTimeout(r, 100));
+      expect(await alive.acquire('key3')).toBeNull();
+      held!();
+      expect(await alive.acquire('key3')).not.toBeNull();
+    } finally {
+      await dying.close();
+      await alive.close();
+    }
   });
 });
 

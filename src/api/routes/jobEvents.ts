@@ -85,7 +85,7 @@ export async function jobEventRoutes(app: FastifyInstance, opts: { jobs: JobServ
       const principal = principalOf(request);
       const lastEventId = lastEventIdOf(request.headers);
       const job = await jobs.ownJobRow(principal, (request.params as { job_id: string }).job_id);
-      const release = hub.acquire(principal.keyId);
+      const release = await hub.acquire(principal.keyId);
       let start;
       try {
         start = await hub.start(job, lastEventId);
