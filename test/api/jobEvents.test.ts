@@ -186,8 +186,12 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     const t = await start({}, { registry: createRegistry([detector.module]) });
     const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
     await detector.running;
-    const before = await log(t.service.db, job_id);
-    expect(before.some((e) => e.event === 'progress')).toBe(true);
+    // The runner's progress 5 (scenes selected) is written shortly after.
+    const deadline = Date.now() + 10_000;
+    while (!(await log(t.service.db, job_id)).some((e) => e.event === 'progress')) {
+      if (Date.now() > deadline) throw new Error('no progress event stored');
+      await new Promise((r) => setTimeout(r, 20));
+    }
     // Running: nothing of it goes, whatever the cut-off.
     expect(await pruneJobEvents(t.service.db, '9999-01-01T00:00:00.000Z')).toBe(0);
     detector.release(0);
