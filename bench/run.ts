@@ -83,7 +83,7 @@ const SUITES: Record<string, Suite> = {
     const { stages, details } = await benchCancel({ workDir });
     return {
       name: 'cancel',
-      description: 'embedded service, ship detection on the full-size IW GRDH scene canceled mid-run: time from the cancel request to its answer and to the worker claiming the next job',
+      description: 'embedded service, ship detection on the full-size IW GRDH scene canceled mid-run: time from sending the cancel to its commit and to the worker claiming the next job',
       stages,
       details,
     };
