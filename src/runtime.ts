@@ -12,6 +12,8 @@ import { pendingMigrations } from './store/migrate.ts';
 import { openObjectStore, type ObjectStore } from './objects/index.ts';
 import { openQueue, type JobQueue } from './queue/index.ts';
 import { BullmqQueue } from './queue/bullmq.ts';
+import { MemoryCancelNotices } from './queue/cancelNotices.ts';
+import { RedisCancelNotices } from './queue/redisCancelNotices.ts';
 import { JobService } from './jobs/service.ts';
 import { PolygonUploadService } from './uploads/service.ts';
 import { TifUploadService } from './uploads/tifService.ts';
@@ -134,7 +136,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const objects = openObjectStore(config, objectSecret);
   const { queue, reconcile } = openQueue(config, db, { pollMs: opts.queuePollMs });
   const { catalog, reindex } = openCatalog(config, db);
-  const jobs = new JobService({ db, config, objects, queue, catalog });
+  // Cancels reach the workers at once: in-process embedded, over Redis pub/sub scaled out.
+  const notices = config.redisUrl ? new RedisCancelNotices(config.redisUrl, `${config.queueName}:cancel`) : new MemoryCancelNotices();
+  const jobs = new JobService({ db, config, objects, queue, catalog, notices });
   // A worker that has not polled for a few intervals is stuck (or its loop died).
   const pollMs = opts.queuePollMs ?? 1000;
   const probes = [
@@ -159,6 +163,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     log,
     leaseSeconds,
     watchIntervalMs: config.jobWatchSeconds * 1000,
+    notices: roles.worker ? notices : undefined,
     onSettled: (s) => metrics.observeJob(s),
   });
 
@@ -229,6 +234,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close().finally(() => clearTimeout(cut)), metricsServer?.close()]);
       await Promise.all([uploads.drain(), tifs.drain()]);
       await shared?.close();
+      await notices.close();
       await drained;
       await closeAnalysisPool();
       await db.destroy();

@@ -7,6 +7,7 @@ import type { Db, JobRow } from '../store/index.ts';
 import type { Config } from '../config.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import type { JobQueue } from '../queue/port.ts';
+import type { CancelNotices } from '../queue/cancelNotices.ts';
 import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
 import { searchScenes } from './scenes.ts';
 import { resolveRequest, type Resolution } from './selection.ts';
@@ -32,6 +33,8 @@ export interface JobServiceDeps {
   objects: ObjectStore;
   queue: JobQueue;
   catalog: SceneCatalog;
+  /** Tells the workers of a cancel at once (they also find it in the store). */
+  notices?: CancelNotices;
 }
 
 /** A preview waits this long for the scene search before answering without coverage. */
@@ -293,7 +296,11 @@ export class JobService {
     const job = await this.ownJob(principal, jobId);
     this.authorizeCancel(principal, job.endpoint_id);
     const canceled = await cancelJob(this.deps.db, job.id, principal.accountId);
-    if (canceled) return toJobStatus(canceled);
+    if (canceled) {
+      // After the commit: a worker that aborts on the notice finds the job canceled.
+      await this.deps.notices?.publish(job.id);
+      return toJobStatus(canceled);
+    }
     // It ended before the cancel reached it (or was canceled already): say how.
     const now = await this.ownJob(principal, jobId);
     if (now.status === 'failed' && now.error_code === 'CANCELED') return toJobStatus(now);

@@ -1,6 +1,7 @@
 /**
  * Tells a worker, within one interval, that a job it is running is no longer its own:
- * canceled by its client (through any API process) or taken by lease recovery. The store is
+ * canceled by its client (through any API process) or taken by lease recovery — at once when
+ * a cancel notice comes (canceled()), else at the next check. The store is
  * the one place every process sees, so the watch reads it: one query per interval for all the
  * jobs this runner holds, and none while it holds none — the load stays bounded however many
  * jobs run, and nothing here depends on the API and the worker sharing a process.
@@ -38,6 +39,17 @@ export class JobWatch {
       clearInterval(this.timer);
       this.timer = null;
     }
+  }
+
+  /**
+   * A cancel notice (src/queue/cancelNotices.ts) for `jobId`: sent only after the cancel
+   * committed, so a watched job is aborted at once, without waiting for the next check.
+   */
+  canceled(jobId: string): void {
+    const onLoss = this.watched.get(jobId);
+    if (!onLoss) return;
+    this.unwatch(jobId);
+    onLoss('canceled');
   }
 
   /** One read of every watched job; a check still running when the next is due is not doubled. */

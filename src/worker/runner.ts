@@ -25,6 +25,7 @@ import { coverageOnJob } from '../jobs/views.ts';
 import { creditCapFailure } from '../jobs/creditCap.ts';
 import type { JobSettled } from '../metrics.ts';
 import { JobWatch, type JobLoss } from './jobWatch.ts';
+import type { CancelNotices } from '../queue/cancelNotices.ts';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -42,6 +43,8 @@ export interface RunnerDeps {
   leaseSeconds?: number;
   /** How often the store is asked whether a running job was canceled or taken (ms; default 500). */
   watchIntervalMs?: number;
+  /** The API's cancel notices: a running job is aborted as soon as one arrives (the store check stays the guarantee). */
+  notices?: CancelNotices;
   /** Told when this runner completes or fails a job (the metrics); not for requeued or lost jobs. */
   onSettled?: (settled: JobSettled) => void;
 }
@@ -63,11 +66,13 @@ export class JobRunner {
   private readonly releases = new Set<() => void>();
   /** Sees a held job canceled (or taken by recovery) and aborts its analysis. */
   private readonly watch: JobWatch;
+  private readonly stopNotices: () => void;
 
   constructor(private readonly deps: RunnerDeps) {
     this.workerId = deps.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
     this.leaseSeconds = deps.leaseSeconds ?? 60;
     this.watch = new JobWatch(deps.db, this.workerId, deps.watchIntervalMs ?? 500, (e) => deps.log.error({ err: String(e) }, 'job watch failed'));
+    this.stopNotices = deps.notices?.subscribe((jobId) => this.watch.canceled(jobId)) ?? (() => {});
   }
 
   /**
@@ -94,6 +99,7 @@ export class JobRunner {
    */
   async close(graceMs = Number.POSITIVE_INFINITY): Promise<string[]> {
     this.stopping.abort(new Error('the worker is shutting down'));
+    this.stopNotices();
     const settled = Promise.allSettled([...this.running]).then(() => false);
     let timer: NodeJS.Timeout | undefined;
     const late = Number.isFinite(graceMs)

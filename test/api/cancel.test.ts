@@ -13,7 +13,9 @@ import { createRegistry, type AnalysisModule } from '../../src/analysis/registry
 import type { Db } from '../../src/store/index.ts';
 import { JobNotCancelableError, NotFoundError, ForbiddenError } from '../../src/client/index.ts';
 import { GRD_SCENE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
-import { REDIS_URL, ensureRedis, uniqueQueueName } from '../helpers/services.ts';
+import { REDIS_URL, ensureRedis, testStoreEnv, uniqueQueueName } from '../helpers/services.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startService } from '../../src/runtime.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 
 const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
@@ -160,9 +162,9 @@ describe('issue 21 §3: POST /api/v1/jobs/{job_id}/cancel', () => {
     expect((await t.client.getJob(job_id)).status).toBe('pending');
   });
 
-  it('issue 21 §3: a processing job is canceled and its analysis aborted within 2 s (the store watch, the shutdown signal); the worker takes the next job', async () => {
+  it('issue 21 §3: a processing job is canceled and its analysis aborted within 2 s (the in-process cancel notice alone: the store check is off), through the signal shutdown uses; the worker takes the next job', async () => {
     const detector = abortableTestDetector('timeseries');
-    const t = await start({}, { registry: createRegistry([detector.module, aoiEchoTestDetector('ship')]) });
+    const t = await start({ SARWATCH_JOB_WATCH_SECONDS: '3600' }, { registry: createRegistry([detector.module, aoiEchoTestDetector('ship')]) });
     const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
     await detector.running;
     // Concurrency 1: the next job waits for the worker.
@@ -186,6 +188,25 @@ describe('issue 21 §3: POST /api/v1/jobs/{job_id}/cancel', () => {
       lease_owner: null,
     });
     expect((await ledger(t.service.db, job_id)).map((r) => r.kind)).toEqual(['release', 'reserve']);
+  });
+
+  it('issue 21 §3: a worker that gets no notice (another process, no Redis) finds the cancel in the store and aborts within 2 s', async () => {
+    const api = await start({}, { roles: { api: true, worker: false } });
+    const detector = abortableTestDetector('timeseries');
+    // A worker process of its own on the same store: the API's in-process notices do not reach it.
+    const config = loadConfig({ SARWATCH_DATA_DIR: api.dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...(await testStoreEnv(api.dataDir)) });
+    const worker = await startService(config, { roles: { api: false, worker: true }, queuePollMs: 30, registry: createRegistry([detector.module]) });
+    try {
+      const { job_id } = await api.client.submit('analyze', 'timeseries', periodBody);
+      await detector.running;
+      const canceledAt = performance.now();
+      await api.client.cancel(job_id);
+      await within(2000, detector.abortedAt, (at) => at !== null);
+      expect(detector.abortedAt()! - canceledAt).toBeLessThan(2000);
+      await within(2000, () => worker.runner['held'].size, (n) => n === 0);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('issue 21 §3: an analysis that finishes anyway after the cancel can neither complete nor charge the job; its result object is not kept', async () => {
@@ -233,12 +254,12 @@ describe('issue 21 §3: cancel on the queue (BullMQ) path', () => {
     }
   });
 
-  it('issue 21 §3: with REDIS_URL, a processing job is canceled, its analysis stops within 2 s and the BullMQ worker takes the next message', async () => {
+  it('issue 21 §3: with REDIS_URL, a processing job is canceled, its analysis stops within 2 s on the Redis cancel notice alone (the store check is off) and the BullMQ worker takes the next message', async () => {
     await ensureRedis();
     const name = uniqueQueueName();
     queues.push(name);
     const detector = abortableTestDetector('timeseries');
-    const t = await start({ REDIS_URL, SARWATCH_QUEUE_NAME: name }, { registry: createRegistry([detector.module, aoiEchoTestDetector('ship')]) });
+    const t = await start({ REDIS_URL, SARWATCH_QUEUE_NAME: name, SARWATCH_JOB_WATCH_SECONDS: '3600' }, { registry: createRegistry([detector.module, aoiEchoTestDetector('ship')]) });
     const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
     await detector.running;
     const { job_id: next } = await t.client.submit('detect', 'ship', { satellite_id: 'sentinel-1', scene_id: GRD_SCENE });
