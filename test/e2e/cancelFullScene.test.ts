@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { ensureBenchScene } from '../../bench/imagery-read.ts';
@@ -63,7 +64,7 @@ async function poll<T>(read: () => Promise<T>, ok: (v: T) => boolean, deadlineMs
  * started_at, against the moment the cancel was sent — so a slow answer does not hide when
  * the worker was free, nor a fast one flatter it.
  */
-async function cancelMidRun(t: TestService, client: SarwatchClient): Promise<{ first: string; next: string; freeMs: number; committedMs: number }> {
+async function cancelMidRun(t: TestService, client: SarwatchClient): Promise<{ first: string; next: string; freeMs: number; committedMs: number; sentAt: number }> {
   const body = { satellite_id: 'sentinel-1' as const, scene_id: sceneId };
   const { job_id: first } = await client.submit('detect', 'ship', body);
   const { job_id: next } = await client.submit('detect', 'ship', body);
@@ -77,16 +78,21 @@ async function cancelMidRun(t: TestService, client: SarwatchClient): Promise<{ f
   const { value } = await poll(() => jobRow(t.service.db, next), (r) => r.started_at !== null, 60_000, 'the worker takes the next job');
   const freeMs = Date.parse(value.started_at!) - sentAt;
   const committedMs = Date.parse(canceled.completed_at!) - sentAt;
-  expect(freeMs, `next job claimed ${freeMs} ms after the cancel was sent (the cancel committed after ${committedMs} ms)`).toBeLessThan(FREE_WITHIN_MS);
-  return { first, next, freeMs, committedMs };
+  return { first, next, freeMs, committedMs, sentAt };
 }
 
 describe('issue 21 §4: a full-scene job canceled mid-run frees its worker within 2 s', () => {
   it('issue 21 §4: embedded service (in-process worker): the analysis stops, the next job is claimed within 2 s, the canceled job is never charged', async () => {
     const t = await startTestService({ SARWATCH_ARCHIVE_DIR: archiveDir }, { scenes: [], credits: 2000 });
     try {
+      // How long this process's event loop (API and worker alike) was held, to explain a miss.
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
       const { first, next, freeMs, committedMs } = await cancelMidRun(t, t.client);
-      console.log(`embedded: cancel committed ${committedMs} ms and the next job claimed ${freeMs} ms after the cancel was sent`);
+      loop.disable();
+      const account = `cancel committed ${committedMs} ms and the next job claimed ${freeMs} ms after the cancel was sent; the event loop stalled up to ${Math.round(loop.max / 1e6)} ms meanwhile`;
+      console.log(`embedded: ${account}`);
+      expect(freeMs, account).toBeLessThan(FREE_WITHIN_MS);
       expect(t.service.runner['held'].has(first)).toBe(false);
       const row = await jobRow(t.service.db, first);
       expect({ status: row.status, error_code: row.error_code, credits_used: Number(row.credits_used_micros), result_key: row.result_key }).toEqual({
@@ -143,12 +149,20 @@ describe('issue 21 §4: a full-scene job canceled mid-run frees its worker withi
         await poll(async () => out, (o) => /worker running/.test(o) || child.exitCode !== null, 300_000, 'worker start');
         expect(child.exitCode, out).toBeNull();
 
-        const { first, next, freeMs, committedMs } = await cancelMidRun(t, t.client);
-        console.log(`scaled out: cancel committed ${committedMs} ms and the next job claimed ${freeMs} ms after the cancel was sent`);
+        const { first, next, freeMs, committedMs, sentAt } = await cancelMidRun(t, t.client);
         // The worker's own account of it (its log lines may trail the claim a little).
         const logged = (msg: string, jobId: string) =>
-          out.split('\n').some((l) => l.startsWith('{') && (JSON.parse(l) as { msg?: string; jobId?: string }).msg === msg && JSON.parse(l).jobId === jobId);
-        await poll(async () => logged('job canceled: its analysis stopped', first) && logged('job started', next), (ok) => ok, 10_000, `worker log:\n${out}`);
+          out
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .map((l) => JSON.parse(l) as { msg?: string; jobId?: string; time: number })
+            .find((l) => l.msg === msg && l.jobId === jobId)?.time;
+        await poll(async () => logged('job canceled: its analysis stopped', first) && logged('job started', next), (ok) => !!ok, 10_000, `worker log:\n${out}`);
+        const seenMs = logged('job canceled: aborting its analysis', first)! - sentAt;
+        const stoppedMs = logged('job canceled: its analysis stopped', first)! - sentAt;
+        const account = `cancel committed ${committedMs} ms, seen by the worker ${seenMs} ms, its analysis stopped ${stoppedMs} ms and the next job claimed ${freeMs} ms after the cancel was sent`;
+        console.log(`scaled out: ${account}`);
+        expect(freeMs, account).toBeLessThan(FREE_WITHIN_MS);
         expect(await ledgerKinds(t.service.db, first)).toEqual(['release', 'reserve']);
         await t.client.cancel(next);
         expect((await waitForTerminal(t.client, next, 60_000)).error_code).toBe('CANCELED');
