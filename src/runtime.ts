@@ -138,7 +138,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const { catalog, reindex } = openCatalog(config, db);
   // Cancels reach the workers at once: in-process embedded, over Redis pub/sub scaled out.
   const notices = config.redisUrl ? new RedisCancelNotices(config.redisUrl, `${config.queueName}:cancel`) : new MemoryCancelNotices();
-  const jobs = new JobService({ db, config, objects, queue, catalog, notices });
+  const metrics = createMetrics({ db, brokerDepth: queue instanceof BullmqQueue ? () => queue.depth() : undefined });
+  const jobs = new JobService({ db, config, objects, queue, catalog, notices, onCanceled: () => metrics.countFailure('CANCELED') });
   // A worker that has not polled for a few intervals is stuck (or its loop died).
   const pollMs = opts.queuePollMs ?? 1000;
   const probes = [
@@ -147,7 +148,6 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     ...(queue instanceof BullmqQueue ? [brokerProbe(queue)] : []),
     ...(roles.worker ? [workerProbe(queue, Math.max(3 * pollMs, 5000))] : []),
   ];
-  const metrics = createMetrics({ db, brokerDepth: queue instanceof BullmqQueue ? () => queue.depth() : undefined });
   const shared = roles.api && config.redisUrl ? sharedRateLimits(config) : null;
   const uploads = new PolygonUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
   const tifs = new TifUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });

@@ -35,6 +35,8 @@ export interface JobServiceDeps {
   catalog: SceneCatalog;
   /** Tells the workers of a cancel at once (they also find it in the store). */
   notices?: CancelNotices;
+  /** Told of each job this process canceled (the metrics: no runner settles it). */
+  onCanceled?: (jobId: string) => void;
 }
 
 /** A preview waits this long for the scene search before answering without coverage. */
@@ -299,6 +301,7 @@ export class JobService {
     if (canceled) {
       // After the commit: a worker that aborts on the notice finds the job canceled.
       await this.deps.notices?.publish(job.id);
+      this.deps.onCanceled?.(job.id);
       return toJobStatus(canceled);
     }
     // It ended before the cancel reached it (or was canceled already): say how.

@@ -104,6 +104,8 @@ describe('issue 21 §3: POST /api/v1/jobs/{job_id}/cancel', () => {
     expect(await balance(t.service.db, t.accountId)).toBe(before);
     const item = (await t.client.listJobs({ limit: 1 })).jobs[0]!;
     expect({ status: item.status, error_code: item.error_code, credits_used: item.credits_used }).toEqual({ status: 'failed', error_code: 'CANCELED', credits_used: 0 });
+    // No runner settled it: the API process counts it among the failures by code.
+    expect(await (await fetch(`${t.url}/metrics`)).text()).toMatch(/^sarwatch_job_failures_total\{error_code="CANCELED"\} 1$/m);
   });
 
   it('issue 21 §3: idempotent — cancelling a canceled job answers 200 with the job again and moves no credit; the SDK cancel() too', async () => {
