@@ -88,13 +88,6 @@ export class JobEventHub {
     private readonly opts: JobEventHubOptions,
   ) {}
 
-  /** Open streams in this process (tests and metrics). */
-  get openStreams(): number {
-    let n = 0;
-    for (const set of this.subscribers.values()) n += set.size;
-    return n;
-  }
-
   /**
    * Takes one of the key's stream slots, or throws 429 TOO_MANY_STREAMS. The returned function
    * gives it back (once, however often it is called).
@@ -116,7 +109,7 @@ export class JobEventHub {
    * status and progress) — a terminal job's final state, which is all its stream sends. With
    * it: nothing at once; the poller replays every later event.
    */
-  async start(job: Pick<JobRow, 'id' | 'status' | 'endpoint_id'>, lastEventId: number | null): Promise<StreamStart> {
+  async start(job: Pick<JobRow, 'id' | 'status'>, lastEventId: number | null): Promise<StreamStart> {
     const latest = await this.db.selectFrom('job_events').selectAll().where('job_id', '=', job.id).orderBy('id', 'desc').limit(1).executeTakeFirst();
     const latestId = latest ? Number(latest.id) : 0;
     if (lastEventId !== null) {
