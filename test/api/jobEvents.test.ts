@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRegistry, type AnalysisModule } from '../../src/analysis/registry.ts';
 import { createApiKey } from '../../src/jobs/accounts.ts';
+import { NotFoundError } from '../../src/client/index.ts';
 import type { Db } from '../../src/store/index.ts';
 import { GRD_SCENE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { testStoreEnv } from '../helpers/services.ts';
@@ -205,6 +206,30 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     const s = await stream(t, job_id);
     await s.ended;
     expect(brief(s)).toEqual([ended.at(-1)]);
+  });
+
+  it('issue 21 §3: the SDK follows a job with events() to its end, resumes with lastEventId, and throws the API error class (404) for another account', async () => {
+    const detector = steppedTestDetector(1);
+    const t = await start({ SARWATCH_EVENTS_POLL_SECONDS: '0.05' }, { registry: createRegistry([detector.module]) });
+    const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
+    await detector.running;
+    const seen: Array<{ id: number; event: string; status: string }> = [];
+    for await (const e of t.client.events(job_id)) {
+      seen.push({ id: e.id, event: e.event, status: e.data.status });
+      if (seen.length === 1) detector.release(0);
+    }
+    expect(seen[0]!.status).toBe('processing');
+    expect(seen.at(-1)).toMatchObject({ event: 'status', status: 'completed' });
+    const stored = await log(t.service.db, job_id);
+    expect(seen.map((e) => e.id)).toEqual(stored.filter((e) => e.id >= seen[0]!.id).map((e) => e.id));
+    const resumed = [];
+    for await (const e of t.client.events(job_id, { lastEventId: seen[0]!.id })) resumed.push(e.id);
+    expect(resumed).toEqual(seen.slice(1).map((e) => e.id));
+    const other = await t.newAccount();
+    const err = await (async () => {
+      for await (const _ of other.client.events(job_id)) void _;
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotFoundError);
   });
 
   it('issue 21 §3: a heartbeat comment arrives every SARWATCH_EVENTS_HEARTBEAT_SECONDS (here 0.05 s) while nothing happens', async () => {
