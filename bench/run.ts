@@ -4,7 +4,7 @@
  * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick, remote
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
  * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
- * validation (bench/validation.ts), cancel (bench/cancel.ts: cancel latency on the full scene) and api (the HTTP API under autocannon in both modes;
+ * validation (bench/validation.ts), monitors (bench/monitors.ts), cancel (bench/cancel.ts: cancel latency on the full scene) and api (the HTTP API under autocannon in both modes;
  * bench/api.ts names its environment variables).
  *
  *   SARWATCH_BENCH_DIR  where generated scenes are kept (default <tmp>/sarwatch-bench)
@@ -21,6 +21,7 @@ import { benchShips } from './ship.ts';
 import { benchTimeseries } from './timeseries.ts';
 import { benchValidation } from './validation.ts';
 import { benchIdlefarm } from './idlefarm.ts';
+import { benchMonitors } from './monitors.ts';
 import { benchCancel } from './cancel.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
@@ -89,6 +90,18 @@ const SUITES: Record<string, Suite> = {
     };
   },
   api: async () => ({ name: 'api', description: `HTTP API under autocannon, 50 connections: submissions/s and GET job latency, embedded (serve, SQLite) and scaled out (api on PostgreSQL, Redis, S3)`, ...(await benchApi()) }),
+  monitors: async () => {
+    const modes = (process.env.SARWATCH_BENCH_MONITORS_MODES ?? 'embedded').split(',') as Array<'embedded' | 'scaled'>;
+    const runs = [];
+    for (const mode of modes) runs.push(await benchMonitors(mode));
+    const d = runs[0]!.details;
+    return {
+      name: 'monitors',
+      description: `issue 21: ${d.monitors} active monitors, one new scene into the archive folder → every run submitted; then ${d.deliveries} webhook events → delivered to a local receiver (${modes.join(', ')}: embedded SQLite + store-backed queues; scaled PostgreSQL + BullMQ)`,
+      stages: runs.flatMap((r) => r.stages),
+      details: Object.fromEntries(runs.map((r) => [String(r.details.mode), r.details])),
+    };
+  },
   validation: async () => {
     const { stages, details } = await benchValidation();
     return {

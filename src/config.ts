@@ -108,6 +108,22 @@ export interface Config {
   /** Attempts per remote request (search, token, range read) and per-request timeout. */
   remoteAttempts: number;
   remoteTimeoutMs: number;
+  /** Webhooks may target http and private/loopback addresses (tests, on-premises receivers). */
+  webhookAllowPrivate: boolean;
+  /** Base64 of the 32-byte key sealing webhook secrets at rest; empty: a key file in the data directory. */
+  webhookSecretKey: string;
+  /** First retry delay of a failed delivery; each later one doubles (with jitter), up to an hour. */
+  webhookRetryBaseSeconds: number;
+  /** Time limit of one delivery attempt. */
+  webhookTimeoutSeconds: number;
+  /** Deliveries in flight per process. */
+  webhookConcurrency: number;
+  /** How often monitors search a remote catalog (STAC, Planetary Computer, CDSE) for new scenes. */
+  monitorPollSeconds: number;
+  /** Failed runs in a row that suspend a monitor. */
+  monitorMaxFailures: number;
+  /** Watch the local archive folder for new products (monitors); off: only the start-up index. */
+  archiveWatch: boolean;
 }
 
 export const CATALOG_PROVIDERS = ['local', 'stac', 'planetary-computer', 'cdse'] as const;
@@ -218,5 +234,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     byteCacheMaxBytes: Math.round(num(env, 'SARWATCH_BYTE_CACHE_MAX_MB', 10_240, { min: 0 }) * 1024 * 1024),
     remoteAttempts: num(env, 'SARWATCH_REMOTE_ATTEMPTS', 5, { integer: true, min: 1 }),
     remoteTimeoutMs: Math.round(num(env, 'SARWATCH_REMOTE_TIMEOUT_SECONDS', 60, { min: 0.1 }) * 1000),
+    webhookAllowPrivate: flag(env, 'SARWATCH_WEBHOOK_ALLOW_PRIVATE', false),
+    webhookSecretKey: env.SARWATCH_WEBHOOK_SECRET_KEY || '',
+    webhookRetryBaseSeconds: num(env, 'SARWATCH_WEBHOOK_RETRY_BASE_SECONDS', 5, { min: 0.01 }),
+    webhookTimeoutSeconds: num(env, 'SARWATCH_WEBHOOK_TIMEOUT_SECONDS', 10, { min: 0.1 }),
+    webhookConcurrency: num(env, 'SARWATCH_WEBHOOK_CONCURRENCY', 32, { integer: true, min: 1 }),
+    monitorPollSeconds: num(env, 'SARWATCH_MONITOR_POLL_SECONDS', 600, { min: 0.05 }),
+    monitorMaxFailures: num(env, 'SARWATCH_MONITOR_MAX_FAILURES', 3, { integer: true, min: 1 }),
+    archiveWatch: flag(env, 'SARWATCH_ARCHIVE_WATCH', true),
   };
 }

@@ -68,6 +68,9 @@ export const JobStatusResponse = Type.Object({
   progress: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
     description: 'Percent done (sarwatch extension, additive to v1); null while pending',
   }),
+  monitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The monitor this job is a run of (sarwatch extension, additive to v1); null for a submitted job',
+  }),
   max_credits: Type.Union([Type.Number(), Type.Null()], {
     description: 'The spending cap given at submission (sarwatch extension, additive to v1); null when none',
   }),
@@ -91,6 +94,9 @@ export const JobListItem = Type.Object({
   result_path: NullableString,
   error_code: ErrorCodeSchema,
   error_message: NullableString,
+  monitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The monitor this job is a run of (sarwatch extension, additive to v1); null for a submitted job',
+  }),
 });
 export type JobListItem = Static<typeof JobListItem>;
 

@@ -46,6 +46,7 @@ export function toJobStatus(row: JobRow): JobStatusResponse {
     warnings: parseJson<Warning[]>(row.warnings) ?? [],
     progress: row.progress === null ? null : Number(row.progress),
     max_credits: row.max_credits_micros === null ? null : fromMicros(row.max_credits_micros),
+    monitor_id: row.monitor_id ?? null,
   };
 }
 
@@ -66,5 +67,6 @@ export function toListItem(row: JobRow): JobListItem {
     result_path: resultPathOf(row),
     error_code: row.error_code as JobFailureCode | null,
     error_message: row.error_message,
+    monitor_id: row.monitor_id ?? null,
   };
 }

@@ -104,6 +104,9 @@ describe('issue 21 §3: POST /api/v1/jobs/{job_id}/cancel', () => {
     expect(await balance(t.service.db, t.accountId)).toBe(before);
     const item = (await t.client.listJobs({ limit: 1 })).jobs[0]!;
     expect({ status: item.status, error_code: item.error_code, credits_used: item.credits_used }).toEqual({ status: 'failed', error_code: 'CANCELED', credits_used: 0 });
+    // A terminal transition: job.failed is in the event outbox (webhooks), once.
+    const outbox = await t.service.db.selectFrom('outbox').select(['type', 'payload']).where('account_id', '=', t.accountId).execute();
+    expect(outbox.map((e) => [e.type, JSON.parse(e.payload).job_id, JSON.parse(e.payload).error_code])).toEqual([['job.failed', job_id, 'CANCELED']]);
     // No runner settled it: the API process counts it among the failures by code.
     expect(await (await fetch(`${t.url}/metrics`)).text()).toMatch(/^sarwatch_job_failures_total\{error_code="CANCELED"\} 1$/m);
   });

@@ -3,6 +3,7 @@ import { TRANSITIONS } from '../stateMachine.ts';
 import { settleCredits } from '../credits/settleCredits.ts';
 import { isoNow } from '../time.ts';
 import { lockJobAccount } from './lockAccount.ts';
+import { recordTerminalEvent } from '../outbox.ts';
 
 export const CANCELED_MESSAGE = 'The job was canceled by the client. It was not charged.';
 
@@ -14,8 +15,8 @@ export const CANCELED_MESSAGE = 'The job was canceled by the client. It was not 
  * cancel from the store (src/worker/jobWatch.ts) and aborts the analysis. Null when the job
  * is not this account's or has already ended.
  *
- * A terminal transition: whatever reacts to a job becoming `failed` (webhooks) hooks in
- * where this returns a row, as for failJob and completeJob.
+ * A terminal transition: like failJob and completeJob it records `job.failed` in the event
+ * outbox (webhooks) in the same transaction.
  */
 export async function cancelJob(db: Db, jobId: string, accountId: string): Promise<JobRow | null> {
   return db.transaction().execute(async (tx) => {
@@ -45,6 +46,7 @@ export async function cancelJob(db: Db, jobId: string, accountId: string): Promi
       .executeTakeFirst();
     if (!row) return null;
     await settleCredits(tx, row, 0);
+    await recordTerminalEvent(tx, row);
     return row;
   });
 }
