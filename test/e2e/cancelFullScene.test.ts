@@ -7,7 +7,10 @@
  * process on PostgreSQL and BullMQ, which learns of the cancel from the store. The real
  * detector, the real abort path; nothing sleeps (polls with deadlines).
  *
- * The first run generates the scene (about 40 s on a quiet 2-core machine, 1.7 GB on disk).
+ * The first run generates the scene (about 40 s on a quiet 2-core machine, 1.7 GB on disk; 7 min
+ * at load 20). The 2 s bound needs the worker's event loop: the detector's main-thread tile
+ * reads hold it for seconds on an overloaded machine (2 cores at load 25–45: misses of
+ * 2.7–7.9 s, each spent before the worker could see the cancel); a miss says where the time went.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
