@@ -28,8 +28,16 @@ class StaticMigrationProvider implements MigrationProvider {
   }
 }
 
+/**
+ * Migration numbers are handed out to work going on side by side, and that work is merged in
+ * whatever order it is finished: a store may have run 0009 before the release with 0008 reaches
+ * it. Each migration stands alone (none depends on a later number), so one the store has not
+ * run is run, whatever its place — rather than Kysely's default refusal ("corrupted migrations").
+ */
+const migratorOptions = (db: Kysely<any>) => ({ db, provider: new StaticMigrationProvider(), allowUnorderedMigrations: true });
+
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  const migrator = new Migrator(migratorOptions(db));
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
@@ -39,7 +47,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
 
 /** Names of the migrations this version has that the database has not run. */
 export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  const migrator = new Migrator(migratorOptions(db));
   const all = await migrator.getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
