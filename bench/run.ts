@@ -4,9 +4,10 @@
  * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick, remote
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
  * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
- * validation (bench/validation.ts), monitors (bench/monitors.ts), api (the HTTP API under
- * autocannon in both modes; bench/api.ts names its environment variables) and dashboard (the
- * job page with a large result in headless Chromium, bench/dashboard.ts).
+ * validation (bench/validation.ts), monitors (bench/monitors.ts), cancel (bench/cancel.ts: cancel
+ * latency on the full scene), api (the HTTP API under autocannon in both modes; bench/api.ts names
+ * its environment variables) and dashboard (the job page with a large result in headless Chromium,
+ * bench/dashboard.ts).
  *
  *   SARWATCH_BENCH_DIR  where generated scenes are kept (default <tmp>/sarwatch-bench)
  */
@@ -24,6 +25,7 @@ import { benchValidation } from './validation.ts';
 import { benchIdlefarm } from './idlefarm.ts';
 import { benchDashboard } from './dashboard.ts';
 import { benchMonitors } from './monitors.ts';
+import { benchCancel } from './cancel.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
 interface SuiteResult {
@@ -80,6 +82,15 @@ const SUITES: Record<string, Suite> = {
   idlefarm: async ({ workDir }) => {
     const { stages, ...details } = await benchIdlefarm({ workDir });
     return { name: 'idlefarm', description: `idle farmland on ${details.fields} fields × ${details.dates} dates (${details.sizePx} × ${details.sizePx} px RTC at 30 m, VV+VH): series, decisions, result.zip`, stages, details };
+  },
+  cancel: async ({ workDir }) => {
+    const { stages, details } = await benchCancel({ workDir });
+    return {
+      name: 'cancel',
+      description: 'embedded service, ship detection on the full-size IW GRDH scene canceled mid-run: time from sending the cancel to its commit and to the worker claiming the next job',
+      stages,
+      details,
+    };
   },
   api: async () => ({ name: 'api', description: `HTTP API under autocannon, 50 connections: submissions/s and GET job latency, embedded (serve, SQLite) and scaled out (api on PostgreSQL, Redis, S3)`, ...(await benchApi()) }),
   dashboard: async () => {

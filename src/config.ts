@@ -56,6 +56,14 @@ export interface Config {
   databasePoolSize: number;
   /** A running job's lease: a worker that misses heartbeats this long loses the job to recovery. */
   jobLeaseSeconds: number;
+  /** How often a worker asks the store whether a job it runs was canceled (the 2 s stop bound of a cancel). */
+  jobWatchSeconds: number;
+  /** Job event streams (GET /jobs/{id}/events): open streams per API key and API process (429 past it). */
+  maxEventStreamsPerKey: number;
+  /** How often an API process reads new job events for all its open streams (one query per interval). */
+  eventsPollSeconds: number;
+  /** A comment line on every open event stream this often, so proxies keep it open. */
+  eventsHeartbeatSeconds: number;
   /** Empty: result objects in the data directory; otherwise `s3://bucket/prefix`. */
   storageUrl: string;
   /** S3-compatible endpoint (MinIO, s3rver, …); empty for AWS. */
@@ -208,6 +216,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || '',
     databasePoolSize: num(env, 'SARWATCH_DATABASE_POOL_SIZE', 10, { integer: true, min: 1 }),
     jobLeaseSeconds: num(env, 'SARWATCH_JOB_LEASE_SECONDS', 60, { min: 1 }),
+    jobWatchSeconds: num(env, 'SARWATCH_JOB_WATCH_SECONDS', 0.5, { min: 0.01 }),
+    maxEventStreamsPerKey: num(env, 'SARWATCH_MAX_EVENT_STREAMS_PER_KEY', 5, { integer: true, min: 1 }),
+    eventsPollSeconds: num(env, 'SARWATCH_EVENTS_POLL_SECONDS', 1, { min: 0.01 }),
+    eventsHeartbeatSeconds: num(env, 'SARWATCH_EVENTS_HEARTBEAT_SECONDS', 15, { min: 0.01 }),
     storageUrl: env.STORAGE_URL || '',
     s3Endpoint: env.S3_ENDPOINT || '',
     s3ForcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', false),

@@ -22,7 +22,7 @@ export interface ServiceMetrics {
   readonly registry: Registry;
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   observeJob(settled: JobSettled): void;
-  /** A job this process's lease recovery failed (JOB_INTERRUPTED): no runner settles it, so it is counted here. */
+  /** A job failed by this process without a runner settling it: lease recovery (JOB_INTERRUPTED), a cancel (CANCELED). */
   countFailure(errorCode: string): void;
   /** A webhook delivery attempt this process made: 2xx or not. */
   countWebhookAttempt(ok: boolean): void;

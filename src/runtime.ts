@@ -12,6 +12,8 @@ import { pendingMigrations } from './store/migrate.ts';
 import { openObjectStore, type ObjectStore } from './objects/index.ts';
 import { openQueue, type JobQueue } from './queue/index.ts';
 import { BullmqQueue } from './queue/bullmq.ts';
+import { MemoryCancelNotices } from './queue/cancelNotices.ts';
+import { RedisCancelNotices } from './queue/redisCancelNotices.ts';
 import { JobService } from './jobs/service.ts';
 import { PolygonUploadService } from './uploads/service.ts';
 import { TifUploadService } from './uploads/tifService.ts';
@@ -146,7 +148,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const objects = openObjectStore(config, objectSecret);
   const { queue, reconcile } = openQueue(config, db, { pollMs: opts.queuePollMs });
   const { catalog, reindex } = openCatalog(config, db);
-  const jobs = new JobService({ db, config, objects, queue, catalog });
+  // Cancels reach the workers at once: in-process embedded, over Redis pub/sub scaled out.
+  const notices = config.redisUrl ? new RedisCancelNotices(config.redisUrl, `${config.queueName}:cancel`) : new MemoryCancelNotices();
+  const metrics = createMetrics({ db, brokerDepth: queue instanceof BullmqQueue ? () => queue.depth() : undefined });
+  const jobs = new JobService({ db, config, objects, queue, catalog, notices, onCanceled: () => metrics.countFailure('CANCELED') });
   // A worker that has not polled for a few intervals is stuck (or its loop died).
   const pollMs = opts.queuePollMs ?? 1000;
   const probes = [
@@ -155,7 +160,6 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     ...(queue instanceof BullmqQueue ? [brokerProbe(queue)] : []),
     ...(roles.worker ? [workerProbe(queue, Math.max(3 * pollMs, 5000))] : []),
   ];
-  const metrics = createMetrics({ db, brokerDepth: queue instanceof BullmqQueue ? () => queue.depth() : undefined });
   const shared = roles.api && config.redisUrl ? sharedRateLimits(config) : null;
   const uploads = new PolygonUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
   const tifs = new TifUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
@@ -166,7 +170,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const app = await buildApi({ db, config, jobs, uploads, tifs, webhooks, monitors, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
-  const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds, onSettled: (s) => metrics.observeJob(s) });
+  const runner = new JobRunner({
+    db,
+    config,
+    objects,
+    catalog,
+    registry: opts.registry ?? defaultRegistry(),
+    log,
+    leaseSeconds,
+    watchIntervalMs: config.jobWatchSeconds * 1000,
+    notices: roles.worker ? notices : undefined,
+    onSettled: (s) => metrics.observeJob(s),
+  });
 
   const monitorRunner = new MonitorRunner({ db, config, jobs, catalog, objects, log });
   // Scenes new to the local archive run the monitors they are for.
@@ -281,6 +296,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close().finally(() => clearTimeout(cut)), metricsServer?.close()]);
       await Promise.all([uploads.drain(), tifs.drain(), stopWebhooks(), monitorsStopped]);
       await shared?.close();
+      await notices.close();
       await drained;
       await closeAnalysisPool();
       await db.destroy();

@@ -27,6 +27,10 @@ import { objectRoutes } from './routes/objects.ts';
 import { polygonRoutes } from './routes/polygons.ts';
 import type { PolygonUploadService } from '../uploads/service.ts';
 import { tifRoutes } from './routes/tifs.ts';
+import { jobEventRoutes } from './routes/jobEvents.ts';
+import { JobEventHub } from '../events/jobEvents.ts';
+import { MemoryStreamSlots } from '../events/streamSlots.ts';
+import { RedisStreamSlots } from '../events/redisStreamSlots.ts';
 import type { TifUploadService } from '../uploads/tifService.ts';
 import { accountRoutes } from './routes/account.ts';
 import { dashboardRoutes, objectStoreOrigins } from './dashboard.ts';
@@ -108,6 +112,21 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  // Job event streams: one shared store poller per process; every stream ends when the API
+  // closes. The per-key limit counts in Redis when there is one (all API processes together).
+  const { config } = deps;
+  const slots = config.redisUrl
+    ? new RedisStreamSlots({ redisUrl: config.redisUrl, prefix: `${config.queueName}:event-streams`, perKey: config.maxEventStreamsPerKey })
+    : new MemoryStreamSlots(config.maxEventStreamsPerKey);
+  const events = new JobEventHub(deps.db, {
+    pollMs: config.eventsPollSeconds * 1000,
+    heartbeatMs: config.eventsHeartbeatSeconds * 1000,
+    slots,
+    onError: (e) => app.log.error({ err: String(e) }, 'job event poll failed'),
+  });
+  app.addHook('preClose', async () => events.close());
+  app.addHook('onClose', async () => slots.close());
+
   app.get(
     '/healthz',
     {
@@ -133,6 +152,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(accountRoutes, { db: deps.db });
       if (deps.webhooks) await api.register(webhookRoutes, { webhooks: deps.webhooks });
       if (deps.monitors) await api.register(monitorRoutes, { monitors: deps.monitors });
+      await api.register(jobEventRoutes, { jobs: deps.jobs, hub: events });
     },
     { prefix: '/api/v1' },
   );

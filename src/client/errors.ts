@@ -22,11 +22,14 @@ export class ForbiddenError extends SarwatchError {}
 export class NotFoundError extends SarwatchError {}
 export class NotReadyError extends SarwatchError {}
 export class IdempotencyKeyReusedError extends SarwatchError {}
+/** POST /jobs/{id}/cancel on a job that already completed or failed (`details.status`, `details.error_code`). */
+export class JobNotCancelableError extends SarwatchError {}
 export class GoneError extends SarwatchError {}
 export class PayloadTooLargeError extends SarwatchError {}
 export class UnsupportedMediaTypeError extends SarwatchError {}
 export class RateLimitedError extends SarwatchError {}
 export class ConcurrentJobLimitError extends SarwatchError {}
+export class TooManyStreamsError extends SarwatchError {}
 export class RequestTimeoutError extends SarwatchError {}
 export class HeadersTooLargeError extends SarwatchError {}
 export class InternalError extends SarwatchError {}
@@ -48,11 +51,13 @@ const BY_CODE: Record<HttpErrorCode, typeof SarwatchError> = {
   NOT_FOUND: NotFoundError,
   NOT_READY: NotReadyError,
   IDEMPOTENCY_KEY_REUSED: IdempotencyKeyReusedError,
+  JOB_NOT_CANCELABLE: JobNotCancelableError,
   GONE: GoneError,
   PAYLOAD_TOO_LARGE: PayloadTooLargeError,
   UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,
   RATE_LIMITED: RateLimitedError,
   CONCURRENT_JOB_LIMIT: ConcurrentJobLimitError,
+  TOO_MANY_STREAMS: TooManyStreamsError,
   REQUEST_TIMEOUT: RequestTimeoutError,
   HEADERS_TOO_LARGE: HeadersTooLargeError,
   INTERNAL: InternalError,

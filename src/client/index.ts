@@ -14,6 +14,10 @@
  *   const { job_id } = await client.submit('analyze', 'idlefarm', { satellite_id: 'sentinel-1', polygon_id, date_start, date_end });
  *   await client.wait(job_id);
  *   fs.writeFileSync('result.zip', await client.downloadArchive(job_id));
+ *
+ *   // Follow a job as it runs (Server-Sent Events), or stop it:
+ *   for await (const event of client.events(job_id)) console.log(event.event, event.data.status, event.data.progress);
+ *   await client.cancel(job_id); // failed with CANCELED, uncharged
  */
 import type {
   FieldsJobBody,
@@ -60,6 +64,28 @@ export interface ListOptions {
   status?: JobStatus | JobStatus[];
   endpoint_id?: string | string[];
   limit?: number;
+}
+
+/** One event of GET /jobs/{id}/events: `status` or `progress`, with the id to resume after. */
+export interface JobEvent {
+  id: number;
+  event: 'status' | 'progress';
+  data: {
+    job_id: string;
+    status: JobStatus;
+    progress: number | null;
+    at: string;
+    /** Terminal status events only. */
+    error_code?: string | null;
+    error_message?: string | null;
+    result_path?: string | null;
+  };
+}
+
+export interface EventsOptions {
+  /** Resume after this event id (the last one seen): every later event, none repeated. */
+  lastEventId?: number;
+  signal?: AbortSignal;
 }
 
 export interface WaitOptions {
@@ -147,6 +173,47 @@ export class SarwatchClient {
     if (opts.limit !== undefined) q.set('limit', String(opts.limit));
     const qs = q.toString();
     return (await this.request<JobListResponse>('GET', `/api/v1/jobs${qs ? `?${qs}` : ''}`)).value;
+  }
+
+  /**
+   * Cancels a pending or processing job: it fails with CANCELED, uncharged. Idempotent; a job
+   * that already ended otherwise throws JobNotCancelableError (its status in `details`).
+   */
+  async cancel(jobId: string): Promise<JobStatusResponse> {
+    return (await this.request<JobStatusResponse>('POST', `/api/v1/jobs/${encodeURIComponent(jobId)}/cancel`)).value;
+  }
+
+  /**
+   * The job's events as they happen (GET /jobs/{id}/events, Server-Sent Events): its current
+   * state first, then each status and progress change; ends after the terminal event. Pass the
+   * last `id` seen as `lastEventId` to resume after a lost connection.
+   */
+  async *events(jobId: string, opts: EventsOptions = {}): AsyncGenerator<JobEvent> {
+    const response = await this.fetchImpl(`${this.baseUrl}/api/v1/jobs/${encodeURIComponent(jobId)}/events`, {
+      headers: {
+        Authorization: `Bearer ${this.options.apiKey}`,
+        Accept: 'text/event-stream',
+        ...(opts.lastEventId === undefined ? {} : { 'Last-Event-ID': String(opts.lastEventId) }),
+      },
+      signal: opts.signal,
+    });
+    if (response.status >= 400) {
+      const body = await response.json().catch(() => null);
+      throw errorFromResponse(response.status, body, response.headers.get('retry-after'));
+    }
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = parseEventBlock(block);
+        if (event) yield event;
+      }
+    }
   }
 
   /** Polls with back-off until the job is completed or failed. */
@@ -273,6 +340,24 @@ export class SarwatchClient {
     }
     return new Uint8Array(await response.arrayBuffer());
   }
+}
+
+/** One text/event-stream block → an event; comments (heartbeats) and blocks without data → null. */
+function parseEventBlock(block: string): JobEvent | null {
+  let id: number | null = null;
+  let event = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'id') id = Number(value);
+    else if (field === 'event') event = value;
+    else if (field === 'data') data.push(value);
+  }
+  if (id === null || data.length === 0 || (event !== 'status' && event !== 'progress')) return null;
+  return { id, event, data: JSON.parse(data.join('\n')) as JobEvent['data'] };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -25,6 +25,12 @@ const TifId = Type.String({
   maxLength: 64,
   description: 'The image to analyse: a ready image upload of this account (POST /api/v1/tifs), instead of `scene_id` or `date`; without `polygon` / `polygon_id` the AOI is its footprint',
 });
+const MaxCredits = Type.Number({
+  exclusiveMinimum: 0,
+  description:
+    'Spending cap: the most this job may cost, in credits. A submission whose estimate is already higher is 400 VALIDATION_ERROR; a job whose measured area would cost more fails CREDIT_CAP_EXCEEDED, uncharged. A preview says whether the estimate exceeds it',
+  examples: [25],
+});
 const SatelliteId = Type.Literal('sentinel-1', { description: 'Only Sentinel-1 is supported' });
 export const OrbitDirection = Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
   description: 'Only scenes of this orbit direction are used',
@@ -46,6 +52,7 @@ export const SceneJobBody = Type.Object(
       }),
     ),
     orbit_direction: Type.Optional(OrbitDirection),
+    max_credits: Type.Optional(MaxCredits),
   },
   {
     additionalProperties: false,
@@ -62,6 +69,7 @@ export const PeriodJobBody = Type.Object(
     date_start: IsoDate,
     date_end: IsoDate,
     orbit_direction: Type.Optional(OrbitDirection),
+    max_credits: Type.Optional(MaxCredits),
   },
   {
     additionalProperties: false,
@@ -81,6 +89,7 @@ export const FieldsJobBody = Type.Object(
     date_start: IsoDate,
     date_end: IsoDate,
     orbit_direction: Type.Optional(OrbitDirection),
+    max_credits: Type.Optional(MaxCredits),
   },
   {
     additionalProperties: false,

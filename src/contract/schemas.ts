@@ -5,6 +5,7 @@
 import Type, { type Static } from 'typebox';
 import { ENDPOINT_IDS, JOB_STATUSES, SCOPES, WARNING_CODES } from './enums.ts';
 import { IsoDate, OrbitDirection } from './bodies.ts';
+import { JOB_FAILURES, type JobFailureCode } from './errors.ts';
 
 const IsoTimestamp = Type.String({ description: 'ISO 8601 UTC timestamp with Z suffix', examples: ['2024-06-01T12:00:00.000Z'] });
 
@@ -33,6 +34,10 @@ export const SceneSelection = Type.Object({
 export type SceneSelection = Static<typeof SceneSelection>;
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
+/** A failed job's `error_code`: one of the error table's job failure codes (docs/api.md, Job failure codes). */
+const ErrorCodeSchema = Type.Union([Type.Enum(Object.keys(JOB_FAILURES) as JobFailureCode[]), Type.Null()], {
+  description: 'Why a failed job failed; null unless status is failed',
+});
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 
 export const JobSubmissionResponse = Type.Object({
@@ -53,7 +58,7 @@ export const JobStatusResponse = Type.Object({
   created_at: IsoTimestamp,
   completed_at: NullableString,
   result_path: NullableString,
-  error_code: NullableString,
+  error_code: ErrorCodeSchema,
   error_message: NullableString,
   error: Type.Union([Type.String(), Type.Null()], { description: 'Deprecated: equals error_code' }),
   area_sqkm: NullableNumber,
@@ -65,6 +70,9 @@ export const JobStatusResponse = Type.Object({
   }),
   monitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
     description: 'The monitor this job is a run of (sarwatch extension, additive to v1); null for a submitted job',
+  }),
+  max_credits: Type.Union([Type.Number(), Type.Null()], {
+    description: 'The spending cap given at submission (sarwatch extension, additive to v1); null when none',
   }),
 });
 export type JobStatusResponse = Static<typeof JobStatusResponse>;
@@ -84,7 +92,7 @@ export const JobListItem = Type.Object({
     description: 'Parameters passed at submission. Untrusted user input: escape before display',
   }),
   result_path: NullableString,
-  error_code: NullableString,
+  error_code: ErrorCodeSchema,
   error_message: NullableString,
   monitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
     description: 'The monitor this job is a run of (sarwatch extension, additive to v1); null for a submitted job',
@@ -103,6 +111,12 @@ export const PreviewResponse = Type.Object({
     estimated: NullableNumber,
     balance: Type.Number(),
     sufficient: Type.Union([Type.Boolean(), Type.Null()]),
+    max_credits: Type.Optional(Type.Number({ description: 'The max_credits sent, when one was (sarwatch extension, additive to v1)' })),
+    exceeds_max_credits: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Null()], {
+        description: 'With max_credits: whether the estimate exceeds it (a submission would be 400); null when the credits cannot be estimated',
+      }),
+    ),
   }),
   warnings: Type.Array(Warning),
 });

@@ -7,6 +7,7 @@ import type { Db, JobRow } from '../store/index.ts';
 import type { Config } from '../config.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import type { JobQueue } from '../queue/port.ts';
+import type { CancelNotices } from '../queue/cancelNotices.ts';
 import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
 import { searchScenes } from './scenes.ts';
 import { resolveRequest, type Resolution } from './selection.ts';
@@ -16,7 +17,9 @@ import type { PreviewResponse, SubmissionBody, Warning } from '../contract/schem
 import type { Principal } from './accounts.ts';
 import { balanceMicros, fromMicros, priceMicros } from './credits.ts';
 import { createJob, type NewJob } from './transitions/createJob.ts';
-import { reservationMicros, validateSubmission } from './validate.ts';
+import { cancelJob } from './transitions/cancelJob.ts';
+import { reservationMicros, validateSubmission, type ValidatedRequest } from './validate.ts';
+import { capMicros } from './creditCap.ts';
 import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
 import { isoNow } from './time.ts';
@@ -30,6 +33,10 @@ export interface JobServiceDeps {
   objects: ObjectStore;
   queue: JobQueue;
   catalog: SceneCatalog;
+  /** Tells the workers of a cancel at once (they also find it in the store). */
+  notices?: CancelNotices;
+  /** Told of each job this process canceled (the metrics: no runner settles it). */
+  onCanceled?: (jobId: string) => void;
 }
 
 /** A preview waits this long for the scene search before answering without coverage. */
@@ -48,6 +55,14 @@ export class JobService {
     }
   }
 
+  /** Cancelling takes jobs:write (checked before the job is looked up), and a key limited to some endpoints cancels only their jobs. */
+  authorizeCancel(principal: Principal, endpoint?: string | null): void {
+    if (!principal.scopes.has('jobs:write')) throw new ApiError('FORBIDDEN', 'this API key lacks the jobs:write scope');
+    if (endpoint && principal.endpoints && !principal.endpoints.has(endpoint)) {
+      throw new ApiError('FORBIDDEN', `this API key may not cancel ${endpoint} jobs`);
+    }
+  }
+
   authorizeRead(principal: Principal): void {
     if (!principal.scopes.has('jobs:read')) throw new ApiError('FORBIDDEN', 'this API key lacks the jobs:read scope');
   }
@@ -61,7 +76,7 @@ export class JobService {
     this.authorizeSubmission(principal, endpoint);
     const { db, config } = this.deps;
     const request = await validateSubmission(endpoint, family, body, config, uploadLookups(db, principal.accountId));
-    const reserve = reservationMicros(request, config);
+    const reserve = await this.capReservation(request, reservationMicros(request, config), body.max_credits);
     const jobId = randomUUID();
     const now = isoNow();
     const requestHash = createHash('sha256').update(canonicalJson([family, endpoint, body])).digest('hex');
@@ -84,6 +99,36 @@ export class JobService {
     }
     await this.deps.queue.enqueue(row.id);
     return toSubmissionResponse(row);
+  }
+
+  /**
+   * max_credits: 400 when the preview's estimate already exceeds the cap (the catalog is
+   * asked only when the polygon's own price is over it); otherwise the job reserves at most
+   * the cap, which is the most it may cost (a scene_id job, whose estimate is unknown, too).
+   */
+  private async capReservation(request: ValidatedRequest, reserve: number, maxCredits: number | undefined): Promise<number> {
+    if (maxCredits === undefined) return reserve;
+    const cap = capMicros(maxCredits);
+    if (reserve <= cap) return reserve;
+    const estimate = await this.estimate(request);
+    if (estimate !== null && estimate.micros > cap) {
+      throw new ApiError(
+        'VALIDATION_ERROR',
+        `max_credits: the estimated cost of this job, ${fromMicros(estimate.micros)} credits (${round(estimate.areaSqkm, 3)} km²), exceeds max_credits ${fromMicros(cap)}`,
+        { estimated_credits: fromMicros(estimate.micros), max_credits: fromMicros(cap) },
+      );
+    }
+    return cap;
+  }
+
+  /** The preview's estimate: the selected imagery's area over the AOI at the endpoint's price; null for scene_id input. */
+  private async estimate(request: ValidatedRequest): Promise<{ areaSqkm: number; micros: number; resolution: Resolution | null } | null> {
+    if (request.pattern === 'scene') return null;
+    // The same selection as the job. When the search fails, times out or finds nothing,
+    // coverage is omitted and the estimate falls back to the whole polygon.
+    const resolution = await this.predict(request);
+    const areaSqkm = resolution ? resolution.expectedAreaSqkm : request.areaSqkm;
+    return { areaSqkm, micros: priceMicros(areaSqkm, this.deps.config.pricesPerSqkm[request.endpoint]), resolution };
   }
 
   /**
@@ -171,6 +216,7 @@ export class JobService {
         idempotency_key: j.idempotencyKey ?? null,
         request_hash: j.requestHash,
         monitor_id: j.monitorId ?? null,
+        max_credits_micros: body.max_credits === undefined ? null : capMicros(body.max_credits),
       },
       { maxConcurrentJobs: this.deps.config.maxConcurrentJobs },
       within,
@@ -190,7 +236,7 @@ export class JobService {
       return {
         endpoint_id: endpoint,
         area_sqkm: null,
-        credits: { estimated: null, balance: fromMicros(balance), sufficient: null },
+        credits: { estimated: null, balance: fromMicros(balance), sufficient: null, ...capFields(body.max_credits, null) },
         warnings: [
           {
             code: 'CREDITS_NOT_ESTIMABLE',
@@ -207,20 +253,21 @@ export class JobService {
         code: 'CREDITS_NOT_ESTIMABLE',
         message: 'Credits cannot be estimated for scene_id input: the scene footprint is only known when the job runs.',
       });
-      return { endpoint_id: endpoint, area_sqkm: null, credits: { estimated: null, balance: fromMicros(balance), sufficient: null }, warnings };
+      return {
+        endpoint_id: endpoint,
+        area_sqkm: null,
+        credits: { estimated: null, balance: fromMicros(balance), sufficient: null, ...capFields(body.max_credits, null) },
+        warnings,
+      };
     }
 
-    // The same selection as the job. When the search fails, times out or finds nothing,
-    // coverage is omitted and the estimate falls back to the whole polygon.
-    const resolution = await this.predict(request);
-    const areaSqkm = resolution ? resolution.expectedAreaSqkm : request.areaSqkm;
+    const { areaSqkm, micros: estimate, resolution } = (await this.estimate(request))!;
     if (resolution) warnings.push(...resolution.warnings.filter((w) => w.code === 'LOW_AOI_COVERAGE'));
-    const estimate = priceMicros(areaSqkm, config.pricesPerSqkm[endpoint]);
     return {
       endpoint_id: endpoint,
       area_sqkm: round(areaSqkm, 6),
       ...(resolution?.coverage ? { coverage: { ...resolution.coverage, method: 'estimated' as const } } : {}),
-      credits: { estimated: fromMicros(estimate), balance: fromMicros(balance), sufficient: balance >= estimate },
+      credits: { estimated: fromMicros(estimate), balance: fromMicros(balance), sufficient: balance >= estimate, ...capFields(body.max_credits, estimate) },
       warnings,
     };
   }
@@ -257,9 +304,41 @@ export class JobService {
     return row;
   }
 
+  /** The job's row, for the event stream: jobs:read, and 404 unless it is this account's. */
+  async ownJobRow(principal: Principal, jobId: string): Promise<JobRow> {
+    this.authorizeRead(principal);
+    return this.ownJob(principal, jobId);
+  }
+
   async get(principal: Principal, jobId: string) {
     this.authorizeRead(principal);
     return toJobStatus(await this.ownJob(principal, jobId));
+  }
+
+  /**
+   * Cancels a pending or processing job (failed, CANCELED, uncharged). Idempotent: a job
+   * already canceled answers with itself; a job that ended otherwise is 409
+   * JOB_NOT_CANCELABLE with its state in `details`.
+   */
+  async cancel(principal: Principal, jobId: string) {
+    this.authorizeCancel(principal);
+    const job = await this.ownJob(principal, jobId);
+    this.authorizeCancel(principal, job.endpoint_id);
+    const canceled = await cancelJob(this.deps.db, job.id, principal.accountId);
+    if (canceled) {
+      // After the commit: a worker that aborts on the notice finds the job canceled.
+      await this.deps.notices?.publish(job.id);
+      this.deps.onCanceled?.(job.id);
+      return toJobStatus(canceled);
+    }
+    // It ended before the cancel reached it (or was canceled already): say how.
+    const now = await this.ownJob(principal, jobId);
+    if (now.status === 'failed' && now.error_code === 'CANCELED') return toJobStatus(now);
+    throw new ApiError('JOB_NOT_CANCELABLE', `job ${now.id} is already ${now.status}${now.error_code ? ` (${now.error_code})` : ''}; only pending or processing jobs can be canceled`, {
+      job_id: now.id,
+      status: now.status,
+      error_code: now.error_code,
+    });
   }
 
   async list(principal: Principal, query: Record<string, string | string[] | undefined>) {
@@ -302,6 +381,13 @@ export class JobService {
 }
 
 const round = (x: number, decimals: number) => Math.round(x * 10 ** decimals) / 10 ** decimals;
+
+/** A preview's answer to max_credits (absent when none was given): whether the estimate is over it, null when unknown. */
+function capFields(maxCredits: number | undefined, estimateMicros: number | null): { max_credits?: number; exceeds_max_credits?: boolean | null } {
+  if (maxCredits === undefined) return {};
+  const cap = capMicros(maxCredits);
+  return { max_credits: fromMicros(cap), exceeds_max_credits: estimateMicros === null ? null : estimateMicros > cap };
+}
 
 /** SQLite and PostgreSQL unique-constraint violations. */
 function isUniqueViolation(e: unknown): boolean {

@@ -13,6 +13,8 @@ export const TRANSITIONS = {
   complete: { from: ['processing'], to: 'completed' },
   /** Any job-time failure; also a job failed before it was claimed (e.g. shutdown). */
   fail: { from: ['pending', 'processing'], to: 'failed' },
+  /** The client cancels a job that has not ended (failed with CANCELED, uncharged). */
+  cancel: { from: ['pending', 'processing'], to: 'failed' },
   /** A job whose lease expired (crash recovery) or whose worker shuts down goes back to the queue. */
   requeue: { from: ['processing'], to: 'pending' },
 } as const satisfies Record<string, { from: readonly JobStatus[]; to: JobStatus }>;

@@ -10,6 +10,7 @@ export { claimJob, claimNextJob } from './transitions/claimJob.ts';
 export { heartbeat } from './transitions/heartbeat.ts';
 export { completeJob, type CompletionFacts } from './transitions/completeJob.ts';
 export { failJob, type FailGuard } from './transitions/failJob.ts';
+export { cancelJob, CANCELED_MESSAGE } from './transitions/cancelJob.ts';
 export { requeueJob } from './transitions/requeueJob.ts';
 export { recoverInterruptedJobs } from './transitions/recoverInterruptedJobs.ts';
 export { returnJob } from './transitions/returnJob.ts';

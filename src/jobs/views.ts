@@ -1,6 +1,7 @@
 /** Store rows → the spec's response shapes. The only place that knows both. */
 import type { JobRow } from '../store/index.ts';
 import type { EndpointId, JobStatus } from '../contract/enums.ts';
+import type { JobFailureCode } from '../contract/errors.ts';
 import type { Coverage, JobListItem, JobStatusResponse, JobSubmissionResponse, SceneSelection, Warning } from '../contract/schemas.ts';
 import { fromMicros } from './credits.ts';
 import { resultKindOf } from '../endpoints/index.ts';
@@ -36,7 +37,7 @@ export function toJobStatus(row: JobRow): JobStatusResponse {
     created_at: row.created_at,
     completed_at: row.status === 'completed' || row.status === 'failed' ? row.completed_at : null,
     result_path: resultPathOf(row),
-    error_code: row.error_code,
+    error_code: row.error_code as JobFailureCode | null,
     error_message: row.error_message,
     error: row.error_code,
     area_sqkm: row.area_sqkm === null ? null : Number(row.area_sqkm),
@@ -44,6 +45,7 @@ export function toJobStatus(row: JobRow): JobStatusResponse {
     scene_selection: parseJson<SceneSelection>(row.scene_selection),
     warnings: parseJson<Warning[]>(row.warnings) ?? [],
     progress: row.progress === null ? null : Number(row.progress),
+    max_credits: row.max_credits_micros === null ? null : fromMicros(row.max_credits_micros),
     monitor_id: row.monitor_id ?? null,
   };
 }
@@ -63,7 +65,7 @@ export function toListItem(row: JobRow): JobListItem {
     lon: row.status === 'pending' || row.lon === null ? null : Number(row.lon),
     request_params: parseJson<Record<string, unknown>>(row.request_params),
     result_path: resultPathOf(row),
-    error_code: row.error_code,
+    error_code: row.error_code as JobFailureCode | null,
     error_message: row.error_message,
     monitor_id: row.monitor_id ?? null,
   };

@@ -78,6 +78,20 @@ export interface JobsTable {
   request_hash: string | null;
   /** The monitor this job is a run of (issue 21); null for jobs submitted over the API. */
   monitor_id: string | null;
+  /** The submission's `max_credits`: the most the job may cost (null: no cap). */
+  max_credits_micros: number | null;
+}
+
+/** One change of a job's status or progress, written by a trigger on `jobs` (migration 0008). */
+export interface JobEventsTable {
+  /** Increases; for one job, in commit order: the event stream's `id:`. */
+  id: Generated<number>;
+  job_id: string;
+  /** status | progress */
+  kind: string;
+  status: string;
+  progress: number | null;
+  created_at: string;
 }
 
 export interface ScenesTable {
@@ -261,6 +275,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   credit_ledger: CreditLedgerTable;
   jobs: JobsTable;
+  job_events: JobEventsTable;
   leases: LeasesTable;
   polygon_uploads: PolygonUploadsTable;
   tif_uploads: TifUploadsTable;
@@ -276,6 +291,7 @@ export type NewJobRow = Insertable<JobsTable>;
 export type JobUpdate = Updateable<JobsTable>;
 export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type JobEventRow = Selectable<JobEventsTable>;
 export type LedgerRow = Selectable<CreditLedgerTable>;
 export type PolygonUploadRow = Selectable<PolygonUploadsTable>;
 export type TifUploadRow = Selectable<TifUploadsTable>;

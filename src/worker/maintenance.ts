@@ -1,13 +1,15 @@
 /**
  * Background duties of a worker process: lease-based recovery of jobs whose worker died
- * (every process may run it: each change is guarded), the retention sweep and the queue
- * reconciler (one process at a time each, under a store lease).
+ * (every process may run it: each change is guarded), the retention sweep (result objects,
+ * and the progress events of ended jobs) and the queue reconciler (one process at a time
+ * each, under a store lease).
  */
 import type { Db } from '../store/index.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import { runExclusive } from '../store/leases.ts';
 import { recoverInterruptedJobs } from '../jobs/transitions.ts';
 import { sweepExpiredResults } from './retention.ts';
+import { pruneJobEvents } from './pruneJobEvents.ts';
 import type { Logger } from './runner.ts';
 
 export interface MaintenanceDeps {
@@ -39,7 +41,10 @@ export function startMaintenance(d: MaintenanceDeps): () => void {
       (e) => d.log.error({ err: String(e) }, 'job recovery failed'),
     );
   const sweep = () =>
-    runExclusive(d.db, SWEEPER_LEASE, d.owner, Math.max(30, d.sweepIntervalSeconds * 2), () => sweepExpiredResults(d.db, d.objects)).catch((e) =>
+    runExclusive(d.db, SWEEPER_LEASE, d.owner, Math.max(30, d.sweepIntervalSeconds * 2), async () => {
+      await sweepExpiredResults(d.db, d.objects);
+      await pruneJobEvents(d.db);
+    }).catch((e) =>
       d.log.error({ err: String(e) }, 'retention sweep failed'),
     );
   const reconcile = d.reconcile;

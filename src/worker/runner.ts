@@ -22,7 +22,10 @@ import { readUploadFeatures } from '../uploads/features.ts';
 import { resultKindOf } from '../endpoints/index.ts';
 import { claimJob, completeJob, failJob, heartbeat, returnJob } from '../jobs/transitions.ts';
 import { coverageOnJob } from '../jobs/views.ts';
+import { creditCapFailure } from '../jobs/creditCap.ts';
 import type { JobSettled } from '../metrics.ts';
+import { JobWatch, type JobLoss } from './jobWatch.ts';
+import type { CancelNotices } from '../queue/cancelNotices.ts';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -38,6 +41,10 @@ export interface RunnerDeps {
   log: Logger;
   workerId?: string;
   leaseSeconds?: number;
+  /** How often the store is asked whether a running job was canceled or taken (ms; default 500). */
+  watchIntervalMs?: number;
+  /** The API's cancel notices: a running job is aborted as soon as one arrives (the store check stays the guarantee). */
+  notices?: CancelNotices;
   /** Told when this runner completes or fails a job (the metrics); not for requeued or lost jobs. */
   onSettled?: (settled: JobSettled) => void;
 }
@@ -57,10 +64,15 @@ export class JobRunner {
   private readonly held = new Set<string>();
   /** Resolves the queue handlers still waiting when close() gives up on their jobs. */
   private readonly releases = new Set<() => void>();
+  /** Sees a held job canceled (or taken by recovery) and aborts its analysis. */
+  private readonly watch: JobWatch;
+  private readonly stopNotices: () => void;
 
   constructor(private readonly deps: RunnerDeps) {
     this.workerId = deps.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
     this.leaseSeconds = deps.leaseSeconds ?? 60;
+    this.watch = new JobWatch(deps.db, this.workerId, deps.watchIntervalMs ?? 500, (e) => deps.log.error({ err: String(e) }, 'job watch failed'));
+    this.stopNotices = deps.notices?.subscribe((jobId) => this.watch.canceled(jobId)) ?? (() => {});
   }
 
   /**
@@ -87,6 +99,7 @@ export class JobRunner {
    */
   async close(graceMs = Number.POSITIVE_INFINITY): Promise<string[]> {
     this.stopping.abort(new Error('the worker is shutting down'));
+    this.stopNotices();
     const settled = Promise.allSettled([...this.running]).then(() => false);
     let timer: NodeJS.Timeout | undefined;
     const late = Number.isFinite(graceMs)
@@ -113,9 +126,15 @@ export class JobRunner {
     log.info({ jobId, endpoint: job.endpoint_id, attempt: job.attempts }, 'job started');
 
     let progress = 0;
-    // The job's signal aborts when the worker stops or when the job is taken from it.
+    // The job's signal aborts when the worker stops, when the client cancels the job, or when
+    // the job is taken from this worker (the same signal shutdown uses).
     const abort = new AbortController();
-    let leaseLost = false;
+    let taken: JobLoss | null = null;
+    const unwatch = this.watch.watch(jobId, (loss) => {
+      taken = loss;
+      log.info({ jobId, loss }, loss === 'canceled' ? 'job canceled: aborting its analysis' : 'job taken by another worker: aborting its analysis');
+      abort.abort(new Error(loss === 'canceled' ? 'the job was canceled' : 'the job passed to another worker'));
+    });
     const stop = () => abort.abort(this.stopping.signal.reason);
     this.stopping.signal.addEventListener('abort', stop, { once: true });
     if (this.stopping.signal.aborted) stop(); // closed while the claim was on its way
@@ -123,7 +142,7 @@ export class JobRunner {
       heartbeat(db, jobId, this.workerId, this.leaseSeconds, progress).then(
         (mine) => {
           if (mine) return;
-          leaseLost = true; // the job was taken from us (recovered elsewhere): stop.
+          taken ??= 'lost'; // the job was taken from us (recovered elsewhere, or canceled): stop.
           abort.abort();
         },
         (e) => log.error({ jobId, err: String(e) }, 'heartbeat failed'),
@@ -160,7 +179,11 @@ export class JobRunner {
         log.info({ jobId, applied: requeued !== null }, 'job requeued: the worker is shutting down');
         return;
       }
-      if (leaseLost) {
+      if (taken === 'canceled') {
+        log.info({ jobId }, 'job canceled: its analysis stopped');
+        return;
+      }
+      if (taken) {
         log.info({ jobId }, 'job abandoned: its lease passed to another worker');
         return;
       }
@@ -171,6 +194,7 @@ export class JobRunner {
       log.info({ jobId, code: failure.code, applied: failed !== null }, 'job failed');
       if (failed) settled('failed', failure.code);
     } finally {
+      unwatch();
       this.held.delete(jobId);
       this.stopping.signal.removeEventListener('abort', stop);
       clearInterval(beat);
@@ -208,6 +232,10 @@ export class JobRunner {
     }
     if (!outcome.ok) throw new JobFailure(outcome.code, outcome.message);
     const { resolution } = outcome;
+    // max_credits: a job whose imagery already costs more is not analysed at all.
+    const pricePerSqkm = config.pricesPerSqkm[endpoint] ?? 0;
+    const overCap = creditCapFailure(job.max_credits_micros, resolution.expectedAreaSqkm, pricePerSqkm);
+    if (overCap) throw overCap;
     setProgress(5);
 
     // A job claimed as the worker stops does not start its analysis.
@@ -238,6 +266,10 @@ export class JobRunner {
 
     // The endpoint's result kind says what the detector hands back and how it is served.
     const kind = resultKindOf(endpoint);
+    // The measured area is what is charged: over the cap, the result is not kept.
+    const areaSqkm = output.measured?.areaSqkm ?? resolution.expectedAreaSqkm;
+    const overCapMeasured = creditCapFailure(job.max_credits_micros, areaSqkm, pricePerSqkm);
+    if (overCapMeasured) throw overCapMeasured;
     const body = kind === 'zip' ? (output.archive ? Buffer.from(output.archive) : undefined) : output.result && JSON.stringify(output.result);
     if (body === undefined) throw new JobFailure('PROCESSING_ERROR', `the ${endpoint} analysis returned no ${kind} result`);
     // One object per attempt: a worker that ran on after losing its lease writes (and, its
@@ -252,13 +284,13 @@ export class JobRunner {
     const centroid = centroidLonLat(resolution.input.kind === 'scene' ? resolution.input.scene.footprint : resolution.input.aoi);
     const completed = await completeJob(db, job.id, this.workerId, {
       resultKey: key,
-      areaSqkm: output.measured?.areaSqkm ?? resolution.expectedAreaSqkm,
+      areaSqkm,
       lat: centroid.lat,
       lon: centroid.lon,
       coverage: coverageOnJob(output.measured ? output.measured.coverage : resolution.coverage),
       sceneSelection: resolution.sceneSelection,
       warnings: [...resolution.warnings, ...(output.warnings ?? [])],
-      pricePerSqkm: config.pricesPerSqkm[endpoint] ?? 0,
+      pricePerSqkm,
       retentionDays: config.resultRetentionDays,
     });
     if (!completed) {

@@ -25,7 +25,7 @@ describe('GET /api/v1/jobs/{job_id} (spec: Job (status))', () => {
     expect(['pending', 'processing', 'failed']).toContain(pending.status);
     const job = await waitForTerminal(t.client, job_id);
     expect(Object.keys(job).sort()).toEqual(
-      ['area_sqkm', 'completed_at', 'coverage', 'created_at', 'endpoint_id', 'error', 'error_code', 'error_message', 'job_id', 'monitor_id', 'progress', 'result_path', 'satellite_id', 'scene_selection', 'status', 'warnings'].sort(),
+      ['area_sqkm', 'completed_at', 'coverage', 'created_at', 'endpoint_id', 'error', 'error_code', 'error_message', 'job_id', 'max_credits', 'monitor_id', 'progress', 'result_path', 'satellite_id', 'scene_selection', 'status', 'warnings'].sort(),
     );
     expect(job).toMatchObject({
       job_id,
@@ -126,8 +126,8 @@ describe('service documents', () => {
     expect(doc.paths['/api/v1/jobs/{job_id}/result.geojson'].get.responses['302']).toBeDefined();
     expect(doc.paths['/api/v1/jobs/{job_id}/result.zip'].get).toBeDefined();
     const shipSchema = doc.paths['/api/v1/detect/ship'].post.requestBody.content['application/json'].schema;
-    // issue 14: polygon_id (an upload) wherever polygon is.
-    expect(Object.keys(shipSchema.properties).sort()).toEqual(['date', 'date_direction', 'orbit_direction', 'polygon', 'polygon_id', 'satellite_id', 'scene_id', 'tif_id']);
+    // issue 14: polygon_id (an upload) wherever polygon is; issue 21: max_credits on every body.
+    expect(Object.keys(shipSchema.properties).sort()).toEqual(['date', 'date_direction', 'max_credits', 'orbit_direction', 'polygon', 'polygon_id', 'satellite_id', 'scene_id', 'tif_id']);
     const periodSchema = doc.paths['/api/v1/analyze/timeseries'].post.requestBody.content['application/json'].schema;
     expect(periodSchema.required.sort()).toEqual(['date_end', 'date_start', 'satellite_id']);
     expect(Object.keys(doc.paths['/api/v1/polygons']).sort()).toEqual(['get', 'post']);
