@@ -1,13 +1,23 @@
 /** Store rows → the spec's response shapes. The only place that knows both. */
 import type { JobRow } from '../store/index.ts';
 import type { EndpointId, JobStatus } from '../contract/enums.ts';
-import type { Coverage, JobListItem, JobStatusResponse, JobSubmissionResponse, SceneSelection, Warning } from '../contract/schemas.ts';
+import type { Coverage, JobListItem, JobStatusResponse, JobSubmissionResponse, Overlay, SceneSelection, Warning } from '../contract/schemas.ts';
 import { fromMicros } from './credits.ts';
 import { resultKindOf } from '../endpoints/index.ts';
 
 export function resultPathOf(row: Pick<JobRow, 'id' | 'status' | 'endpoint_id'>): string | null {
   if (row.status !== 'completed') return null;
   return `/api/v1/jobs/${row.id}/result.${resultKindOf(row.endpoint_id)}`;
+}
+
+/** The quicklook's download path, while the job has one (after retention it answers 410, like result_path). */
+export function quicklookPathOf(row: Pick<JobRow, 'id' | 'status' | 'quicklook_key'>): string | null {
+  return row.status === 'completed' && row.quicklook_key ? `/api/v1/jobs/${row.id}/quicklook.png` : null;
+}
+
+export function overlayOf(row: Pick<JobRow, 'id' | 'status' | 'overlay_key' | 'overlay_bounds'>): Overlay | null {
+  if (row.status !== 'completed' || !row.overlay_key || !row.overlay_bounds) return null;
+  return { path: `/api/v1/jobs/${row.id}/overlay`, bounds: JSON.parse(row.overlay_bounds) as Overlay['bounds'], crs: 'EPSG:3857' };
 }
 
 const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
@@ -44,6 +54,8 @@ export function toJobStatus(row: JobRow): JobStatusResponse {
     scene_selection: parseJson<SceneSelection>(row.scene_selection),
     warnings: parseJson<Warning[]>(row.warnings) ?? [],
     progress: row.progress === null ? null : Number(row.progress),
+    quicklook_path: quicklookPathOf(row),
+    overlay: overlayOf(row),
   };
 }
 
