@@ -32,7 +32,8 @@ export interface RenderDeviationMapInput {
 const INK: Colour = [30, 30, 30];
 const CELL_OUTLINE: Colour = [99, 99, 99];
 const BACKGROUND: Colour = [255, 255, 255, 255];
-const MARGIN = 12;
+/** The map's upper-left corner is at (MARGIN, MARGIN) of the picture; the legend is below it. */
+export const MARGIN = 12;
 const SWATCH = { width: 44, height: 16 };
 
 function ringsInPixels(flat: FlatRings, grid: MercatorGrid, dx: number, dy: number, from: number, to: number): Float64Array[] {
@@ -59,7 +60,7 @@ export function renderDeviationMap(input: RenderDeviationMapInput): Uint8Array {
   const legendTop = MARGIN + grid.height + MARGIN;
   const height = legendTop + 14 + SWATCH.height + 14 + 12 * input.notes.length + MARGIN;
   const canvas = new Canvas(width, height, BACKGROUND);
-  const dx = MARGIN + Math.floor((width - 2 * MARGIN - grid.width) / 2);
+  const dx = MARGIN;
   const dy = MARGIN;
 
   const count = cells.featureStart.length - 1;

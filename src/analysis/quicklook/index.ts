@@ -11,7 +11,7 @@ import { rtcPaths } from '../modules/rtcInput.ts';
 import { safeProductPath, sceneInput } from '../modules/sceneInput.ts';
 import { deviationStyle } from '../timeseries/style.ts';
 import type { DetectionStyle } from './render.ts';
-import { mercatorGrid } from './mercator.ts';
+import { mercatorGrid, type MercatorGrid } from './mercator.ts';
 import { sampleSource } from './sample.ts';
 import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
 import { flatBuffers, flattenGeometries } from './vectors.ts';
@@ -139,10 +139,15 @@ function hexColour(hex: string): [number, number, number] {
 }
 
 /** The long side of a deviation map's map area (cells are vector art: drawn at this size whatever the AOI). */
-const DEVIATION_MAP_SIDE = 1024;
+export const DEVIATION_MAP_SIDE = 1024;
+
+/** The deviation map's grid (its map area; the picture adds a margin and the legend). */
+export function deviationMapGrid(aoi: AoiGeometry): MercatorGrid {
+  return mercatorGrid(bboxOf(aoi), 0.01, DEVIATION_MAP_SIDE);
+}
 
 async function deviationMap(features: ResultCollection['features'], aoi: AoiGeometry, signal?: AbortSignal): Promise<Uint8Array> {
-  const grid = mercatorGrid(bboxOf(aoi), 0.01, DEVIATION_MAP_SIDE);
+  const grid = deviationMapGrid(aoi);
   const cells = await flattenGeometries(features.map((f) => f.geometry));
   const fills = new Uint8Array(3 * features.length);
   features.forEach((f, i) => fills.set(hexColour(deviationStyle(typeof f.properties.deviation === 'number' ? f.properties.deviation : null).fill), 3 * i));
@@ -151,9 +156,9 @@ async function deviationMap(features: ResultCollection['features'], aoi: AoiGeom
     colour: hexColour(deviationStyle(d).fill),
     upper: ['-3', '-2', '-1', '+1', '+2', '+3', ''][k]!,
   }));
-  // Cells' side on the map, from the first cell's bounding box: outlines only when a cell is large enough to show one.
-  const first = features[0]?.geometry;
-  const cellPx = first ? (bboxOf(first)[2] - bboxOf(first)[0]) / (grid.bounds[2] - grid.bounds[0]) * grid.width : 0;
+  // A whole cell's side on the map (the widest of the first cells; those at the AOI's edge are clipped): outlines only when a cell is large enough to show one.
+  const cellDeg = Math.max(0, ...features.slice(0, 100).map((f) => bboxOf(f.geometry)[2] - bboxOf(f.geometry)[0]));
+  const cellPx = (cellDeg / (grid.bounds[2] - grid.bounds[0])) * grid.width;
   const dates = (features[0]?.properties.chart as { dates?: unknown } | undefined)?.dates;
   const lastDate = Array.isArray(dates) && typeof dates[dates.length - 1] === 'string' ? (dates[dates.length - 1] as string) : null;
   const notes = [`${features.length} CELLS${lastDate ? `, LAST DATE ${lastDate}` : ''}`];
