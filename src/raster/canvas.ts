@@ -79,6 +79,7 @@ export class Canvas {
     this.png = new PNG({ width, height });
     const [r = 0, g = 0, b = 0, a = 255] = background;
     const data = this.png.data;
+    if (r === 0 && g === 0 && b === 0 && a === 0) return; // pngjs hands over zeroed pixels
     for (let i = 0; i < data.length; i += 4) {
       data[i] = r;
       data[i + 1] = g;

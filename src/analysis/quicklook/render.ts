@@ -66,31 +66,44 @@ function resample(grid: MercatorGrid, lattice: Lattice, raster: SampledRaster): 
   const { width, height } = grid;
   const { step, nx, ny, rows, cols } = lattice;
   const out = new Float32Array(width * height).fill(Number.NaN);
-  const node = (i: number, n: number, size: number) => Math.min(i * step, size - 1);
+  const nodeX = (i: number) => Math.min(i * step, width - 1);
+  const nodeY = (j: number) => Math.min(j * step, height - 1);
+  // The lattice interpolated to the current output row, at every node column.
+  const rowAt = new Float64Array(nx);
+  const colAt = new Float64Array(nx);
+  const { firstRow, rowStep, x0, runLength, rows: sampledRows, runs, data } = raster;
   for (let y = 0; y < height; y++) {
     const j = ny > 1 ? Math.min(Math.floor(y / step), ny - 2) : 0;
-    const ya = node(j, ny, height);
-    const yb = ny > 1 ? node(j + 1, ny, height) : ya;
+    const ya = nodeY(j);
+    const yb = ny > 1 ? nodeY(j + 1) : ya;
     const ty = yb > ya ? (y - ya) / (yb - ya) : 0;
-    for (let x = 0; x < width; x++) {
-      const i = nx > 1 ? Math.min(Math.floor(x / step), nx - 2) : 0;
-      const xa = node(i, nx, width);
-      const xb = nx > 1 ? node(i + 1, nx, width) : xa;
-      const tx = xb > xa ? (x - xa) / (xb - xa) : 0;
-      const k00 = j * nx + i;
-      const k01 = nx > 1 ? k00 + 1 : k00;
-      const k10 = ny > 1 ? k00 + nx : k00;
-      const k11 = ny > 1 ? k01 + nx : k01;
-      const row =
-        (1 - ty) * ((1 - tx) * rows[k00]! + tx * rows[k01]!) + ty * ((1 - tx) * rows[k10]! + tx * rows[k11]!);
-      const col =
-        (1 - ty) * ((1 - tx) * cols[k00]! + tx * cols[k01]!) + ty * ((1 - tx) * cols[k10]! + tx * cols[k11]!);
-      if (!Number.isFinite(row) || !Number.isFinite(col)) continue;
-      const k = Math.round((row - raster.firstRow) / raster.rowStep);
-      const c = Math.floor((col + 0.5 - raster.x0) / raster.runLength);
-      if (k < 0 || k >= raster.rows || c < 0 || c >= raster.runs) continue;
-      const v = raster.data[k * raster.runs + c]!;
-      if (v > 0) out[y * width + x] = 10 * Math.log10(v);
+    for (let i = 0; i < nx; i++) {
+      const k0 = j * nx + i;
+      const k1 = ny > 1 ? k0 + nx : k0;
+      rowAt[i] = rows[k0]! + ty * (rows[k1]! - rows[k0]!);
+      colAt[i] = cols[k0]! + ty * (cols[k1]! - cols[k0]!);
+    }
+    // Along the row, linear between node columns: one addition per pixel.
+    for (let i = 0; i < Math.max(1, nx - 1); i++) {
+      const xa = nodeX(i);
+      const xb = nx > 1 ? nodeX(i + 1) : width - 1;
+      const last = i === nx - 2 || nx === 1 ? xb : xb - 1;
+      const r0 = rowAt[i]!;
+      const c0 = colAt[i]!;
+      const span = xb - xa;
+      const dr = span > 0 && nx > 1 ? (rowAt[i + 1]! - r0) / span : 0;
+      const dc = span > 0 && nx > 1 ? (colAt[i + 1]! - c0) / span : 0;
+      if (!Number.isFinite(r0 + dr + c0 + dc)) continue;
+      const at = y * width;
+      for (let x = xa; x <= last; x++) {
+        const row = r0 + (x - xa) * dr;
+        const col = c0 + (x - xa) * dc;
+        const k = Math.round((row - firstRow) / rowStep);
+        const c = Math.floor((col + 0.5 - x0) / runLength);
+        if (k < 0 || k >= sampledRows || c < 0 || c >= runs) continue;
+        const v = data[k * runs + c]!;
+        if (v > 0) out[at + x] = 10 * Math.log10(v);
+      }
     }
   }
   return out;

@@ -59,7 +59,7 @@ export function sigma0Source(product: Sigma0Product, polarisation: string): Quic
     runReader(x0, width, runLength) {
       // A SAFE band: DN decoded, calibrated once per run (src/imagery/safe/overview.ts).
       if (isSafeProduct(product)) {
-        const sampler = new CalibratedRunSampler(product.bands[polarisation]!, x0, width, runLength, { denoise: false });
+        const sampler = new CalibratedRunSampler(product.bands[polarisation]!, x0, width, runLength);
         return (row) => sampler.line(row);
       }
       return async (row) => {

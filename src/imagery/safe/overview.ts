@@ -1,24 +1,22 @@
 import { SIGMA_FLOOR_LINEAR } from './calibrate.js';
-import { LutRowInterpolator, NoiseRowInterpolator } from './lut.js';
+import { interpolate1d, LutRowInterpolator } from './lut.js';
 import type { SafeBand } from './product.js';
 
 /**
  * Calibrated σ0 of single lines of a band, averaged over runs of `runLength` pixels: what a
- * picture of a whole scene needs (a quicklook samples one line in ten or twenty), at the cost
- * of decoding those lines only.
+ * picture of a whole scene needs (a quicklook samples about one line in ten or twenty), at the
+ * cost of decoding those lines only.
  *
- * Each line is read as DN (decoding, no calibration), DN² is summed over the valid pixels of
- * each run, and the run's mean is calibrated with A and η at the run's centre:
- * σ0 = (mean DN² − η) / A², floored at SIGMA_FLOOR_LINEAR. The LUTs change over tens to
- * hundreds of pixels, so this is the mean of the per-pixel values to within their change
- * across one run; calibrating once per run instead of once per pixel is what keeps a
- * whole-scene picture at a few percent of the scene's analysis.
+ * Each line is read as DN (decoding, no calibration), DN² is averaged over the valid pixels of
+ * each run, and the mean is calibrated once with A_σ at the run's centre: σ0 = mean(DN²) / A²,
+ * floored at SIGMA_FLOOR_LINEAR. A changes over tens to hundreds of pixels, so this is the
+ * mean of the per-pixel σ0 to within A's change across one run. No thermal-noise removal (as
+ * the ship detector reads σ0): for a picture it would only clamp the darkest sea to the floor.
  */
 export class CalibratedRunSampler {
+  /** A at the runs' centres: the LUT's vectors evaluated there once, interpolated between lines per call. */
   private readonly lut: LutRowInterpolator;
-  private readonly noise: NoiseRowInterpolator | null;
   private readonly a: Float32Array;
-  private readonly eta: Float32Array | null;
   private readonly floor: number;
   /** Runs per line: ceil(width / runLength). */
   readonly runs: number;
@@ -29,14 +27,18 @@ export class CalibratedRunSampler {
     private readonly x0: number,
     private readonly width: number,
     private readonly runLength: number,
-    options: { denoise: boolean; floor?: number } = { denoise: true },
+    options: { floor?: number } = {},
   ) {
     if (!Number.isInteger(runLength) || runLength < 1) throw new RangeError(`runLength must be a positive integer, got ${runLength}`);
-    this.lut = new LutRowInterpolator(band.calibration.vectors.map((v) => ({ line: v.line, pixels: v.pixels, values: v.sigmaNought })));
-    this.noise = options.denoise ? new NoiseRowInterpolator(band.noise) : null;
-    this.a = new Float32Array(width);
-    this.eta = this.noise ? new Float32Array(width) : null;
     this.runs = Math.ceil(width / runLength);
+    const centres = Float64Array.from({ length: this.runs }, (_, r) => x0 + ((r * runLength + Math.min(width, (r + 1) * runLength) - 1) >> 1));
+    // Each vector resampled at the run centres, indexed by run: the LUT then interpolates
+    // between lines over `runs` values instead of the line's every pixel.
+    const runIndex = Float64Array.from({ length: this.runs }, (_, r) => r);
+    this.lut = new LutRowInterpolator(
+      band.calibration.vectors.map((v) => ({ line: v.line, pixels: runIndex, values: Float64Array.from(centres, (c) => interpolate1d(v.pixels, v.sigmaNought, c)) })),
+    );
+    this.a = new Float32Array(this.runs);
     this.floor = options.floor ?? SIGMA_FLOOR_LINEAR;
   }
 
@@ -44,14 +46,13 @@ export class CalibratedRunSampler {
   async line(line: number): Promise<Float32Array> {
     const { data, valid } = await this.band.readWindow({ x0: this.x0, y0: line, width: this.width, height: 1 }, { quantity: 'dn', denoise: false });
     const out = new Float32Array(this.runs);
-    const { a, eta, runLength, width } = this;
-    let calibrated = false;
+    const { a, runLength, width } = this;
+    this.lut.fillRow(line, 0, a);
     for (let r = 0; r < this.runs; r++) {
-      const from = r * runLength;
-      const to = Math.min(width, from + runLength);
+      const to = Math.min(width, (r + 1) * runLength);
       let sum = 0;
       let n = 0;
-      for (let x = from; x < to; x++) {
+      for (let x = r * runLength; x < to; x++) {
         if (!valid[x]) continue;
         const dn = data[x]!;
         sum += dn * dn;
@@ -61,16 +62,8 @@ export class CalibratedRunSampler {
         out[r] = Number.NaN;
         continue;
       }
-      if (!calibrated) {
-        // LUT rows only for lines that hold data (a scene's corners are often empty).
-        this.lut.fillRow(line, this.x0, a);
-        if (this.noise && eta) this.noise.fillRow(line, this.x0, eta);
-        calibrated = true;
-      }
-      const c = (from + to - 1) >> 1;
-      const ac = a[c]!;
-      const power = sum / n - (eta ? eta[c]! : 0);
-      const value = power / (ac * ac);
+      const ar = a[r]!;
+      const value = sum / n / (ar * ar);
       out[r] = value > this.floor ? value : this.floor;
     }
     return out;
