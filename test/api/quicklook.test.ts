@@ -269,6 +269,25 @@ describe('issue 22 §1: /quicklook.png and /overlay answer like result.geojson',
   });
 });
 
+describe('issue 22 §1: the OpenAPI document', () => {
+  it('documents both routes (302, 404, 410) and the Job fields quicklook_path and overlay (path, bounds, crs)', async () => {
+    const doc: any = (await t.http('GET', '/openapi.json', { key: null })).json;
+    for (const route of ['quicklook.png', 'overlay']) {
+      const responses = doc.paths[`/api/v1/jobs/{job_id}/${route}`].get.responses;
+      for (const status of ['302', '404', '410']) expect(responses[status], `${route} ${status}`).toBeDefined();
+    }
+    const job = doc.paths['/api/v1/jobs/{job_id}'].get.responses['200'].content['application/json'].schema;
+    const resolve = (s: any): any => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s);
+    const props = resolve(job).properties;
+    expect(props.quicklook_path).toBeDefined();
+    const overlay = props.overlay.anyOf.map(resolve).find((s: any) => s.type === 'object');
+    expect(Object.keys(overlay.properties).sort()).toEqual(['bounds', 'crs', 'path']);
+    const crs = overlay.properties.crs;
+    expect(crs.const ?? crs.enum?.[0]).toBe('EPSG:3857');
+    expect(crs.enum ?? [crs.const]).toEqual(['EPSG:3857']);
+  });
+});
+
 describe('issue 22 §1: a quicklook that fails costs the job nothing', () => {
   it('the job completes with quicklook_path and overlay null, the routes answer 404, and the failure is logged', async () => {
     // The STAC fixture scenes have no SAFE product to read pixels from: a stand-in detector

@@ -109,7 +109,10 @@ function resample(grid: MercatorGrid, lattice: Lattice, raster: SampledRaster): 
   return out;
 }
 
-/** The p-th percentiles of the finite values (0.05 dB bins). */
+/** σ0 floor of the readers (1e-5, src/imagery SIGMA_FLOOR_LINEAR) in dB: values there are below the noise, not a level of the scene. */
+const FLOOR_DB = -50;
+
+/** The p-th percentiles of the finite values above the floor (0.05 dB bins). */
 function percentiles(db: Float32Array, ps: readonly number[]): number[] {
   const lo = -80;
   const bin = 0.05;
@@ -117,7 +120,7 @@ function percentiles(db: Float32Array, ps: readonly number[]): number[] {
   let n = 0;
   for (let i = 0; i < db.length; i++) {
     const v = db[i]!;
-    if (!Number.isFinite(v)) continue;
+    if (!(v > FLOOR_DB + 0.01)) continue;
     counts[Math.max(0, Math.min(counts.length - 1, Math.floor((v - lo) / bin)))]!++;
     n++;
   }

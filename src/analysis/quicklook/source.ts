@@ -57,13 +57,13 @@ export function sigma0Source(product: Sigma0Product, polarisation: string): Quic
     },
     pixelToLonLat: (row, col) => geo.pixelToLonLat(row, col),
     runReader(x0, width, runLength) {
-      // A SAFE band: DN decoded, calibrated once per run (src/imagery/safe/overview.ts).
+      // A SAFE band: DN decoded, calibrated and denoised once per run (src/imagery/safe/overview.ts).
       if (isSafeProduct(product)) {
-        const sampler = new CalibratedRunSampler(product.bands[polarisation]!, x0, width, runLength);
+        const sampler = new CalibratedRunSampler(product.bands[polarisation]!, x0, width, runLength, { denoise: true });
         return (row) => sampler.line(row);
       }
       return async (row) => {
-        const { data, valid } = await band.readWindow({ x0, y0: row, width, height: 1 }, { quantity: 'sigma0', denoise: false });
+        const { data, valid } = await band.readWindow({ x0, y0: row, width, height: 1 }, { quantity: 'sigma0', denoise: true });
         return runMeans(data, valid, runLength);
       };
     },
