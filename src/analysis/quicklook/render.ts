@@ -61,7 +61,7 @@ function projectRings(flat: FlatRings, grid: MercatorGrid, ringFrom: number, rin
   return out;
 }
 
-/** Source (row, col) of every output pixel from the lattice, bilinear; then the sampled value in dB (NaN where none). */
+/** Source (row, col) of every output pixel from the lattice, bilinear; then the sampled value (NaN where none). */
 function resample(grid: MercatorGrid, lattice: Lattice, raster: SampledRaster): Float32Array {
   const { width, height } = grid;
   const { step, nx, ny, rows, cols } = lattice;
@@ -101,8 +101,7 @@ function resample(grid: MercatorGrid, lattice: Lattice, raster: SampledRaster): 
         const k = Math.round((row - firstRow) / rowStep);
         const c = Math.floor((col + 0.5 - x0) / runLength);
         if (k < 0 || k >= sampledRows || c < 0 || c >= runs) continue;
-        const v = data[k * runs + c]!;
-        if (v > 0) out[at + x] = 10 * Math.log10(v);
+        out[at + x] = data[k * runs + c]!;
       }
     }
   }
@@ -143,6 +142,12 @@ function encode(canvas: Canvas): Uint8Array {
 export function renderQuicklook(input: RenderQuicklookInput): RenderedQuicklook {
   const { grid, style } = input;
   const { width, height } = grid;
+  // dB on the sampled raster (fewer values than the output grid), then resampled.
+  const sampled = input.raster.data;
+  for (let i = 0; i < sampled.length; i++) {
+    const v = sampled[i]!;
+    sampled[i] = v > 0 ? 10 * Math.log10(v) : Number.NaN;
+  }
   const db = resample(grid, input.lattice, input.raster);
 
   const extentRings = input.extent ? projectRings(input.extent, grid, 0, input.extent.ringStart.length - 1) : null;

@@ -1,5 +1,6 @@
 import { SIGMA_FLOOR_LINEAR } from './calibrate.js';
-import { interpolate1d, LutRowInterpolator, NoiseRowInterpolator } from './lut.js';
+import { interpolate1d, LutRowInterpolator, type SparseVector } from './lut.js';
+import type { NoiseLut } from './noise.js';
 import type { SafeBand } from './product.js';
 
 /**
@@ -13,15 +14,17 @@ import type { SafeBand } from './product.js';
  * hundreds of pixels, so this is the mean of the per-pixel σ0 to within their change across
  * one run — and, with noise removal, the mean before the floor: a dark run keeps its level
  * where per-pixel values would have been clamped.
+ *
+ * A and η are evaluated at the run centres only: the LUT vectors are resampled there once
+ * (readCalibratedWindow's interpolation, src/imagery/safe/lut.ts, at those columns), so a
+ * line costs its decoding and one pass over its pixels.
  */
 export class CalibratedRunSampler {
-  /** A at the runs' centres: the LUT's vectors evaluated there once, interpolated between lines per call. */
-  private readonly lut: LutRowInterpolator;
-  private readonly a: Float32Array;
-  /** η along the whole line (its sub-swath blocks are by range sample), read at the run centres. */
-  private readonly noise: NoiseRowInterpolator | null;
-  private readonly eta: Float32Array | null;
-  private readonly centres: Int32Array;
+  private readonly a: LutRowInterpolator;
+  private readonly aRow: Float32Array;
+  private readonly noise: { range: LutRowInterpolator; azimuth: NoiseLut['azimuthVectors']; row: Float32Array } | null;
+  /** Full-image column of each run's centre. */
+  private readonly centres: Float64Array;
   private readonly floor: number;
   /** Runs per line: ceil(width / runLength). */
   readonly runs: number;
@@ -35,35 +38,53 @@ export class CalibratedRunSampler {
     options: { denoise?: boolean; floor?: number } = {},
   ) {
     if (!Number.isInteger(runLength) || runLength < 1) throw new RangeError(`runLength must be a positive integer, got ${runLength}`);
-    this.runs = Math.ceil(width / runLength);
-    const centres = Float64Array.from({ length: this.runs }, (_, r) => x0 + ((r * runLength + Math.min(width, (r + 1) * runLength) - 1) >> 1));
-    // Each vector resampled at the run centres, indexed by run: the LUT then interpolates
-    // between lines over `runs` values instead of the line's every pixel.
-    const runIndex = Float64Array.from({ length: this.runs }, (_, r) => r);
-    this.lut = new LutRowInterpolator(
-      band.calibration.vectors.map((v) => ({ line: v.line, pixels: runIndex, values: Float64Array.from(centres, (c) => interpolate1d(v.pixels, v.sigmaNought, c)) })),
-    );
-    this.a = new Float32Array(this.runs);
-    this.centres = Int32Array.from(centres, (c) => c - x0);
-    this.noise = options.denoise ? new NoiseRowInterpolator(band.noise) : null;
-    this.eta = this.noise ? new Float32Array(width) : null;
+    const runs = Math.ceil(width / runLength);
+    this.runs = runs;
+    this.centres = Float64Array.from({ length: runs }, (_, r) => x0 + ((r * runLength + Math.min(width, (r + 1) * runLength) - 1) >> 1));
+    // Each vector resampled at the run centres and indexed by run: the interpolator then works
+    // between lines over `runs` values instead of every pixel of the line.
+    const runIndex = Float64Array.from({ length: runs }, (_, r) => r);
+    const atCentres = (vectors: readonly SparseVector[]) =>
+      new LutRowInterpolator(vectors.map((v) => ({ line: v.line, pixels: runIndex, values: Float64Array.from(this.centres, (c) => interpolate1d(v.pixels, v.values, c)) })));
+    this.a = atCentres(band.calibration.vectors.map((v) => ({ line: v.line, pixels: v.pixels, values: v.sigmaNought })));
+    this.aRow = new Float32Array(runs);
+    this.noise = options.denoise
+      ? { range: atCentres(band.noise.rangeVectors), azimuth: band.noise.azimuthVectors, row: new Float32Array(runs) }
+      : null;
     this.floor = options.floor ?? SIGMA_FLOOR_LINEAR;
+  }
+
+  /** η at the run centres of `line`: the range LUT × the azimuth factor of the sub-swath block holding each centre (NoiseRowInterpolator's rule). */
+  private noiseRow(line: number): Float32Array | null {
+    if (!this.noise) return null;
+    const { range, azimuth, row } = this.noise;
+    range.fillRow(line, 0, row);
+    for (const block of azimuth) {
+      if (line < block.firstAzimuthLine || line > block.lastAzimuthLine) continue;
+      const factor = interpolate1d(block.lines, block.values, line);
+      for (let r = 0; r < this.runs; r++) {
+        const c = this.centres[r]!;
+        if (c >= block.firstRangeSample && c <= block.lastRangeSample) row[r]! *= factor;
+      }
+    }
+    return row;
   }
 
   /** Run means of line `line` (linear σ0), NaN for a run without a valid pixel. */
   async line(line: number): Promise<Float32Array> {
-    const { data, valid } = await this.band.readWindow({ x0: this.x0, y0: line, width: this.width, height: 1 }, { quantity: 'dn', denoise: false });
+    // DN: 0 where invalid (no data, the TIFF's no-data value, outside the measurement).
+    const { data } = await this.band.readWindow({ x0: this.x0, y0: line, width: this.width, height: 1 }, { quantity: 'dn', denoise: false });
     const out = new Float32Array(this.runs);
-    const { a, eta, runLength, width, centres } = this;
-    this.lut.fillRow(line, 0, a);
-    if (this.noise && eta) this.noise.fillRow(line, this.x0, eta);
+    const { aRow: a, runLength, width } = this;
+    this.a.fillRow(line, 0, a);
+    const eta = this.noiseRow(line);
     for (let r = 0; r < this.runs; r++) {
       const to = Math.min(width, (r + 1) * runLength);
       let sum = 0;
       let n = 0;
       for (let x = r * runLength; x < to; x++) {
-        if (!valid[x]) continue;
         const dn = data[x]!;
+        if (dn === 0) continue;
         sum += dn * dn;
         n++;
       }
@@ -72,7 +93,7 @@ export class CalibratedRunSampler {
         continue;
       }
       const ar = a[r]!;
-      const value = (sum / n - (eta ? eta[centres[r]!]! : 0)) / (ar * ar);
+      const value = (sum / n - (eta ? eta[r]! : 0)) / (ar * ar);
       out[r] = value > this.floor ? value : this.floor;
     }
     return out;
