@@ -65,7 +65,7 @@ export async function benchShips(opts: { workDir: string; width?: number; height
     const part = (name: string, ms: number) => ({ name, seconds: Math.round(ms / 10) / 100, mpxPerSecond: 0, peakRssMb: detected.stage.peakRssMb });
     const parts = [
       part('  · read tiles (main thread)', t.read),
-      part('  · land mask (main thread)', t.landMask),
+      part('  · tile inputs: masks, calibration (main thread)', t.input),
       part('  · waiting for tile detection', t.detect),
       part('  · ambiguities + polygons', t.ambiguity + t.vectorize),
       part('  CPU seconds, all threads', (cpu.user + cpu.system) / 1000),

@@ -24,16 +24,37 @@ export interface ResultCollection {
 }
 
 /**
+ * What the detectors read of a scene: its id (messages), product type, date, footprint and
+ * assets (the files or URLs of its product and bands). A catalog's SceneRecord is one; the
+ * CLI makes one for a local file the catalog cannot identify.
+ */
+export type ResolvedScene = Pick<SceneRecord, 'sceneId' | 'productType' | 'startTime' | 'footprint' | 'assets'>;
+
+/**
+ * How a σ0 GeoTIFF's values are read (src/imagery/sigma0): its polarisations in band order
+ * (default: from the band descriptions), linear (default) or dB, or an 8-bit image of grey
+ * levels linear in dB between two ends (oilslick only; the CLI's --units grey8).
+ */
+export interface GeoTiffEncoding {
+  pols?: string[];
+  units?: 'linear' | 'db';
+  grey?: { minDb: number; maxDb: number };
+}
+
+/**
  * The imagery a job analyses, chosen before the analysis runs: a whole scene (scene_id), or
  * the selection for a polygon, with `extent` = polygon ∩ imagery (what to analyse and clip to).
  */
 export type ResolvedInput =
-  | { kind: 'scene'; scene: SceneRecord }
-  | { kind: 'nearest'; scene: SceneRecord; extent: AoiGeometry; aoi: AoiGeometry }
-  | { kind: 'pair'; earlier: SceneRecord; later: SceneRecord; extent: AoiGeometry; aoi: AoiGeometry }
-  | { kind: 'series'; scenes: SceneRecord[]; extent: AoiGeometry; aoi: AoiGeometry }
-  /** An image upload (`tif_id`): `file` is its local copy, fetched by the worker before the analysis. */
-  | { kind: 'image'; image: 'geotiff' | 'safe'; key: string; file: string | null; extent: AoiGeometry; aoi: AoiGeometry };
+  | { kind: 'scene'; scene: ResolvedScene }
+  | { kind: 'nearest'; scene: ResolvedScene; extent: AoiGeometry; aoi: AoiGeometry }
+  | { kind: 'pair'; earlier: ResolvedScene; later: ResolvedScene; extent: AoiGeometry; aoi: AoiGeometry }
+  | { kind: 'series'; scenes: ResolvedScene[]; extent: AoiGeometry; aoi: AoiGeometry }
+  /**
+   * An image upload (`tif_id`): `file` is its local copy, fetched by the worker before the
+   * analysis; `encoding` (a σ0 GeoTIFF's, the CLI's --pol/--units) defaults to linear σ0.
+   */
+  | { kind: 'image'; image: 'geotiff' | 'safe'; key: string; file: string | null; extent: AoiGeometry; aoi: AoiGeometry; encoding?: GeoTiffEncoding };
 
 export interface AnalysisRequest {
   jobId: string;
@@ -47,6 +68,8 @@ export interface AnalysisRequest {
    * that works per feature (per field) reads them here, in upload order, properties kept.
    */
   upload?: { polygonId: string; features(): Promise<UploadFeatureCollection> };
+  /** timeseries: the cell edge in metres (the CLI's --cell-size); jobs use the detector's default. */
+  cellSizeM?: number;
 }
 
 export interface UploadFeatureCollection {
@@ -72,6 +95,8 @@ export interface AnalysisOutput {
   measured?: { areaSqkm: number; coverage: Coverage | null };
   /** Warnings found while analysing, added to the selection's. */
   warnings?: Warning[];
+  /** One line on what was analysed (area, channels, cells, fields), for logs and the CLI. */
+  summary?: string;
 }
 
 export interface AnalysisModule {

@@ -18,25 +18,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { detectShipsInProduct, detectShipsInSafe } from '../analysis/ship/index.ts';
-import { detectSlicksInSafe, resolveOilSlickParams } from '../analysis/oilslick/index.ts';
-import { detectInProduct as detectSlicksInProduct } from '../analysis/oilslick/detect.ts';
-import { detectChangeInPair } from '../analysis/change/index.ts';
-import { detectTimeseries, type SeriesScene } from '../analysis/timeseries/index.ts';
-import { fieldsExtent, runIdlefarm, type UploadedCollection } from '../analysis/idlefarm/index.ts';
-import { analysisThreads, closeAnalysisPool } from '../analysis/engine/pool.ts';
-import type { FinalizedCollection } from '../analysis/common/result.ts';
-import { parseAoiWkt, GeometryError, type AoiGeometry } from '../geo/index.ts';
-import { DEFAULT_INCIDENCE_DEG, isImageryError, openSigma0GeoTiff, SIGMA0_UNITS, type Sigma0GeoTiff, type Sigma0Units } from '../imagery/index.ts';
-import type { Sigma0Band, Sigma0Product } from '../imagery/sigma0/types.ts';
-import { GREY_DB_RANGE, greyToDb, type GreyDbMapping } from '../analysis/oilslick/greyImage.ts';
+import type { AnalysisOutput, AnalysisRequest, GeoTiffEncoding, ResolvedInput, ResolvedScene, UploadFeatureCollection } from '../analysis/registry.ts';
+import { fieldsExtent, type UploadedCollection } from '../analysis/idlefarm/index.ts';
+import { closeAnalysisPool } from '../analysis/engine/pool.ts';
+import { GREY_DB_RANGE, type GreyDbMapping } from '../analysis/oilslick/greyImage.ts';
+import { JobFailure } from '../contract/errors.ts';
+import type { Family } from '../contract/enums.ts';
+import { geodesicAreaSqkm, intersectAoi, parseAoiWkt, GeometryError, type AoiGeometry } from '../geo/index.ts';
+import { isImageryError, openSigma0GeoTiff, SIGMA0_UNITS, type Sigma0GeoTiff, type Sigma0Units } from '../imagery/index.ts';
 import { loadConfig } from '../config.ts';
 import { openCatalogProvider, PLANETARY_COMPUTER_STAC_URL } from '../catalog/providers/index.ts';
-import { isRemoteHref, setRemoteAccess } from '../imagery/remote/access.ts';
+import { readSafeFolder, readSafeZip, SafeError } from '../catalog/local/safe.ts';
+import { tryStacItemToScene, type StacItem } from '../catalog/stac/item.ts';
+import { isRemoteHref, remoteAccess, setRemoteAccess } from '../imagery/remote/access.ts';
 import { collectRtcFiles, looksLikeSafe, RtcInputError, selectChangePair, selectSeries } from './rtcInputs.ts';
-import { ENDPOINTS, findEndpoint } from '../endpoints/index.ts';
+import { ENDPOINTS, findEndpoint, type EndpointDescriptor, type EndpointName } from '../endpoints/index.ts';
 import { readGrdInputs, grdChangePair, grdSeries, GrdInputError } from './grdInputs.ts';
-// The detect family's common grid, so the CLI and a job geocode GRD onto the same pixels.
+// The detect family's common grid, named in the progress label (the module geocodes onto it).
 import { detectFamilyGrid } from '../analysis/modules/rtcInput.ts';
 
 export class AnalyzeUsageError extends Error {}
@@ -110,10 +108,16 @@ function parsePolygon(text: string | undefined, required: string | null): AoiGeo
   }
 }
 
-/** Imagery and input errors are the user's input, not our failure: exit code 2. */
+/**
+ * Imagery and input errors are the user's input, not our failure: exit code 2. A module's
+ * job failure is too, unless it is server-class; its imagery cause is named (a job's message
+ * never names files, the CLI's does).
+ */
 function asUsage(input: string, e: unknown): unknown {
-  if (e instanceof RtcInputError || e instanceof GrdInputError) return new AnalyzeUsageError(e.message);
-  if (isImageryError(e)) return new AnalyzeUsageError(e.message.includes(path.basename(input)) ? e.message : `${input}: ${e.message}`);
+  if (e instanceof RtcInputError || e instanceof GrdInputError || e instanceof SafeError) return new AnalyzeUsageError(e.message);
+  const imagery = isImageryError(e) ? e : e instanceof JobFailure && isImageryError(e.cause) ? e.cause : null;
+  if (imagery) return new AnalyzeUsageError(imagery.message.includes(path.basename(input)) ? imagery.message : `${input}: ${imagery.message}`);
+  if (e instanceof JobFailure && ['VALIDATION_ERROR', 'NO_SCENE_FOUND', 'NO_VALID_DATA', 'IMAGERY_UNAVAILABLE'].includes(e.code)) return new AnalyzeUsageError(e.message);
   return e;
 }
 
@@ -134,6 +138,26 @@ function isGeoTiffPath(input: string): boolean {
   return /\.tiff?$/i.test(input);
 }
 
+/** What `analyze` hands the endpoint's module: the request a job would make, and what to call it on stderr. */
+interface CliRequest {
+  family: Family;
+  input: ResolvedInput;
+  upload?: AnalysisRequest['upload'];
+  cellSizeM?: number;
+  /** Progress label. */
+  label: string;
+  /** The inputs, for error messages. */
+  given: string;
+  /** Names a module warning's subject (the GeoTIFF's file name). */
+  warningPrefix?: string;
+}
+
+/**
+ * Runs an endpoint on local files (or a STAC item URL): the inputs become the ResolvedInput a
+ * job would get (scene records read by the catalog's local reader, chosen by the catalog's
+ * selection rules), and the endpoint's analysis module — the one the worker calls — runs it.
+ * What is written is what the module returns: a zip archive or a GeoJSON FeatureCollection.
+ */
 export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
   const endpoint = findEndpoint(opts.detector);
   if (!endpoint) {
@@ -144,22 +168,39 @@ export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
     warnings.push(message);
     (opts.warn ?? ((m: string) => process.stderr.write(`sarwatch: warning: ${m}\n`)))(message);
   };
-  if (endpoint.result === 'zip') {
-    try {
-      return await runIdlefarmCli(opts, warn, warnings);
-    } finally {
-      await closeAnalysisPool();
-    }
-  }
-  let result: FinalizedCollection;
+  let output: AnalysisOutput;
   try {
-    // The endpoint's selection rule says what its inputs are: one scene, a pair, a series.
-    if (endpoint.selector === 'nearest') result = await runSceneDetector(opts, warn);
-    else if (endpoint.selector === 'series') result = await runTimeseries(opts, warn);
-    else result = await runChange(opts, opts.detector as 'newbuilding' | 'disappearbuilding', warn);
+    const request = await cliRequest(endpoint, opts, warn);
+    const module = await endpoint.detector();
+    const bar = progressReporter(request.label);
+    try {
+      output = await module.run(
+        {
+          jobId: 'cli',
+          endpointId: endpoint.id as AnalysisRequest['endpointId'],
+          family: request.family,
+          input: request.input,
+          maxRequestBytes: opts.maxRequestBytes ?? 1_048_576,
+          ...(request.upload ? { upload: request.upload } : {}),
+          ...(request.cellSizeM !== undefined ? { cellSizeM: request.cellSizeM } : {}),
+        },
+        { reportProgress: (p) => bar.update(p), signal: new AbortController().signal },
+      );
+    } catch (e) {
+      throw asUsage(request.given, e);
+    }
+    bar.done();
+    for (const w of output.warnings ?? []) warn(request.warningPrefix ? `${request.warningPrefix}: ${w.message}` : w.message);
+    if (output.summary) process.stderr.write(`${output.summary}\n`);
   } finally {
     await closeAnalysisPool();
   }
+  if (output.archive) {
+    const out = path.resolve(opts.out ?? 'result.zip');
+    fs.writeFileSync(out, output.archive);
+    return { features: archiveFeatures(output), out, warnings };
+  }
+  const result = output.result!;
   const text = `${JSON.stringify(result)}\n`;
   if (opts.out) {
     fs.writeFileSync(opts.out, text);
@@ -169,89 +210,108 @@ export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
   return { features: result.features.length, out: null, warnings };
 }
 
-// ----------------------------------------------------------------- ship, oilslick
+/** Features of a zip result: its summary's count ("N fields: …"), else 0. */
+function archiveFeatures(output: AnalysisOutput): number {
+  return Number(/^(\d+) /.exec(output.summary ?? '')?.[1] ?? 0);
+}
 
-async function runSceneDetector(opts: AnalyzeOptions, warn: (m: string) => void): Promise<FinalizedCollection> {
-  const detector = opts.detector as 'ship' | 'oilslick';
+/** The endpoint's descriptor says what its inputs are: one scene, a pair or a series, and whether the area is a fields file. */
+async function cliRequest(endpoint: EndpointDescriptor, opts: AnalyzeOptions, warn: (m: string) => void): Promise<CliRequest> {
+  if (endpoint.aoi === 'upload') return fieldsRequest(endpoint, opts, warn);
+  if (endpoint.selector === 'nearest') return sceneRequest(endpoint, opts, warn);
+  if (endpoint.selector === 'series') return seriesRequest(endpoint, opts, warn);
+  return pairRequest(endpoint, opts, warn);
+}
+
+// ----------------------------------------------------------------- one scene: ship, oilslick
+
+/** The part of the polygon over the imagery (a job's `extent`); a polygon off the imagery is a usage error. */
+function extentOver(polygon: AoiGeometry, footprint: AoiGeometry, given: string): AoiGeometry {
+  const extent = intersectAoi(polygon, footprint);
+  if (!extent || geodesicAreaSqkm(extent) === 0) throw new AnalyzeUsageError(`--polygon does not overlap ${given}`);
+  return extent;
+}
+
+/** The scene record of a STAC item URL (fetched with the provider's access), read remotely by its URL. */
+async function stacItemScene(url: string): Promise<ResolvedScene> {
+  let item: StacItem;
+  try {
+    item = JSON.parse(await remoteAccess().readText(url)) as StacItem;
+  } catch (e) {
+    throw asUsage(url, e);
+  }
+  const scene = tryStacItemToScene(item, { baseHref: url, source: 'stac' });
+  if (!scene) throw new AnalyzeUsageError(`${url} is not a Sentinel-1 STAC item`);
+  return { ...scene, assets: { ...scene.assets, product: { href: url, role: 'stac-item' } } };
+}
+
+/** The scene record of a local SAFE product, as the archive indexer reads it. */
+async function safeScene(input: string): Promise<ResolvedScene> {
+  const record = /\.zip$/i.test(input) ? await readSafeZip(input) : await readSafeFolder(path.basename(input).toLowerCase() === 'manifest.safe' ? path.dirname(input) : input);
+  if (!record) throw new AnalyzeUsageError(`${input} holds no manifest.safe: not a SAFE product`);
+  return record;
+}
+
+async function sceneRequest(endpoint: EndpointDescriptor, opts: AnalyzeOptions, warn: (m: string) => void): Promise<CliRequest> {
+  const detector = endpoint.id;
   if (opts.inputs.length !== 1) throw new AnalyzeUsageError(`analyze ${detector} takes one INPUT (a SAFE GRD product or a σ0 GeoTIFF), got ${opts.inputs.length}`);
   if (opts.dates !== undefined || opts.cellSize !== undefined) throw new AnalyzeUsageError(`--dates and --cell-size apply to building change and time series, not ${detector}`);
-  const grey = detector === 'oilslick' ? parseGreyUnits(opts.units) : null;
+  const grey = parseGreyUnits(opts.units);
   if (opts.units !== undefined && !grey && !(SIGMA0_UNITS as readonly string[]).includes(opts.units.toLowerCase())) {
-    throw new AnalyzeUsageError(`unknown --units "${opts.units}": linear or db${detector === 'oilslick' ? ', or grey8[:MIN,MAX] for an 8-bit scaled image' : ''}`);
+    throw new AnalyzeUsageError(`unknown --units "${opts.units}": linear or db, or grey8[:MIN,MAX] for an 8-bit scaled image`);
   }
   const given = opts.inputs[0]!;
   const remote = isRemoteHref(given);
   const input = remote ? given : path.resolve(given);
   if (!remote && !fs.existsSync(input)) throw new AnalyzeUsageError(`${given} does not exist`);
   const polygon = parsePolygon(opts.polygon, null);
-  const bar = progressReporter(`${detector} ${remote ? given.replace(/[?#].*$/, '').split('/').pop() : path.basename(input)}`);
-  // A STAC item URL: its assets are read as the configured provider requires (signed, with a
-  // token), through the byte cache.
-  if (remote) useProviderAccessFor(given);
+  const label = `${detector} ${remote ? given.replace(/[?#].*$/, '').split('/').pop() : path.basename(input)}`;
 
   if (remote || !isGeoTiffPath(input)) {
     if (opts.pol !== undefined || opts.units !== undefined) throw new AnalyzeUsageError('--pol and --units describe a σ0 GeoTIFF; a SAFE product is calibrated from its own annotation');
-    let result: FinalizedCollection;
-    try {
-      result =
-        detector === 'ship'
-          ? await detectShipsInSafe(input, { polygon, threads: analysisThreads(), onProgress: (p) => bar.update(p) })
-          : await detectSlicksInSafe(input, { polygon, onProgress: (f) => bar.update(100 * f) });
-    } catch (e) {
-      throw asUsage(given, e);
-    }
-    bar.done();
-    return result;
+    // A STAC item URL: its assets are read as the configured provider requires (signed, with a
+    // token), through the byte cache.
+    if (remote) useProviderAccessFor(given);
+    const scene = remote ? await stacItemScene(given) : await safeScene(input).catch((e) => Promise.reject(asUsage(given, e)));
+    const sceneInput: ResolvedInput = polygon ? { kind: 'nearest', scene, extent: extentOver(polygon, scene.footprint, given), aoi: polygon } : { kind: 'scene', scene };
+    return { family: 'detect', input: sceneInput, label, given };
   }
 
   if (/\.safe[\\/]measurement[\\/]/i.test(input)) {
     throw new AnalyzeUsageError(`${given} is a SAFE measurement (digital numbers, not σ0): give the .SAFE folder, or a calibrated σ0 GeoTIFF`);
   }
+  const encoding: GeoTiffEncoding = {
+    ...(opts.pol !== undefined ? { pols: opts.pol.split(',').filter((p) => p.trim() !== '') } : {}),
+    // An 8-bit image is read as raw values, mapped grey → dB → σ0 by the module.
+    ...(grey ? { grey } : opts.units !== undefined ? { units: opts.units.toLowerCase() as Sigma0Units } : {}),
+  };
+  // The file is checked as an upload is: it opens as σ0 with these options, and its values are σ0.
   let product: Sigma0GeoTiff;
   try {
-    product = await openSigma0GeoTiff(input, {
-      pols: opts.pol !== undefined ? opts.pol.split(',').filter((p) => p.trim() !== '') : undefined,
-      // An 8-bit image is read as raw values ("linear"), then mapped grey → dB → σ0 below.
-      units: grey ? 'linear' : ((opts.units?.toLowerCase() ?? 'linear') as Sigma0Units),
-    });
+    product = await openSigma0GeoTiff(input, { pols: encoding.pols, units: grey ? 'linear' : encoding.units });
   } catch (e) {
     throw asUsage(given, e);
   }
+  let footprint: AoiGeometry;
   try {
     if (grey) {
-      if (!product.bands.VV) throw new AnalyzeUsageError(`${given}: oil slicks need VV; the file has ${product.polarisations.join(', ')}`);
       warn(`${path.basename(given)}: 8-bit image read as grey ${grey.minDb}…${grey.maxDb} dB (linear in dB; an assumption, the real scaling is unknown): the model alone decides, without the low-wind and shape vetoes of calibrated σ0`);
-      const details = await detectSlicksInProduct(greyProduct(product, grey), resolveOilSlickParams({ vetoRules: [] }), { polygon, onProgress: (f) => bar.update(100 * f) }).catch((e) => {
-        throw asUsage(given, e);
-      });
-      bar.done();
-      return details.collection;
+    } else {
+      await checkUnits(product, given, warn);
     }
-    await checkUnits(product, given, warn);
-    if (detector === 'ship') {
-      const report = await detectShipsInProduct(product, { polygon, threads: analysisThreads(), onProgress: (p) => bar.update(p) }).catch((e) => {
-        throw asUsage(given, e);
-      });
-      bar.done();
-      if (report.ambiguitySkipped) {
-        warn(`${path.basename(given)} has no SAFE annotation (orbit, PRF): azimuth-ambiguity suppression is skipped, so bright targets' ghosts may be reported as vessels`);
-      }
-      return report.result;
-    }
-    if (!product.bands.VV) {
-      throw new AnalyzeUsageError(`${given}: oil slicks need VV σ0; the file has ${product.polarisations.join(', ')}`);
-    }
-    if (!product.hasIncidence) {
-      warn(`${path.basename(given)} has no incidence-angle band: the low-wind look-alike test assumes ${DEFAULT_INCIDENCE_DEG}° everywhere`);
-    }
-    const details = await detectSlicksInProduct(product, resolveOilSlickParams(), { polygon, onProgress: (f) => bar.update(100 * f) }).catch((e) => {
-      throw asUsage(given, e);
-    });
-    bar.done();
-    return details.collection;
+    if (!product.validFootprint) throw new AnalyzeUsageError(`${given} has no valid pixels`);
+    footprint = product.validFootprint;
   } finally {
     await product.close();
   }
+  const extent = polygon ? extentOver(polygon, footprint, given) : footprint;
+  return {
+    family: 'detect',
+    input: { kind: 'image', image: 'geotiff', key: input, file: input, extent, aoi: polygon ?? footprint, encoding },
+    label,
+    given,
+    warningPrefix: path.basename(given),
+  };
 }
 
 /** `grey8` or `grey8:MIN,MAX` → the grey → dB mapping; null for other units. */
@@ -265,42 +325,6 @@ export function parseGreyUnits(units: string | undefined): GreyDbMapping | null 
   if (!(maxDb > minDb)) throw new AnalyzeUsageError(`--units ${units}: MAX must be above MIN (dB of grey 255 and grey 0)`);
   return { minDb, maxDb };
 }
-
-/** The product with its VV band's raw grey values mapped to linear σ0 (grey 0 stays no data). */
-function greyProduct(product: Sigma0GeoTiff, mapping: GreyDbMapping): Sigma0Product {
-  const band = product.bands.VV!;
-  const lut = new Float32Array(256);
-  for (let g = 0; g < 256; g++) lut[g] = 10 ** (greyToDb(g, mapping) / 10);
-  const vv: Sigma0Band = {
-    polarisation: band.polarisation,
-    hasMeasurement: band.hasMeasurement,
-    validWindow: band.validWindow,
-    annotation: band.annotation,
-    async readWindow(window, options) {
-      const out = await band.readWindow(window, options);
-      for (let i = 0; i < out.data.length; i++) {
-        if (out.valid[i] === 0) continue;
-        const g = Math.round(out.data[i]!);
-        if (g < 1 || g > 255) out.valid[i] = 0;
-        out.data[i] = out.valid[i] ? lut[g]! : 0;
-      }
-      return out;
-    },
-  };
-  return {
-    location: product.location,
-    productId: product.productId,
-    polarisations: ['VV'],
-    width: product.width,
-    height: product.height,
-    bands: { VV: vv },
-    geolocation: product.geolocation,
-    validWindow: product.validWindow,
-    validFootprint: product.validFootprint,
-    close: () => product.close(),
-  };
-}
-
 /**
  * The values must be what --units says. σ0 cannot be negative, so linear values with a
  * negative median are dB; dB values of real backscatter include negative ones (sea, fields
@@ -343,90 +367,67 @@ function safeInputs(opts: AnalyzeOptions): boolean {
   return true;
 }
 
-function maxRequestBytes(opts: AnalyzeOptions): number {
-  return opts.maxRequestBytes ?? 1_048_576;
-}
-
-/** The pair a change run compares, with its progress label: SAFE GRD products geocoded onto one grid, or RTC GeoTIFFs. */
-async function changeInputs(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappearbuilding', aoi: AoiGeometry, warn: (m: string) => void) {
-  if (safeInputs(opts)) {
-    if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    const grid = detectFamilyGrid(aoi);
-    const pair = grdChangePair(kind, await readGrdInputs(opts.inputs), aoi, grid);
-    for (const w of pair.warnings) warn(w);
-    const label = `${kind} GRD ${pair.dates[0]} → ${pair.dates[1]} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
-    return { pre: pair.pre, post: pair.post, label };
-  }
-  const { files, skipped } = await collectRtcFiles(kind, opts.inputs, opts.dates);
-  if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
-  const pair = await selectChangePair(kind, files, opts.inputs.length, aoi);
-  for (const w of pair.warnings) warn(w);
-  const label = `${kind} ${pair.label}`;
-  return { pre: pair.prePaths, post: pair.postPaths, label };
-}
-
-async function runChange(opts: AnalyzeOptions, kind: 'newbuilding' | 'disappearbuilding', warn: (m: string) => void): Promise<FinalizedCollection> {
+/** The pair a change run compares, with its progress label: SAFE GRD products (detect family) or RTC GeoTIFFs (analyze family). */
+async function pairRequest(endpoint: EndpointDescriptor, opts: AnalyzeOptions, warn: (m: string) => void): Promise<CliRequest> {
   refuseSceneOptions(opts);
   if (opts.cellSize !== undefined) throw new AnalyzeUsageError('--cell-size applies to timeseries');
-  const aoi = parsePolygon(opts.polygon, kind)!;
+  const aoi = parsePolygon(opts.polygon, endpoint.id)!;
+  const given = opts.inputs.join(' ');
   try {
-    const { pre, post, label } = await changeInputs(opts, kind, aoi, warn);
-    const bar = progressReporter(label);
-    const out = await detectChangeInPair(pre, post, {
-      aoi,
-      kind,
-      params: { threads: analysisThreads() },
-      maxRequestBytes: maxRequestBytes(opts),
-      onProgress: (p) => bar.update(p),
-    });
-    bar.done();
-    process.stderr.write(`analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio}), channels ${out.stats.channels}\n`);
-    return out.result;
+    if (safeInputs(opts)) {
+      if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
+      const pair = grdChangePair(endpoint.id as EndpointName, await readGrdInputs(opts.inputs), aoi);
+      for (const w of pair.warnings) warn(w);
+      const grid = detectFamilyGrid(aoi);
+      const label = `${endpoint.id} GRD ${pair.dates[0]} → ${pair.dates[1]} (EPSG:${grid.epsg}, ${grid.pixelSizeM} m)`;
+      return { family: 'detect', input: { kind: 'pair', earlier: pair.earlier, later: pair.later, extent: aoi, aoi }, label, given };
+    }
+    const { files, skipped } = await collectRtcFiles(endpoint.id, opts.inputs, opts.dates);
+    if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
+    const pair = await selectChangePair(endpoint.id, files, opts.inputs.length, aoi);
+    for (const w of pair.warnings) warn(w);
+    return { family: 'analyze', input: { kind: 'pair', earlier: pair.earlier, later: pair.later, extent: aoi, aoi }, label: `${endpoint.id} ${pair.label}`, given };
+  } catch (e) {
+    throw asUsage(given, e);
+  }
+}
+
+/** The dated scenes of a series, with its progress label: SAFE GRD products (detect family) or RTC GeoTIFFs (analyze family). */
+async function seriesScenes(endpoint: EndpointDescriptor, opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: string) => void): Promise<{ family: Family; scenes: ResolvedScene[]; label: string }> {
+  let series: { scenes: ResolvedScene[]; dates: string[]; warnings: string[] };
+  let family: Family = 'analyze';
+  try {
+    if (safeInputs(opts)) {
+      if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
+      series = grdSeries(endpoint.id as EndpointName, await readGrdInputs(opts.inputs), aoi);
+      family = 'detect';
+    } else {
+      const { files, skipped } = await collectRtcFiles(endpoint.id, opts.inputs, opts.dates);
+      if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
+      series = await selectSeries(files, aoi);
+    }
   } catch (e) {
     throw asUsage(opts.inputs.join(' '), e);
   }
-}
-
-/** The dated scenes of a series, with its progress label: SAFE GRD products geocoded onto one grid, or RTC GeoTIFFs. */
-async function seriesInputs(opts: AnalyzeOptions, aoi: AoiGeometry, warn: (m: string) => void, detector = 'timeseries') {
-  let series: { scenes: SeriesScene[]; dates: string[]; warnings: string[] };
-  let family = '';
-  if (safeInputs(opts)) {
-    if (opts.dates !== undefined) throw new AnalyzeUsageError('--dates names the dates of RTC GeoTIFFs; SAFE products carry their own');
-    series = grdSeries(await readGrdInputs(opts.inputs), aoi, detectFamilyGrid(aoi));
-    family = 'GRD ';
-  } else {
-    const { files, skipped } = await collectRtcFiles(detector, opts.inputs, opts.dates);
-    if (skipped.length) warn(`skipped ${skipped.length} GeoTIFF(s) without a VV/VH polarisation: ${skipped.map((s) => path.basename(s)).join(', ')}`);
-    series = await selectSeries(files, aoi);
-  }
   for (const w of series.warnings) warn(w);
-  const label = `${detector} ${family}${series.dates.length} dates ${series.dates[0]} … ${series.dates[series.dates.length - 1]}`;
-  return { scenes: series.scenes, label };
+  const label = `${endpoint.id} ${family === 'detect' ? 'GRD ' : ''}${series.dates.length} dates ${series.dates[0]} … ${series.dates[series.dates.length - 1]}`;
+  return { family, scenes: series.scenes, label };
 }
 
-async function runTimeseries(opts: AnalyzeOptions, warn: (m: string) => void): Promise<FinalizedCollection> {
+async function seriesRequest(endpoint: EndpointDescriptor, opts: AnalyzeOptions, warn: (m: string) => void): Promise<CliRequest> {
   refuseSceneOptions(opts);
-  if (opts.inputs.length === 0) throw new AnalyzeUsageError('analyze timeseries needs INPUT… (RTC GeoTIFF folders or files, or SAFE GRD products, of several dates)');
-  const aoi = parsePolygon(opts.polygon, 'timeseries')!;
+  if (opts.inputs.length === 0) throw new AnalyzeUsageError(`analyze ${endpoint.id} needs INPUT… (RTC GeoTIFF folders or files, or SAFE GRD products, of several dates)`);
+  const aoi = parsePolygon(opts.polygon, endpoint.id)!;
   let cellSizeM: number | undefined;
   if (opts.cellSize !== undefined) {
     cellSizeM = Number(opts.cellSize);
     if (!Number.isFinite(cellSizeM) || cellSizeM <= 0) throw new AnalyzeUsageError(`--cell-size must be a positive number of metres, got "${opts.cellSize}"`);
   }
-  try {
-    const { scenes, label } = await seriesInputs(opts, aoi, warn);
-    const bar = progressReporter(label);
-    const out = await detectTimeseries(scenes, { aoi, cellSizeM, maxRequestBytes: maxRequestBytes(opts), onProgress: (p) => bar.update(p) });
-    bar.done();
-    process.stderr.write(`${out.stats.cellsWithData} of ${out.stats.cells} cells have data; analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio})\n`);
-    return out.result;
-  } catch (e) {
-    throw asUsage(opts.inputs.join(' '), e);
-  }
+  const { family, scenes, label } = await seriesScenes(endpoint, opts, aoi, warn);
+  return { family, input: { kind: 'series', scenes, extent: aoi, aoi }, label, given: opts.inputs.join(' '), ...(cellSizeM !== undefined ? { cellSizeM } : {}) };
 }
 
-// ----------------------------------------------------------------- idlefarm
+// ----------------------------------------------------------------- a fields file: idlefarm
 
 function readFields(file: string): UploadedCollection {
   if (!fs.existsSync(file)) throw new AnalyzeUsageError(`${file} does not exist`);
@@ -434,7 +435,7 @@ function readFields(file: string): UploadedCollection {
   try {
     fields = JSON.parse(fs.readFileSync(file, 'utf8')) as UploadedCollection;
   } catch {
-    throw new AnalyzeUsageError(`${path.basename(file)} is not JSON: analyze idlefarm takes the fields as a GeoJSON FeatureCollection`);
+    throw new AnalyzeUsageError(`${path.basename(file)} is not JSON: analyze ${'idlefarm'} takes the fields as a GeoJSON FeatureCollection`);
   }
   if (fields?.type !== 'FeatureCollection' || !Array.isArray(fields.features)) {
     throw new AnalyzeUsageError(`${path.basename(file)} is not a GeoJSON FeatureCollection`);
@@ -442,27 +443,23 @@ function readFields(file: string): UploadedCollection {
   return fields;
 }
 
-/** idlefarm: FIELDS.geojson then the season's scenes (RTC GeoTIFFs, or SAFE GRD products geocoded onto one grid); writes result.zip. */
-async function runIdlefarmCli(opts: AnalyzeOptions, warn: (m: string) => void, warnings: string[]): Promise<AnalyzeResult> {
+/** An endpoint whose area is an upload of fields: FIELDS.geojson (the upload) then the season's scenes. */
+async function fieldsRequest(endpoint: EndpointDescriptor, opts: AnalyzeOptions, warn: (m: string) => void): Promise<CliRequest> {
   refuseSceneOptions(opts);
-  if (opts.polygon !== undefined || opts.cellSize !== undefined) throw new AnalyzeUsageError('--polygon and --cell-size do not apply to idlefarm: the fields file is the area');
+  if (opts.polygon !== undefined || opts.cellSize !== undefined) throw new AnalyzeUsageError(`--polygon and --cell-size do not apply to ${endpoint.id}: the fields file is the area`);
   const [fieldsFile, ...scenes] = opts.inputs;
-  if (!fieldsFile || scenes.length === 0) throw new AnalyzeUsageError('analyze idlefarm needs FIELDS.geojson and SCENES… (RTC GeoTIFF folders or files, or SAFE GRD products, of one season)');
+  if (!fieldsFile || scenes.length === 0) throw new AnalyzeUsageError(`analyze ${endpoint.id} needs FIELDS.geojson and SCENES… (RTC GeoTIFF folders or files, or SAFE GRD products, of one season)`);
   const fields = readFields(fieldsFile);
   const extent = fieldsExtent(fields);
   if (!extent) throw new AnalyzeUsageError(`${path.basename(fieldsFile)} holds no polygon field`);
-  const sceneOpts = { ...opts, inputs: scenes };
-  const out = path.resolve(opts.out ?? 'result.zip');
-  try {
-    const { scenes: series, label } = await seriesInputs(sceneOpts, extent, warn, 'idlefarm');
-    const bar = progressReporter(label);
-    const family = safeInputs(sceneOpts) ? 'detect' : 'analyze';
-    const done = await runIdlefarm({ fields, scenes: series, family, outPath: out, onProgress: (p) => bar.update(p) });
-    bar.done();
-    const s = done.summary;
-    process.stderr.write(`${s.fields} fields: ${s.idle} idle, ${s.cropped} cropped, ${s.undetermined} undetermined over ${s.dates} dates\n`);
-    return { features: s.fields, out, warnings };
-  } catch (e) {
-    throw asUsage(scenes.join(' '), e);
-  }
+  const series = await seriesScenes(endpoint, { ...opts, inputs: scenes }, extent, warn);
+  return {
+    family: series.family,
+    input: { kind: 'series', scenes: series.scenes, extent, aoi: extent },
+    // The fields as given (a job's upload holds validated polygons only): the module reports a
+    // field it cannot read as undetermined, as it always did for the CLI.
+    upload: { polygonId: path.basename(fieldsFile), features: async () => fields as UploadFeatureCollection },
+    label: series.label,
+    given: scenes.join(' '),
+  };
 }

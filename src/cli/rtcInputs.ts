@@ -15,7 +15,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { geodesicAreaSqkm, intersectAoi, type AoiGeometry } from '../geo/index.ts';
+import { geodesicAreaSqkm, intersectAoi, type AoiGeometry, type Polygon } from '../geo/index.ts';
+import type { ResolvedScene } from '../analysis/registry.ts';
 import { isImageryError, openRasterProduct, polarisationOfName } from '../imagery/index.ts';
 import { mergeRtcContributions, readRtcGeoTiff, RtcFileError, type RtcContribution } from '../catalog/local/rtc.ts';
 import { SCENE_SELECTORS, selectNamedPair, selectNamedSeries, type ChangePairSelection } from '../catalog/selection.ts';
@@ -170,8 +171,8 @@ function groupAcquisitions(files: readonly RtcFile[], groupOf: (f: RtcFile) => s
   return out;
 }
 
-/** Area (km²) of the polygon inside a raster's extent; 0 when they do not meet. */
-async function overlapSqkm(file: string, aoi: AoiGeometry): Promise<number> {
+/** A raster's extent in lon/lat (its footprint). */
+async function footprintOf(file: string): Promise<Polygon> {
   let raster;
   try {
     raster = await openRasterProduct(file);
@@ -180,23 +181,34 @@ async function overlapSqkm(file: string, aoi: AoiGeometry): Promise<number> {
     throw e;
   }
   try {
-    let bounds;
-    try {
-      bounds = raster.bounds();
-    } catch (e) {
-      if (isImageryError(e)) throw new RtcInputError(`${file}: ${e.message}`);
-      throw e;
-    }
-    const inside = intersectAoi(aoi, { type: 'Polygon', coordinates: bounds.coordinates });
-    return inside ? geodesicAreaSqkm(inside) : 0;
+    return { type: 'Polygon', coordinates: raster.bounds().coordinates };
+  } catch (e) {
+    if (isImageryError(e)) throw new RtcInputError(`${file}: ${e.message}`);
+    throw e;
   } finally {
     await raster.close();
   }
 }
 
-type Paths = { vv: string; vh?: string } | { vv?: string; vh: string };
+/**
+ * The scene of files the catalog cannot identify, made of the files themselves (used as
+ * given: the detectors read its bands' files; an undated PRE or POST has no date).
+ */
+async function sceneOfFiles(a: RtcAcquisition, aoi: AoiGeometry): Promise<ResolvedScene> {
+  const first = (a.vv ?? a.vh)!;
+  const footprint = await footprintOf(first);
+  const inside = intersectAoi(aoi, footprint);
+  if (!inside || geodesicAreaSqkm(inside) === 0) throw new RtcInputError(`--polygon does not overlap ${path.basename(first)}`);
+  return { sceneId: path.basename(first).replace(TIFF, ''), productType: 'RTC', startTime: a.date ? `${a.date}T00:00:00.000Z` : '', footprint, assets: bandAssets(a) };
+}
 
-const pathsOf = (a: RtcAcquisition): Paths => (a.vv ? (a.vh ? { vv: a.vv, vh: a.vh } : { vv: a.vv }) : { vh: a.vh! });
+/** The band files of an acquisition as scene assets (what the detectors read). */
+function bandAssets(a: RtcAcquisition): SceneRecord['assets'] {
+  return {
+    ...(a.vv ? { vv: { href: a.vv, role: 'data', pol: 'VV' } } : {}),
+    ...(a.vh ? { vh: { href: a.vh, role: 'data', pol: 'VH' } } : {}),
+  };
+}
 
 const acquisitionOf = (r: SceneRecord): RtcAcquisition => ({ date: r.startTime.slice(0, 10), vv: r.assets.vv?.href, vh: r.assets.vh?.href });
 
@@ -210,20 +222,21 @@ function recordsOf(files: readonly RtcFile[]): { record: SceneRecord; arg: numbe
 const burstOf = (r: SceneRecord): string => r.frame.burstId ?? r.sceneId;
 
 export interface ChangePair {
-  prePaths: Paths;
-  postPaths: Paths;
+  /** The two scenes, each with only the polarisations both have. */
+  earlier: ResolvedScene;
+  later: ResolvedScene;
   /** Progress label: burst (or file) and dates. */
   label: string;
   warnings: string[];
 }
 
 /** Only polarisations both dates have are used (detectChangeInRtcPair's rule). */
-function commonPolarisations(pre: RtcAcquisition, post: RtcAcquisition): { prePaths: Paths; postPaths: Paths } {
+function commonPolarisations(pre: RtcAcquisition, post: RtcAcquisition): [RtcAcquisition, RtcAcquisition] {
   const strip = (a: RtcAcquisition, other: RtcAcquisition): RtcAcquisition => ({ ...a, vv: other.vv ? a.vv : undefined, vh: other.vh ? a.vh : undefined });
   const p = strip(pre, post);
   const q = strip(post, pre);
   if (!p.vv && !p.vh) throw new RtcInputError(`PRE and POST share no polarisation (VV or VH)`);
-  return { prePaths: pathsOf(p), postPaths: pathsOf(q) };
+  return [p, q];
 }
 
 /**
@@ -253,9 +266,13 @@ export async function selectChangePair(detector: string, files: readonly RtcFile
     pair = selected;
   }
   warnings.push(...pair.warnings.map((w) => w.message));
-  const pre = acquisitionOf(pair.earlier);
-  const post = acquisitionOf(pair.later);
-  return { ...commonPolarisations(pre, post), label: `${burstOf(pair.earlier)} ${pre.date} → ${post.date}`, warnings };
+  const [pre, post] = commonPolarisations(acquisitionOf(pair.earlier), acquisitionOf(pair.later));
+  return {
+    earlier: { ...pair.earlier, assets: bandAssets(pre) },
+    later: { ...pair.later, assets: bandAssets(post) },
+    label: `${burstOf(pair.earlier)} ${pre.date} → ${post.date}`,
+    warnings,
+  };
 }
 
 /**
@@ -274,15 +291,21 @@ async function changePairAsGiven(detector: string, files: readonly RtcFile[], in
   if (acquisitions.size !== 2) {
     throw new RtcInputError(`${detector} compares two dates; the inputs hold ${acquisitions.size} (${keys.join(', ')}): give PRE and POST (a folder or the files of one date each)`);
   }
-  const [pre, post] = keys.map((k) => acquisitions.get(k)!) as [RtcAcquisition, RtcAcquisition];
-  for (const a of [pre, post]) {
-    if ((await overlapSqkm((a.vv ?? a.vh)!, aoi)) === 0) throw new RtcInputError(`--polygon does not overlap ${path.basename((a.vv ?? a.vh)!)}`);
-  }
-  return { ...commonPolarisations(pre, post), label: `${path.basename((pre.vv ?? pre.vh)!)} ${pre.date ?? 'PRE'} → ${post.date ?? 'POST'}`, warnings: [] };
+  const [given0, given1] = keys.map((k) => acquisitions.get(k)!) as [RtcAcquisition, RtcAcquisition];
+  const earlier = await sceneOfFiles(given0, aoi);
+  const later = await sceneOfFiles(given1, aoi);
+  const [pre, post] = commonPolarisations(given0, given1);
+  return {
+    earlier: { ...earlier, assets: bandAssets(pre) },
+    later: { ...later, assets: bandAssets(post) },
+    label: `${path.basename((pre.vv ?? pre.vh)!)} ${pre.date ?? 'PRE'} → ${post.date ?? 'POST'}`,
+    warnings: [],
+  };
 }
 
 export interface SeriesInput {
-  scenes: { date: string; vv?: string; vh?: string }[];
+  /** By date. */
+  scenes: ResolvedScene[];
   dates: string[];
   warnings: string[];
 }
@@ -295,7 +318,7 @@ export interface SeriesInput {
 export async function selectSeries(files: readonly RtcFile[], aoi: AoiGeometry): Promise<SeriesInput> {
   const undated = files.find((f) => f.date === null);
   if (undated) throw new RtcInputError(`cannot tell the date of ${undated.path}: use OPERA file names or --dates (one per input)`);
-  let acquisitions: RtcAcquisition[];
+  let scenes: ResolvedScene[];
   const warnings: string[] = [];
   if (files.every((f) => f.contribution)) {
     const records = recordsOf(files).map((n) => n.record);
@@ -307,15 +330,13 @@ export async function selectSeries(files: readonly RtcFile[], aoi: AoiGeometry):
       const { relativeOrbit, orbitDirection } = selected.pathFrame;
       warnings.push(`using the ${selected.scenes.length} scenes of track ${relativeOrbit} ${orbitDirection} over the polygon; ${left} other(s) left out (another path/frame, or outside the polygon)`);
     }
-    acquisitions = selected.scenes.map(acquisitionOf);
+    scenes = selected.scenes;
   } else {
-    acquisitions = [...groupAcquisitions(files, (f) => f.date!).values()];
-    for (const a of acquisitions) {
-      if ((await overlapSqkm((a.vv ?? a.vh)!, aoi)) === 0) throw new RtcInputError(`--polygon does not overlap ${path.basename((a.vv ?? a.vh)!)}`);
-    }
-    acquisitions.sort((a, b) => a.date!.localeCompare(b.date!));
+    const acquisitions = [...groupAcquisitions(files, (f) => f.date!).values()].sort((a, b) => a.date!.localeCompare(b.date!));
+    scenes = [];
+    for (const a of acquisitions) scenes.push(await sceneOfFiles(a, aoi));
   }
-  const dates = [...new Set(acquisitions.map((a) => a.date!))];
+  const dates = [...new Set(scenes.map((s) => s.startTime.slice(0, 10)))];
   if (dates.length < 2) throw new RtcInputError(`a time series needs at least two dates; the inputs over the polygon hold ${dates.length} (${dates.join(', ')})`);
-  return { scenes: acquisitions.map((a) => ({ date: a.date!, ...pathsOf(a) })), dates, warnings };
+  return { scenes, dates, warnings };
 }

@@ -69,8 +69,9 @@ export class ApiError extends Error {
 
 /** A job-time failure: the runner turns it into `failed` with this code and message. */
 export class JobFailure extends Error {
-  constructor(readonly code: JobFailureCode, message: string) {
-    super(message);
+  /** `cause`: what went wrong underneath (never shown in job output; the CLI names it). */
+  constructor(readonly code: JobFailureCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'JobFailure';
   }
 }

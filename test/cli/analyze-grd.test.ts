@@ -18,7 +18,6 @@ import { utmGridForAoi } from '../../src/imagery/index.ts';
 import { cityFromRtcTruth, writeGrdCitySeries, writeRtcStack, type GrdCitySeriesResult } from '../../src/synth/index.ts';
 import { AnalyzeUsageError, runAnalyze } from '../../src/cli/analyze.ts';
 import { grdChangePair, readGrdInputs } from '../../src/cli/grdInputs.ts';
-import { detectFamilyGrid } from '../../src/analysis/modules/rtcInput.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { runSarwatch } from '../helpers/cli.ts';
 
@@ -119,13 +118,12 @@ describe('analyze on SAFE GRD products (geocoded onto one UTM grid)', () => {
 
   it('issue 14: PRE and POST are validated and ordered by the catalog\'s named-pair rule: reversed inputs are swapped with a warning, one day twice is refused', async () => {
     const aoi = parseAoiWkt(POLYGON);
-    const grid = detectFamilyGrid(aoi);
     const [first, last] = [series.products[0]!, series.products[PICK.length - 1]!];
-    const reversed = grdChangePair('newbuilding', await readGrdInputs([last, first]), aoi, grid);
+    const reversed = grdChangePair('newbuilding', await readGrdInputs([last, first]), aoi);
     expect(reversed.dates).toEqual([series.dates[0], series.dates[PICK.length - 1]]);
     expect(reversed.warnings).toEqual([`PRE (${series.dates[PICK.length - 1]}) is later than POST (${series.dates[0]}); ${series.dates[0]} is used as the earlier date`]);
     const twice = await readGrdInputs([first, first]);
-    expect(() => grdChangePair('newbuilding', twice, aoi, grid)).toThrow(/PRE \(\d{4}-\d{2}-\d{2}\) and POST \(\d{4}-\d{2}-\d{2}\) must be acquisitions of different days/);
+    expect(() => grdChangePair('newbuilding', twice, aoi)).toThrow(/PRE \(\d{4}-\d{2}-\d{2}\) and POST \(\d{4}-\d{2}-\d{2}\) must be acquisitions of different days/);
   });
 
   it('usage errors: SAFE mixed with GeoTIFFs, --dates with SAFE products, three products for a pair', async () => {

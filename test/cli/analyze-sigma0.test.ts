@@ -84,7 +84,7 @@ describe('analyze ship on σ0 GeoTIFFs of the real North-Sea crop', () => {
     const { fc, stderr } = await detect('ship', files.gcpLinear);
     expectResultRules(fc);
     expectSameShips(fc);
-    expect(stderr).toMatch(/warning: northsea_sigma0_gcp\.tif has no SAFE annotation \(orbit, PRF\): azimuth-ambiguity suppression is skipped/);
+    expect(stderr).toMatch(/warning: northsea_sigma0_gcp\.tif: The GeoTIFF has no SAFE annotation \(orbit, PRF\): azimuth-ambiguity suppression was skipped/);
   }, 180_000);
 
   it('dB σ0 resampled to UTM zone 31N (EPSG:32631 geotransform) with --units db: the same vessels', async () => {
@@ -163,7 +163,7 @@ describe('analyze ship|oilslick: usage errors exit 2 with a message', () => {
     await refused(/measurement-copy\.tiff has a pixel transformation but no CRS \(GeoKeys\): it is not georeferenced/, 'ship', measurement, { pol: 'VV' });
     await refused(/is a SAFE measurement \(digital numbers, not σ0\)/, 'ship', NORTH_SEA_VV_TIFF);
     await refused(/--pol and --units describe a σ0 GeoTIFF/, 'ship', NORTH_SEA_SAFE, { units: 'db' });
-    await refused(/oil slicks need VV σ0; the file has VH/, 'oilslick', files.unnamed, { pol: 'VH' });
+    await refused(/has no VV band \(has VH\); oil slicks need VV/, 'oilslick', files.unnamed, { pol: 'VH' });
     await refused(/analyze ship takes one INPUT/, 'ship', files.unnamed, { inputs: [files.unnamed, files.gcpDb] });
   }, 180_000);
 });
@@ -213,7 +213,7 @@ describe('analyze oilslick on σ0 GeoTIFFs of a generated SAFE product with a sl
       detect('oilslick', path.join(dir, 'slick_gcp.tif')),
     ]);
     const fromSafe = safeRun.fc;
-    expect(utm.stderr).toMatch(/has no incidence-angle band: the low-wind look-alike test assumes 38° everywhere/);
+    expect(utm.stderr).toMatch(/has no incidence-angle band: the low-wind look-alike test assumed 38° everywhere/);
     for (const fc of [fromSafe, utm.fc, gcp.fc]) {
       expectResultRules(fc, { propertyId: true });
       expect(fc.features).toHaveLength(1);

@@ -1,6 +1,6 @@
 // The area of interest in a raster's pixel space: its rings projected to (column, row)
-// coordinates, the pixel window they can cover, and a scanline rasteriser that marks the
-// pixels whose centre lies inside.
+// coordinates (whose bounds give its pixel window: engine/window.ts), and a scanline
+// rasteriser that marks the pixels whose centre lies inside.
 // Shared by the building-change, time-series and idle-farm drivers.
 //
 // Convention (as RasterProduct.lonLatToPixel): integer (row, col) is a pixel centre. AOI
@@ -13,7 +13,7 @@ export interface PixelEdges {
   /** x1, y1, x2, y2 per edge (x = column, y = row, centre convention), edges with y1 ≠ y2 only. */
   edges: Float64Array;
   count: number;
-  /** Bounds of all vertices. */
+  /** Bounds of all vertices (empty when there is no edge): engine/window.ts aoiWindow takes them. */
   minX: number;
   minY: number;
   maxX: number;
@@ -73,6 +73,8 @@ export function edgesOfRings(rings: readonly (readonly Position[])[]): PixelEdge
       }
     }
   }
+  // No edge crosses a scanline: no pixel centre is inside, and the bounds say so (empty).
+  if (list.length === 0) return { edges: new Float64Array(0), count: 0, minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
   return { edges: Float64Array.from(list), count: list.length / 4, minX, minY, maxX, maxY };
 }
 
@@ -86,17 +88,6 @@ export function aoiPixelEdges(
   maxStepDeg = 0.005,
 ): PixelEdges {
   return edgesOfRings(aoiPixelRings(aoi, toPixel, maxStepDeg));
-}
-
-/** Pixel window (clipped to the image) holding every pixel centre the AOI can contain; null when none can. */
-export function aoiWindow(edges: PixelEdges, image: { width: number; height: number }): { x0: number; y0: number; width: number; height: number } | null {
-  if (edges.count === 0) return null;
-  const x0 = Math.max(0, Math.ceil(edges.minX));
-  const y0 = Math.max(0, Math.ceil(edges.minY));
-  const x1 = Math.min(image.width - 1, Math.floor(edges.maxX));
-  const y1 = Math.min(image.height - 1, Math.floor(edges.maxY));
-  if (x1 < x0 || y1 < y0) return null;
-  return { x0, y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
 }
 
 /**

@@ -19,16 +19,17 @@ import type { AoiGeometry, Polygon, Position } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
 import { openRasterSources, type RasterSource } from '../../imagery/geocode/source.ts';
-import { planTiles, readTiles } from '../../imagery/tiles.ts';
+import { planTiles } from '../../imagery/tiles.ts';
 import { ImageryError } from '../../imagery/errors.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
-import { runTileTask } from '../engine/pool.ts';
-import { aoiPixelEdges, aoiWindow, rasterizeAoi } from './aoiMask.ts';
+import { mapTiles } from '../engine/mapTiles.ts';
+import { aoiPixelEdges, rasterizeAoi } from './aoiMask.ts';
+import { aoiWindow } from '../engine/window.ts';
 import { combinePolygons, measuredCoverage, type MeasuredCoverage } from './coverage.ts';
 import { DEFAULT_CHANGE_MODEL, type ChangeKind } from './model.ts';
 import { gridRelation, readOnReferenceGrid, type GridRelation } from './pairGrid.ts';
 import { SpeckleScratch } from './speckle.ts';
-import { detectChangeInTile, type ChangeParams, type ChangeRegion, type ChangeTileInput, type ChangeTileResult } from './tile.ts';
+import { detectChangeTileTask, type ChangeParams, type ChangeRegion, type ChangeTileInput, type ChangeTileResult } from './tile.ts';
 
 export { detectChangeInTile, prepareFeatures, channelsOf } from './tile.ts';
 export type { ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './tile.ts';
@@ -244,7 +245,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
   const reference = pair.pre[0]!;
   const relation = gridRelation(reference, pair.post[0]!);
   const edges = aoiPixelEdges(aoi, (lon, lat) => reference.lonLatToPixel(lon, lat));
-  const region = aoiWindow(edges, reference);
+  const region = aoiWindow(edges, reference, 'centres');
   const stats: RtcPairResult['stats'] = {
     tiles: 0,
     pixels: 0,
@@ -281,7 +282,6 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
 
   const detections = new DetectionStore();
   let areaSqm = 0;
-  const scratch = new SpeckleScratch();
   const [, gtA, , , , gtE] = reference.geotransform;
   const nominalPixelM = Math.sqrt(Math.abs(gtA * gtE));
   // Both dates carry the same polarisations (openPair), in the order VV, VH.
@@ -297,95 +297,80 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
     return { pre, post };
   };
 
-  let done = 0;
-  let clock = performance.now();
-  const lap = (key: keyof typeof t): void => {
-    const now = performance.now();
-    t[key] += now - clock;
-    clock = now;
-  };
-  const threads = Math.max(0, Math.floor(params.threads ?? 0));
-  const inFlight = new Set<Promise<void>>();
   const { threads: _threads, tileSize: _tileSize, regionHalo: _regionHalo, extentCells: _extentCells, ...tileParams } = params;
-  // With worker threads the next tiles are read while `threads` tiles are being modelled.
-  for await (const { tile, data } of readTiles(plan, read, { prefetch: Math.max(1, threads) })) {
-    lap('read');
-    options.signal?.throwIfAborted();
-    const w = tile.halo;
-    const inside = rasterizeAoi(edges, w);
-    const pixelSizeM = Math.sqrt(pixelAreaSqm(reference, tile.core)) || nominalPixelM;
+  const threads = Math.max(0, Math.floor(params.threads ?? 0));
+  const tileTimings = await mapTiles(
+    plan,
+    read,
+    {
+      name: 'detectChangeTileTask',
+      run: detectChangeTileTask,
+      params: { kind, params: tileParams },
+      input: (tile, data) => {
+        const w = tile.halo;
+        const inside = rasterizeAoi(edges, w);
+        const pixelSizeM = Math.sqrt(pixelAreaSqm(reference, tile.core)) || nominalPixelM;
 
-    // Coarse extent lattice, from the core pixels (cores partition the region).
-    const { coreInHalo } = tile;
-    const cellOfColumn = new Int32Array(coreInHalo.width);
-    for (let x = 0; x < coreInHalo.width; x++) cellOfColumn[x] = Math.floor((w.x0 + x + coreInHalo.x0 - region.x0) / f);
-    const preValid = data.pre.valid;
-    const postValid = data.post.valid;
-    for (let y = 0; y < coreInHalo.height; y++) {
-      const hy = y + coreInHalo.y0;
-      const rowBase = Math.floor((w.y0 + hy - region.y0) / f) * cw;
-      const base = hy * w.width + coreInHalo.x0;
-      for (let x = 0; x < coreInHalo.width; x++) {
-        const i = base + x;
-        if (!inside[i]) continue;
-        const cell = rowBase + cellOfColumn[x]!;
-        cellInside[cell]!++;
-        cellValid[cell]! += preValid[i]! & postValid[i]!;
-      }
-    }
+        // Coarse extent lattice, from the core pixels (cores partition the region).
+        const { coreInHalo } = tile;
+        const cellOfColumn = new Int32Array(coreInHalo.width);
+        for (let x = 0; x < coreInHalo.width; x++) cellOfColumn[x] = Math.floor((w.x0 + x + coreInHalo.x0 - region.x0) / f);
+        const preValid = data.pre.valid;
+        const postValid = data.post.valid;
+        for (let y = 0; y < coreInHalo.height; y++) {
+          const hy = y + coreInHalo.y0;
+          const rowBase = Math.floor((w.y0 + hy - region.y0) / f) * cw;
+          const base = hy * w.width + coreInHalo.x0;
+          for (let x = 0; x < coreInHalo.width; x++) {
+            const i = base + x;
+            if (!inside[i]) continue;
+            const cell = rowBase + cellOfColumn[x]!;
+            cellInside[cell]!++;
+            cellValid[cell]! += preValid[i]! & postValid[i]!;
+          }
+        }
 
-    const input: ChangeTileInput = {
-      pre: { vv: pick(data.pre, vvIndex), vh: pick(data.pre, vhIndex) },
-      post: { vv: pick(data.post, vvIndex), vh: pick(data.post, vhIndex) },
-      validPre: data.pre.valid,
-      validPost: data.post.valid,
-      inside,
-      width: w.width,
-      height: w.height,
-      pixelSizeM,
-      core: coreInHalo,
-    };
-    const finished = (out: ChangeTileResult, insideMask: Uint8Array): void => {
+        const input: ChangeTileInput = {
+          pre: { vv: pick(data.pre, vvIndex), vh: pick(data.pre, vhIndex) },
+          post: { vv: pick(data.post, vvIndex), vh: pick(data.post, vhIndex) },
+          validPre: data.pre.valid,
+          validPost: data.post.valid,
+          inside,
+          width: w.width,
+          height: w.height,
+          pixelSizeM,
+          core: coreInHalo,
+        };
+        // The tile's arrays move to the worker; the AOI mask is kept for clipping polygons.
+        const transfer = [
+          ...new Set(
+            [input.pre.vv, input.pre.vh, input.post.vv, input.post.vh, input.validPre, input.validPost, input.inside]
+              .filter((a) => a !== undefined)
+              .map((a) => a!.buffer as ArrayBuffer),
+          ),
+        ];
+        return { input, transfer: threads > 0 ? transfer : [], keep: { inside: threads > 0 ? inside.slice() : inside, pixelSizeM } };
+      },
+    },
+    (tile, out, { inside, pixelSizeM }) => {
+      const w = tile.halo;
       stats.pixels += tile.core.width * tile.core.height;
       stats.validPixels += out.validCount;
       areaSqm += out.validCount * pixelSizeM * pixelSizeM;
       for (const r of out.regions) {
         stats.regions++;
         if (r.touchesTileEdge && !touchesImageEdge(r, w, reference)) stats.truncatedRegions++;
-        for (const geometry of regionPolygons(r, w, insideMask, reference, aoi)) {
+        for (const geometry of regionPolygons(r, w, inside, reference, aoi)) {
           detections.add(geometry.coordinates, r.confidence);
         }
       }
-      done++;
-      options.onProgress?.(Math.floor((100 * done) / plan.tiles.length));
-    };
-    if (threads > 0) {
-      // The tile's arrays move to the worker; the AOI mask is kept for clipping polygons.
-      const keep = inside.slice();
-      const transfer = [
-        ...new Set(
-          [input.pre.vv, input.pre.vh, input.post.vv, input.post.vh, input.validPre, input.validPost, input.inside]
-            .filter((a) => a !== undefined)
-            .map((a) => a!.buffer as ArrayBuffer),
-        ),
-      ];
-      const task = runTileTask(
-        { name: 'detectChangeTileTask', input, params: { kind, params: tileParams } },
-        transfer,
-        options.signal,
-      ).then((out) => finished(out, keep));
-      inFlight.add(task);
-      // Leaves the set however it settles; a failed or aborted tile surfaces through the awaits
-      // below (`finally` here would rethrow into a promise nobody awaits: an unhandled rejection).
-      void task.then(() => inFlight.delete(task), () => inFlight.delete(task));
-      if (inFlight.size >= threads) await Promise.race(inFlight);
-    } else {
-      finished(detectChangeInTile(input, { kind, params: tileParams, scratch }), inside);
-    }
-    lap('detect');
-  }
-  await Promise.all(inFlight);
-  lap('detect');
+    },
+    // With worker threads the next tiles are read while `threads` tiles are being modelled.
+    { signal: options.signal, threads, prefetch: Math.max(1, threads), onProgress: (done, total) => options.onProgress?.(Math.floor((100 * done) / total)) },
+  );
+  t.read += tileTimings.read;
+  t.detect += tileTimings.input + tileTimings.tasks + tileTimings.merge;
+  let clock = performance.now();
 
   const extentPolygons = maskToPolygons(
     Uint8Array.from(cellValid, (v, i) => (v > 0 && 2 * v >= cellInside[i]! ? 1 : 0)),
@@ -402,7 +387,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
 
   const areaSqkm = Math.round(areaSqm) / 1e6;
   const coverage = measuredCoverage({ aoi, analysedAreaSqkm: areaSqkm, extent: combinePolygons(extentPolygons), maxRequestBytes: options.maxRequestBytes });
-  lap('extent');
+  t.extent += performance.now() - clock;
   return { detections, areaSqkm, coverage, stats };
 }
 

@@ -13,7 +13,8 @@
 
 import type { AoiGeometry } from '../../geo/types.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
-import { aoiPixelEdges, aoiWindow, rasterizeAoi } from '../change/aoiMask.ts';
+import { aoiPixelEdges, rasterizeAoi } from '../change/aoiMask.ts';
+import { aoiWindow } from '../engine/window.ts';
 import { addValidPixels, POLS, scenesByDate, sumStack, type SeriesScene } from '../timeseries/stack.ts';
 
 export interface FieldSeries {
@@ -43,7 +44,7 @@ interface FieldMask {
 
 function fieldMask(raster: RasterProduct, field: AoiGeometry): FieldMask | null {
   const edges = aoiPixelEdges(field, (lon, lat) => raster.lonLatToPixel(lon, lat), 0.001);
-  const window = aoiWindow(edges, raster);
+  const window = aoiWindow(edges, raster, 'centres');
   if (!window) return null;
   const inside = rasterizeAoi(edges, window);
   let count = 0;

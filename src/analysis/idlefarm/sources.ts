@@ -3,7 +3,7 @@
 // GRD products geocoded onto one 10 m UTM grid over the fields' bounding box (detect family),
 // so every date of a field is read on the same pixels.
 
-import type { SceneRecord } from '../../catalog/types.ts';
+import type { ResolvedScene } from '../registry.ts';
 import type { AoiGeometry, Ring } from '../../geo/types.ts';
 import { detectFamilyGrid, grdSources, rtcPaths } from '../modules/rtcInput.ts';
 import type { SeriesScene } from '../timeseries/series.ts';
@@ -19,7 +19,7 @@ export function fieldsExtent(fields: UploadedCollection): AoiGeometry | null {
   return parts.length ? { type: 'MultiPolygon', coordinates: parts } : null;
 }
 
-export function idlefarmSources(family: 'analyze' | 'detect', scenes: readonly SceneRecord[], fields: UploadedCollection): SeriesScene[] {
+export function idlefarmSources(family: 'analyze' | 'detect', scenes: readonly ResolvedScene[], fields: UploadedCollection): SeriesScene[] {
   if (family === 'analyze') return scenes.map((s) => ({ date: s.startTime.slice(0, 10), ...rtcPaths(s) }));
   const extent = fieldsExtent(fields);
   if (!extent) return [];

@@ -26,7 +26,11 @@ function changeModule(kind: 'newbuilding' | 'disappearbuilding'): AnalysisModule
           onProgress: (p) => ctx.reportProgress(p),
           signal: ctx.signal,
         });
-        return { result: out.result, measured: { areaSqkm: out.areaSqkm, coverage: out.coverage } };
+        return {
+          result: out.result,
+          measured: { areaSqkm: out.areaSqkm, coverage: out.coverage },
+          summary: `analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio}), channels ${out.stats.channels}`,
+        };
       } catch (e) {
         throw asImageryFailure(e);
       }

@@ -35,7 +35,8 @@ export const idlefarmModule: AnalysisModule = {
         signal: ctx.signal,
         onProgress: (p) => ctx.reportProgress(p),
       });
-      return { archive: out.zipBytes! };
+      const s = out.summary;
+      return { archive: out.zipBytes!, summary: `${s.fields} fields: ${s.idle} idle, ${s.cropped} cropped, ${s.undetermined} undetermined over ${s.dates} dates` };
     } catch (e) {
       throw asImageryFailure(e);
     }

@@ -1,13 +1,14 @@
 /** The oilslick endpoint: dark-spot detection on the chosen GRD scene or uploaded image (src/analysis/oilslick). */
 import { detectSlicksInSafe, resolveOilSlickParams, type SafeSlickOptions } from '../oilslick/index.ts';
 import { detectInProduct } from '../oilslick/detect.ts';
+import { greySigma0Product } from '../oilslick/greyImage.ts';
 import type { AnalysisModule } from '../registry.ts';
 import { asImageryFailure, GEOTIFF_WARNINGS, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
 
 export const oilslickModule: AnalysisModule = {
   endpointId: 'oilslick',
   async run(request, ctx) {
-    const { kind, path, polygon } = sceneInput(request.input);
+    const { kind, path, polygon, encoding } = sceneInput(request.input);
     const options: SafeSlickOptions = {
       polygon,
       signal: ctx.signal,
@@ -15,10 +16,17 @@ export const oilslickModule: AnalysisModule = {
     };
     try {
       if (kind === 'safe') return { result: await detectSlicksInSafe(path, options) };
-      return await withSigma0GeoTiff(path, async (product) => ({
-        result: (await detectInProduct(product, resolveOilSlickParams(), options)).collection,
-        warnings: product.hasIncidence ? [] : [GEOTIFF_WARNINGS.incidenceAssumed],
-      }));
+      return await withSigma0GeoTiff(path, encoding, async (product) => {
+        if (encoding?.grey) {
+          // Grey levels of an unknown scaling: the model alone decides, without the low-wind
+          // and shape vetoes that need calibrated σ0.
+          return { result: (await detectInProduct(greySigma0Product(product, encoding.grey), resolveOilSlickParams({ vetoRules: [] }), options)).collection };
+        }
+        return {
+          result: (await detectInProduct(product, resolveOilSlickParams(), options)).collection,
+          warnings: product.hasIncidence ? [] : [GEOTIFF_WARNINGS.incidenceAssumed],
+        };
+      });
     } catch (e) {
       throw asImageryFailure(e);
     }

@@ -4,14 +4,13 @@
  * over the AOI (detect family; src/imagery/geocode).
  */
 import { JobFailure } from '../../contract/errors.ts';
-import type { SceneRecord } from '../../catalog/types.ts';
 import type { AoiGeometry } from '../../geo/types.ts';
 import { GRD_GRID_PIXEL_M, utmGridForAoi, type GrdRasterSource, type UtmGrid } from '../../imagery/geocode/index.ts';
 import type { PairSources } from '../change/detect.ts';
-import type { AnalysisRequest } from '../registry.ts';
+import type { AnalysisRequest, ResolvedScene } from '../registry.ts';
 import { safeProductPath } from './sceneInput.ts';
 
-export function rtcPaths(scene: SceneRecord): { vv: string; vh?: string } | { vv?: string; vh: string } {
+export function rtcPaths(scene: ResolvedScene): { vv: string; vh?: string } | { vv?: string; vh: string } {
   const pick = (pol: 'vv' | 'vh') => {
     const href = scene.assets[pol]?.href;
     return href && !href.startsWith('/vsizip/') ? href : undefined;
@@ -27,7 +26,7 @@ export function rtcPaths(scene: SceneRecord): { vv: string; vh?: string } | { vv
  * VV and VH of a GRD scene geocoded onto `grid`. A polarisation is used when the product
  * ships its measurement (a data asset; the catalog lists one per measurement TIFF).
  */
-export function grdSources(scene: SceneRecord, grid: UtmGrid): PairSources {
+export function grdSources(scene: ResolvedScene, grid: UtmGrid): PairSources {
   if (scene.productType !== 'GRD') {
     throw new JobFailure('PROCESSING_ERROR', `the detect family reads GRD products; ${scene.sceneId} is ${scene.productType}`);
   }
@@ -55,7 +54,7 @@ export function detectFamilyGrid(aoi: AoiGeometry): UtmGrid {
 }
 
 /** The raster sources of one scene for this request's family, on `grid` for the detect family. */
-export function sceneSources(request: AnalysisRequest, scene: SceneRecord, grid: UtmGrid | null): PairSources {
+export function sceneSources(request: AnalysisRequest, scene: ResolvedScene, grid: UtmGrid | null): PairSources {
   if (request.family === 'detect') {
     if (!grid) throw new JobFailure('PROCESSING_ERROR', 'a detect-family job needs its common grid');
     return grdSources(scene, grid);

@@ -7,25 +7,24 @@
 import { JobFailure } from '../../contract/errors.ts';
 import { DEFAULT_INCIDENCE_DEG, isImageryError, openSigma0GeoTiff, type ImageryErrorCode, type Sigma0GeoTiff } from '../../imagery/index.ts';
 import type { AoiGeometry } from '../../geo/types.ts';
-import type { SceneRecord } from '../../catalog/types.ts';
 import type { Warning } from '../../contract/schemas.ts';
-import type { ResolvedInput } from '../registry.ts';
+import type { GeoTiffEncoding, ResolvedInput, ResolvedScene } from '../registry.ts';
 
-export type SceneSource = { kind: 'safe' | 'geotiff'; path: string; polygon: AoiGeometry | undefined };
+export type SceneSource = { kind: 'safe' | 'geotiff'; path: string; polygon: AoiGeometry | undefined; encoding?: GeoTiffEncoding };
 
 export function sceneInput(input: ResolvedInput): SceneSource {
   if (input.kind === 'scene') return { kind: 'safe', path: safeProductPath(input.scene), polygon: undefined };
   if (input.kind === 'nearest') return { kind: 'safe', path: safeProductPath(input.scene), polygon: input.extent };
   if (input.kind === 'image') {
     if (input.file === null) throw new JobFailure('PROCESSING_ERROR', 'the uploaded image was not fetched before the analysis');
-    return { kind: input.image === 'safe' ? 'safe' : 'geotiff', path: input.file, polygon: input.extent };
+    return { kind: input.image === 'safe' ? 'safe' : 'geotiff', path: input.file, polygon: input.extent, encoding: input.encoding };
   }
   throw new JobFailure('PROCESSING_ERROR', `a ${input.kind} input cannot feed a single-scene detector`);
 }
 
-/** Runs `use` on an uploaded σ0 GeoTIFF, closed after. */
-export async function withSigma0GeoTiff<T>(file: string, use: (product: Sigma0GeoTiff) => Promise<T>): Promise<T> {
-  const product = await openSigma0GeoTiff(file);
+/** Runs `use` on an uploaded σ0 GeoTIFF (grey levels are read as they are, for the caller to map), closed after. */
+export async function withSigma0GeoTiff<T>(file: string, encoding: GeoTiffEncoding | undefined, use: (product: Sigma0GeoTiff) => Promise<T>): Promise<T> {
+  const product = await openSigma0GeoTiff(file, { pols: encoding?.pols, units: encoding?.grey ? 'linear' : encoding?.units });
   try {
     return await use(product);
   } finally {
@@ -42,12 +41,12 @@ export const GEOTIFF_WARNINGS = {
   ambiguityNotSuppressed: {
     code: 'AZIMUTH_AMBIGUITY_NOT_SUPPRESSED',
     message:
-      "The uploaded GeoTIFF has no SAFE annotation (orbit, PRF): azimuth-ambiguity suppression was skipped, so ghosts of bright targets may be reported as vessels. Upload the zipped SAFE product to have them removed.",
+      'The GeoTIFF has no SAFE annotation (orbit, PRF): azimuth-ambiguity suppression was skipped, so ghosts of bright targets may be reported as vessels. The SAFE product (zipped, for an upload) has them removed.',
   },
   /** oilslick: no incidence-angle band, so the low-wind look-alike test used one angle everywhere. */
   incidenceAssumed: {
     code: 'INCIDENCE_ANGLE_ASSUMED',
-    message: `The uploaded GeoTIFF has no incidence-angle band: the low-wind look-alike test assumed ${DEFAULT_INCIDENCE_DEG}° everywhere.`,
+    message: `The GeoTIFF has no incidence-angle band: the low-wind look-alike test assumed ${DEFAULT_INCIDENCE_DEG}° everywhere.`,
   },
 } as const satisfies Record<string, Warning>;
 
@@ -55,7 +54,7 @@ export const GEOTIFF_WARNINGS = {
  * What openSafeProduct opens for a GRD scene: its local SAFE folder or zip, or the URL of
  * its STAC item (a product assembled from the item's assets, read remotely).
  */
-export function safeProductPath(scene: SceneRecord): string {
+export function safeProductPath(scene: ResolvedScene): string {
   const product = scene.assets.product;
   const href = product?.href;
   const remoteItem = product?.role === 'stac-item' && href !== undefined && /^(https?|s3):\/\//i.test(href);
@@ -86,7 +85,7 @@ const UNREADABLE: Record<Exclude<ImageryErrorCode, 'INVALID_WINDOW'>, string> = 
 /** Imagery errors that mean "this scene's pixels cannot be read here" become a clear job failure. */
 export function asImageryFailure(e: unknown): unknown {
   if (isImageryError(e) && e.code !== 'INVALID_WINDOW') {
-    return new JobFailure('IMAGERY_UNAVAILABLE', `the scene's pixels cannot be read: ${UNREADABLE[e.code]}`);
+    return new JobFailure('IMAGERY_UNAVAILABLE', `the scene's pixels cannot be read: ${UNREADABLE[e.code]}`, { cause: e });
   }
   return e;
 }

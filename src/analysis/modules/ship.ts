@@ -1,5 +1,6 @@
 /** The ship endpoint: CFAR vessel detection on the chosen GRD scene or uploaded image (src/analysis/ship). */
 import { detectShipsInProduct, detectShipsInSafe, type DetectShipsOptions } from '../ship/index.ts';
+import { JobFailure } from '../../contract/errors.ts';
 import { analysisThreads } from '../engine/pool.ts';
 import type { AnalysisModule } from '../registry.ts';
 import { asImageryFailure, GEOTIFF_WARNINGS, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
@@ -7,7 +8,8 @@ import { asImageryFailure, GEOTIFF_WARNINGS, sceneInput, withSigma0GeoTiff } fro
 export const shipModule: AnalysisModule = {
   endpointId: 'ship',
   async run(request, ctx) {
-    const { kind, path, polygon } = sceneInput(request.input);
+    const { kind, path, polygon, encoding } = sceneInput(request.input);
+    if (encoding?.grey) throw new JobFailure('VALIDATION_ERROR', 'ship detection reads calibrated σ0, not grey levels of an unknown scaling');
     const options: DetectShipsOptions = {
       polygon,
       signal: ctx.signal,
@@ -16,7 +18,7 @@ export const shipModule: AnalysisModule = {
     };
     try {
       if (kind === 'safe') return { result: await detectShipsInSafe(path, options) };
-      const report = await withSigma0GeoTiff(path, (product) => detectShipsInProduct(product, options));
+      const report = await withSigma0GeoTiff(path, encoding, (product) => detectShipsInProduct(product, options));
       return { result: report.result, warnings: report.ambiguitySkipped ? [GEOTIFF_WARNINGS.ambiguityNotSuppressed] : [] };
     } catch (e) {
       throw asImageryFailure(e);

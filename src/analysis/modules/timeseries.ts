@@ -18,9 +18,13 @@ export const timeseriesModule: AnalysisModule = {
     try {
       const out = await detectTimeseries(
         input.scenes.map((s) => ({ date: s.startTime.slice(0, 10), ...sceneSources(request, s, grid) })),
-        { aoi: input.aoi, maxRequestBytes: request.maxRequestBytes, onProgress: (p) => ctx.reportProgress(p), signal: ctx.signal },
+        { aoi: input.aoi, cellSizeM: request.cellSizeM, maxRequestBytes: request.maxRequestBytes, onProgress: (p) => ctx.reportProgress(p), signal: ctx.signal },
       );
-      return { result: out.result, measured: { areaSqkm: out.areaSqkm, coverage: out.coverage } };
+      return {
+        result: out.result,
+        measured: { areaSqkm: out.areaSqkm, coverage: out.coverage },
+        summary: `${out.stats.cellsWithData} of ${out.stats.cells} cells have data; analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio})`,
+      };
     } catch (e) {
       throw asImageryFailure(e);
     }

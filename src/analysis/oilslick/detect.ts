@@ -18,7 +18,7 @@ import { bboxOf } from '../../geo/clip.ts';
 import { rasterizeLandMask, type LandPolygons } from '../../geo/landMask.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
-import { ImageryError, openSafeProduct, planTiles, readTiles, type PixelWindow, type Sigma0Product, type Tile } from '../../imagery/index.ts';
+import { ImageryError, intersectWindows, openSafeProduct, planTiles, type PixelWindow, type Sigma0Product, type Tile } from '../../imagery/index.ts';
 import { finalizeFeatureCollection, type FinalizedCollection, type PolygonInput } from '../common/result.ts';
 import type { PixelSpacing } from './darkSpots.ts';
 import {
@@ -33,7 +33,8 @@ import {
   type SlickFeatures,
 } from './discriminate.ts';
 import { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams, type OilSlickParams } from './params.ts';
-import { runTileTask } from '../engine/pool.ts';
+import { mapTiles } from '../engine/mapTiles.ts';
+import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { loadOilModel, oilProbability, type OilModelFile } from './model.ts';
 import { detectSlicksInTile, requiredHaloPx, type SlickTileInput, type TileRegions } from './tile.ts';
 import { maskAxesM, outlineWindow, refinedPolygons, refineOutlineMask } from './refineOutline.ts';
@@ -400,8 +401,12 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   let window = band.validWindow;
   if (!window) throw new ImageryError('MEASUREMENT_UNAVAILABLE', `${product.productId}: the VV band has no measurement raster`);
   if (options.polygon) {
-    const aoiWindow = polygonWindow(product, options.polygon, pixelSpacing);
-    window = aoiWindow ? intersect(window, aoiWindow) : null;
+    // A vertex the geolocation model cannot invert (far off the scene) makes it the whole image.
+    const bounds = aoiVertexBounds(options.polygon, imagePixelOf(product));
+    const context = { x: Math.ceil(AOI_CONTEXT_M / pixelSpacing.range), y: Math.ceil(AOI_CONTEXT_M / pixelSpacing.azimuth) };
+    const image = { x0: 0, y0: 0, width: product.width, height: product.height };
+    const aoi = bounds.unmapped > 0 ? image : aoiWindow(bounds, product, context);
+    window = aoi ? intersectWindows(window, aoi) : null;
     if (!window) return empty(null);
   }
   // Align the analysed window to the multilook grid (tiles must start on it).
@@ -414,7 +419,6 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   const land = options.land === false ? null : (options.land ?? undefined);
 
   const placed: PlacedTileRegions[] = [];
-  let done = 0;
   let spacing: PixelSpacing = { range: pixelSpacing.range * m, azimuth: pixelSpacing.azimuth * m };
   const read = async (w: PixelWindow, tile: Tile) => {
     // Land first: a tile that is land (or shore buffer) throughout is not read at all.
@@ -423,55 +427,48 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
     const data = await band.readWindow(w, { quantity: 'sigma0', denoise: params.denoise });
     return { ...data, land: landMask };
   };
-  const place = (tile: Tile, regions: TileRegions): void => {
-    spacing = regions.spacing;
-    placed[tile.index] = { originX: tile.halo.x0 / m, originY: tile.halo.y0 / m, regions };
-    done++;
-    options.onProgress?.((0.9 * done) / plan.tiles.length);
-  };
-  // Tiles go to the shared analysis pool (src/analysis/engine), at most `workers` at a time:
-  // this thread reads and masks tile n+1 while a worker finds the dark spots of tile n.
+  // Tiles go to the shared analysis pool (src/analysis/engine): this thread reads and masks
+  // tile n+1 while `workers` threads find the dark spots of earlier tiles, and one more tile
+  // waits in the pool's queue so that a worker never waits for a read.
   const workers = plan.tiles.length >= 3 ? (options.workers ?? Math.max(0, Math.min(2, availableParallelism() - 1))) : 0;
-  const usedWorkers = workers;
   let skipped = 0;
-  const inflight: Promise<void>[] = [];
-  try {
-    for await (const { tile, data } of readTiles(plan, read)) {
-      options.signal?.throwIfAborted();
-      if (!data) {
-        place(tile, emptyTileRegions(tile, params, pixelSpacing));
-        skipped++;
-        continue;
-      }
-      const input: SlickTileInput = {
-        sigma0VV: data.data,
-        valid: data.valid,
-        land: data.land,
-        width: tile.halo.width,
-        height: tile.halo.height,
-        pixelSpacing,
-        core: tile.coreInHalo,
-      };
-      if (workers === 0) {
-        place(tile, detectSlicksInTile(input, params));
-        continue;
-      }
-      // The tile's arrays move to the worker (not copied).
-      const transfer = [...new Set([input.sigma0VV.buffer, input.valid.buffer, ...(input.land ? [input.land.buffer] : [])])] as ArrayBuffer[];
-      const job = runTileTask({ name: 'detectSlicksInTile', input, params }, transfer, options.signal).then((regions) => place(tile, regions));
-      job.catch(() => {}); // surfaced when awaited below
-      inflight.push(job);
-      // Bounded memory: at most one tile waiting besides those the workers hold.
-      while (inflight.length > workers) await inflight.shift();
-    }
-    await Promise.all(inflight);
-  } catch (error) {
-    // No tile is left running behind a failure (or an abort).
-    await Promise.allSettled(inflight);
-    throw error;
-  }
-
-  const candidates = classifyRegions(mergeTileRegions(placed.filter(Boolean)), spacing, m, (line, pixel) => geo.incidenceAngle(line, pixel), params);
+  await mapTiles(
+    plan,
+    read,
+    {
+      name: 'detectSlicksInTile',
+      run: detectSlicksInTile,
+      params,
+      input: (tile, data) => {
+        if (!data) {
+          skipped++;
+          return { result: emptyTileRegions(tile, params, pixelSpacing), keep: undefined };
+        }
+        const input: SlickTileInput = {
+          sigma0VV: data.data,
+          valid: data.valid,
+          land: data.land,
+          width: tile.halo.width,
+          height: tile.halo.height,
+          pixelSpacing,
+          core: tile.coreInHalo,
+        };
+        // The tile's arrays move to the worker (not copied).
+        const transfer = [...new Set([input.sigma0VV.buffer, input.valid.buffer, ...(input.land ? [input.land.buffer] : [])])] as ArrayBuffer[];
+        return { input, transfer, keep: undefined };
+      },
+    },
+    (tile, regions) => {
+      spacing = regions.spacing;
+      placed.push({ originX: tile.halo.x0 / m, originY: tile.halo.y0 / m, regions });
+    },
+    {
+      signal: options.signal,
+      threads: workers === 0 ? 0 : workers + 1,
+      onProgress: (done, total) => options.onProgress?.((0.9 * done) / total),
+    },
+  );
+  const candidates = classifyRegions(mergeTileRegions(placed), spacing, m, (line, pixel) => geo.incidenceAngle(line, pixel), params);
   const polygons: PolygonInput[] = [];
   const aoiBox = options.polygon ? bboxOf(options.polygon) : null;
   // Built once: each slick is then clipped against the AOI near it only (issue 10.1).
@@ -504,7 +501,7 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   }
   const collection = finalizeFeatureCollection(polygons, { addPropertyId: true });
   options.onProgress?.(1);
-  return { collection, candidates, tiles: plan.tiles.length, landTiles: skipped, workers: usedWorkers, window: region };
+  return { collection, candidates, tiles: plan.tiles.length, landTiles: skipped, workers, window: region };
 }
 
 /**
@@ -560,44 +557,6 @@ function emptyTileRegions(tile: Tile, params: OilSlickParams, pixelSpacing: Pixe
     parts: [],
     edges: { top: new Int32Array(wcore.width), bottom: new Int32Array(wcore.width), left: new Int32Array(wcore.height), right: new Int32Array(wcore.height) },
   };
-}
-
-function intersect(a: PixelWindow, b: PixelWindow): PixelWindow | null {
-  const x0 = Math.max(a.x0, b.x0);
-  const y0 = Math.max(a.y0, b.y0);
-  const x1 = Math.min(a.x0 + a.width, b.x0 + b.width);
-  const y1 = Math.min(a.y0 + a.height, b.y0 + b.height);
-  return x1 > x0 && y1 > y0 ? { x0, y0, width: x1 - x0, height: y1 - y0 } : null;
-}
-
-/**
- * Pixel window around an AOI's vertices, grown by AOI_CONTEXT_M; null when it misses the image.
- * A vertex the geolocation model cannot invert (far off the scene) makes it the whole image.
- */
-function polygonWindow(product: Sigma0Product, polygon: AoiGeometry, spacing: PixelSpacing): PixelWindow | null {
-  const image = { x0: 0, y0: 0, width: product.width, height: product.height };
-  const rings = polygon.type === 'Polygon' ? polygon.coordinates : polygon.coordinates.flat();
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  for (const ring of rings) {
-    for (const [lon, lat] of ring) {
-      const p = product.geolocation.lonLatToPixel(lon, lat);
-      if (!Number.isFinite(p.line) || !Number.isFinite(p.pixel)) return image;
-      x0 = Math.min(x0, p.pixel);
-      x1 = Math.max(x1, p.pixel);
-      y0 = Math.min(y0, p.line);
-      y1 = Math.max(y1, p.line);
-    }
-  }
-  if (!(x1 >= x0 && y1 >= y0)) return null;
-  const gx = Math.ceil(AOI_CONTEXT_M / spacing.range);
-  const gy = Math.ceil(AOI_CONTEXT_M / spacing.azimuth);
-  return intersect(
-    { x0: Math.floor(x0) - gx, y0: Math.floor(y0) - gy, width: Math.ceil(x1) - Math.floor(x0) + 1 + 2 * gx, height: Math.ceil(y1) - Math.floor(y0) + 1 + 2 * gy },
-    image,
-  );
 }
 
 /**

@@ -12,6 +12,8 @@
  * saturated spots (ships, platforms) stay in: they are context.
  */
 import jpeg from 'jpeg-js';
+import { ImageryError } from '../../imagery/errors.ts';
+import type { Sigma0Band, Sigma0Product } from '../../imagery/sigma0/types.ts';
 import { labelRegions } from './darkSpots.ts';
 
 export interface GreyDbMapping {
@@ -82,4 +84,43 @@ export function greyToSigma0(image: GreyImage, mapping: GreyDbMapping = GREY_DB_
     if (l !== 0 && lab.sizes[l]! >= LAND_MIN_PIXELS) land[i] = 1;
   }
   return { width, height, sigma0, valid, land };
+}
+
+/**
+ * A σ0 GeoTIFF of grey levels (read as raw values) as a product of linear σ0: its VV band's
+ * grey g ↦ greyToDb(g) ↦ σ0; grey 0 (and any value outside 1 … 255) is no data.
+ */
+export function greySigma0Product(product: Sigma0Product, mapping: GreyDbMapping): Sigma0Product {
+  const band = product.bands.VV;
+  if (!band) throw new ImageryError('MEASUREMENT_UNAVAILABLE', `${product.productId} has no VV band (has ${product.polarisations.join(', ')}); oil slicks need VV`);
+  const lut = new Float32Array(256);
+  for (let g = 0; g < 256; g++) lut[g] = 10 ** (greyToDb(g, mapping) / 10);
+  const vv: Sigma0Band = {
+    polarisation: band.polarisation,
+    hasMeasurement: band.hasMeasurement,
+    validWindow: band.validWindow,
+    annotation: band.annotation,
+    async readWindow(window, options) {
+      const out = await band.readWindow(window, options);
+      for (let i = 0; i < out.data.length; i++) {
+        if (out.valid[i] === 0) continue;
+        const g = Math.round(out.data[i]!);
+        if (g < 1 || g > 255) out.valid[i] = 0;
+        out.data[i] = out.valid[i] ? lut[g]! : 0;
+      }
+      return out;
+    },
+  };
+  return {
+    location: product.location,
+    productId: product.productId,
+    polarisations: ['VV'],
+    width: product.width,
+    height: product.height,
+    bands: { VV: vv },
+    geolocation: product.geolocation,
+    validWindow: product.validWindow,
+    validFootprint: product.validFootprint,
+    close: () => product.close(),
+  };
 }

@@ -8,9 +8,10 @@ import { AoiClipper, convexHull } from '../../geo/aoiClipper.ts';
 import { rasterizeLandMask } from '../../geo/landMask.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
-import { isSafeProduct, openSafeProduct, planTiles, readTiles, SIGMA_FLOOR_LINEAR, type PixelWindow, type Sigma0Band, type Sigma0Product } from '../../imagery/index.ts';
+import { intersectWindows, isSafeProduct, openSafeProduct, planTiles, SIGMA_FLOOR_LINEAR, type PixelWindow, type Sigma0Band, type Sigma0Product, type Tile } from '../../imagery/index.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
-import { runTileTask } from '../engine/pool.ts';
+import { mapTiles } from '../engine/mapTiles.ts';
+import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { BrightSourceMap, findAzimuthAmbiguities, readAmbiguityGeometry } from './ambiguity.ts';
 import { prepareTileCalibration } from './calibrate.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
@@ -46,8 +47,8 @@ export interface ShipSceneReport {
   ambiguitySkipped: boolean;
   /** Full-image window that was analysed. */
   region: PixelWindow | null;
-  /** Wall-clock milliseconds per stage (read includes waiting for the reader; detect is detectShipsInTile). */
-  timings: { read: number; landMask: number; detect: number; ambiguity: number; vectorize: number; total: number };
+  /** Wall-clock milliseconds per stage: waiting for reads, tile inputs on this thread (valid and land masks, calibration vectors), detectShipsInTile (run or awaited) and merging, the ambiguity step, polygons. */
+  timings: { read: number; input: number; detect: number; ambiguity: number; vectorize: number; total: number };
 }
 
 /** Detect ships in a GRD SAFE product (folder, manifest.safe or zip). */
@@ -79,40 +80,6 @@ function pickBands(product: Sigma0Product, params: ShipParams): { vh?: Sigma0Ban
       if (co) return { vv: co };
   }
   throw new RangeError(`${product.productId} has no readable measurement band`);
-}
-
-/** Pixel window of an AOI: its vertices' bounding box in the image, grown by `margin` pixels. */
-function aoiWindow(product: Sigma0Product, aoi: AoiGeometry, margin: number): PixelWindow | null {
-  let r0 = Infinity;
-  let r1 = -Infinity;
-  let c0 = Infinity;
-  let c1 = -Infinity;
-  const rings = aoi.type === 'Polygon' ? aoi.coordinates : aoi.coordinates.flat();
-  for (const ring of rings) {
-    for (const [lon, lat] of ring) {
-      const p = product.geolocation.lonLatToPixel(lon, lat);
-      if (!Number.isFinite(p.line) || !Number.isFinite(p.pixel)) continue;
-      r0 = Math.min(r0, p.line);
-      r1 = Math.max(r1, p.line);
-      c0 = Math.min(c0, p.pixel);
-      c1 = Math.max(c1, p.pixel);
-    }
-  }
-  if (!(r0 <= r1)) return null;
-  const y0 = Math.max(0, Math.floor(r0) - margin);
-  const x0 = Math.max(0, Math.floor(c0) - margin);
-  const y1 = Math.min(product.height - 1, Math.ceil(r1) + margin);
-  const x1 = Math.min(product.width - 1, Math.ceil(c1) + margin);
-  if (y1 < y0 || x1 < x0) return null;
-  return { x0, y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
-}
-
-function intersect(a: PixelWindow, b: PixelWindow): PixelWindow | null {
-  const x0 = Math.max(a.x0, b.x0);
-  const y0 = Math.max(a.y0, b.y0);
-  const x1 = Math.min(a.x0 + a.width, b.x0 + b.width);
-  const y1 = Math.min(a.y0 + a.height, b.y0 + b.height);
-  return x1 > x0 && y1 > y0 ? { x0, y0, width: x1 - x0, height: y1 - y0 } : null;
 }
 
 /** The detection's pixel outline as a lon/lat Polygon (one per vessel: clusters are 8-connected). */
@@ -151,9 +118,10 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
   const spacing = { range: primaryBand.annotation.rangePixelSpacing, azimuth: primaryBand.annotation.azimuthPixelSpacing };
   const halo = requiredHalo(params, spacing);
   const started = performance.now();
-  const timings = { read: 0, landMask: 0, detect: 0, ambiguity: 0, vectorize: 0, total: 0 };
+  const timings = { read: 0, input: 0, detect: 0, ambiguity: 0, vectorize: 0, total: 0 };
   const safe = isSafeProduct(product) ? product : null;
   const ambiguitySkipped = params.ambiguity.enabled && !safe;
+  const geolocation = product.geolocation;
   const empty = (): ShipSceneReport => ({ result: finalizeFeatureCollection([]), detections: [], tiles: 0, channels, ambiguities: 0, ambiguitySkipped, region: null, timings });
 
   let region = product.validWindow;
@@ -168,13 +136,12 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
     // large, in time linear in the AOI's vertices.
     const footprint = product.validFootprint;
     const over = footprint ? clipper.clipToConvex(convexHull(footprint.coordinates[0]!)) : options.polygon;
-    const w = over ? aoiWindow(product, over, 2) : null;
-    region = w ? intersect(region, w) : null;
+    const w = over ? aoiWindow(aoiVertexBounds(over, imagePixelOf(product)), product, { x: 2, y: 2 }) : null;
+    region = w ? intersectWindows(region, w) : null;
     if (!region) return empty();
   }
 
   const plan = planTiles(product.width, product.height, params.tileSize, halo, region);
-  const geolocation = product.geolocation;
   const sources = params.ambiguity.enabled && safe ? new BrightSourceMap(product.width, product.height, 8) : null;
   // SAFE without noise removal: the main thread reads DN only and the tile's worker calibrates
   // it (calibrate.ts, bit-identical σ0), since reading is the critical path of a scene.
@@ -182,17 +149,12 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
   const readOptions = calibration ? { quantity: 'dn' as const, denoise: false } : { quantity: 'sigma0' as const, denoise: params.denoise };
 
   const detections: ShipDetection[] = [];
-  let done = 0;
-  const threads = Math.max(0, Math.floor(options.threads ?? 0));
-  const inFlight = new Set<Promise<void>>();
-  const tiles = readTiles(plan, async (window) => {
+  const readTile = async (window: PixelWindow) => {
     const [vh, vv] = await Promise.all([bands.vh?.readWindow(window, readOptions), bands.vv?.readWindow(window, readOptions)]);
     return { vh, vv };
-  });
-  let mark = performance.now();
-  for await (const { tile, data } of tiles) {
-    timings.read += performance.now() - mark;
-    options.signal?.throwIfAborted();
+  };
+  type TileData = Awaited<ReturnType<typeof readTile>>;
+  const tileInput = (tile: Tile, data: TileData): ShipTileInput => {
     const win = tile.halo;
     const n = win.width * win.height;
     let valid = (data.vh ?? data.vv)!.valid;
@@ -202,7 +164,6 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
       for (let i = 0; i < n; i++) valid[i] = valid[i]! & other[i]!;
     }
     let land: Uint8Array | undefined;
-    mark = performance.now();
     if (params.landMask) {
       land = rasterizeLandMask({
         width: win.width,
@@ -216,10 +177,8 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
         pixelSpacing: spacing,
       });
     }
-    timings.landMask += performance.now() - mark;
-    mark = performance.now();
     const origin = { row: win.y0, col: win.x0 };
-    const input: ShipTileInput = {
+    return {
       sigma0: { ...(data.vh ? { vh: data.vh.data } : {}), ...(data.vv ? { vv: data.vv.data } : {}) },
       valid,
       ...(land ? { land } : {}),
@@ -237,32 +196,30 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
           }
         : {}),
     };
-    // With ambiguity suppression the tile also pools its core for the source map (on the worker).
-    const fn = sources ? 'detectShipsInTileWithSources' : 'detectShipsInTile';
-    const finished = (out: ShipDetection[] | { detections: ShipDetection[]; sources: PooledSources }): void => {
-      const found = Array.isArray(out) ? out : out.detections;
-      if (!Array.isArray(out)) sources?.merge(out.sources);
-      detections.push(...found);
-      done++;
-      options.onProgress?.(Math.floor((100 * done) / plan.tiles.length));
-    };
-    if (threads > 0) {
-      // The tile's arrays move to the worker (not copied); at most `threads` tiles are out.
-      const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
-      const task = runTileTask({ name: fn, input, params }, transfer, options.signal).then(finished);
-      inFlight.add(task);
-      // Leaves the set however it settles; a failed or aborted tile surfaces through the awaits
-      // below (`finally` here would rethrow into a promise nobody awaits: an unhandled rejection).
-      void task.then(() => inFlight.delete(task), () => inFlight.delete(task));
-      if (inFlight.size >= threads) await Promise.race(inFlight);
-    } else {
-      finished(sources ? detectShipsInTileWithSources(input, params, sources.cell) : detectShipsInTile(input, params));
-    }
-    timings.detect += performance.now() - mark;
-    mark = performance.now();
-  }
-  await Promise.all(inFlight);
-  timings.detect += performance.now() - mark;
+  };
+  // The tile's arrays move to the worker (not copied).
+  const prepare = (tile: Tile, data: TileData) => {
+    const input = tileInput(tile, data);
+    const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
+    return { input, transfer, keep: undefined };
+  };
+  const engine = {
+    signal: options.signal,
+    threads: options.threads,
+    onProgress: (done: number, total: number) => options.onProgress?.(Math.floor((100 * done) / total)),
+  };
+  // With ambiguity suppression the tile also pools its core for the source map (on the worker).
+  const tileTimings = sources
+    ? await mapTiles(plan, readTile, { name: 'detectShipsInTileWithSources', run: detectShipsInTileWithSources, params, input: prepare }, (_tile, out) => {
+        sources.merge(out.sources);
+        detections.push(...out.detections);
+      }, engine)
+    : await mapTiles(plan, readTile, { name: 'detectShipsInTile', run: detectShipsInTile, params, input: prepare }, (_tile, found) => {
+        detections.push(...found);
+      }, engine);
+  timings.read = tileTimings.read;
+  timings.input = tileTimings.input;
+  timings.detect = tileTimings.tasks + tileTimings.merge;
 
   // Safety net: tiles decide a vessel identically, so none should ever be reported twice;
   // should rounding ever make two tiles disagree at a core edge, overlapping pixels reveal it.
@@ -276,7 +233,7 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
     unique.push(d);
   }
 
-  mark = performance.now();
+  let mark = performance.now();
   let kept = unique;
   let ambiguities = 0;
   if (sources && safe && unique.length > 0) {

@@ -15,7 +15,8 @@
 import type { AoiGeometry } from '../../geo/types.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
 import { lonLatTransform } from '../../imagery/rtc/projection.ts';
-import { aoiPixelEdges, aoiWindow, rasterizeAoi } from '../change/aoiMask.ts';
+import { aoiPixelEdges, rasterizeAoi } from '../change/aoiMask.ts';
+import { aoiWindow } from '../engine/window.ts';
 import { cellOfMapPoint, type CellGrid } from './grid.ts';
 import { addValidPixels, scenesByDate, sumStack, type SeriesScene } from './stack.ts';
 
@@ -48,7 +49,7 @@ interface CellMap {
 
 function buildCellMap(raster: RasterProduct, grid: CellGrid, aoi: AoiGeometry): CellMap | null {
   const edges = aoiPixelEdges(aoi, (lon, lat) => raster.lonLatToPixel(lon, lat));
-  const window = aoiWindow(edges, raster);
+  const window = aoiWindow(edges, raster, 'centres');
   if (!window) return null;
   const { x0, y0 } = window;
   const inside = rasterizeAoi(edges, window);

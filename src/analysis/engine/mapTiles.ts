@@ -1,0 +1,162 @@
+/**
+ * The one tile loop of the tiled detectors (ship, oil slick, building change): reads the plan's
+ * tiles in order with bounded read-ahead, turns each into its tile task's input on this thread,
+ * runs the task in this thread or on the shared analysis pool (pool.ts) with a bounded number
+ * out at once, and hands the results to the detector's merge in plan order — so a result never
+ * depends on which thread finished first, and equals the one-thread result bit for bit. Abort
+ * and progress are the engine's too: the signal is checked after every read and passed to the
+ * pool (a running task's thread is terminated), and progress is the share of tiles merged.
+ *
+ * A detector is then its parameters, a tile task (a function of the task table, tasks.ts, run
+ * by name on the pool and called directly in this thread) and a merge.
+ */
+import type { TransferListItem } from 'node:worker_threads';
+import { readTiles, type Tile, type TilePlan } from '../../imagery/tiles.ts';
+import type { PixelWindow } from '../../imagery/window.ts';
+import { runTileTask } from './pool.ts';
+import type { TILE_TASKS, TileTaskName, TileTaskResult } from './tasks.ts';
+
+type Tasks = typeof TILE_TASKS;
+export type TileTaskInput<N extends TileTaskName> = Parameters<Tasks[N]>[0];
+export type TileTaskParams<N extends TileTaskName> = Parameters<Tasks[N]>[1];
+
+/** A tile's task input (its buffers listed in `transfer` move to the worker, not copied) and what the merge keeps of the tile besides the task's result. */
+export type TileInput<N extends TileTaskName, K> =
+  | { input: TileTaskInput<N>; transfer?: TransferListItem[]; keep: K }
+  /** A tile that needs no task (e.g. land throughout): its result as given. */
+  | { result: TileTaskResult<N>; keep: K };
+
+/** What a detector runs on each tile. */
+export interface TileTask<N extends TileTaskName, D, K> {
+  /** The task table's name: what the pool runs. */
+  name: N;
+  /** The same function of the task table, called directly when no thread is asked for. */
+  run: Tasks[N];
+  params: TileTaskParams<N>;
+  /** From a tile's read data to its task input, on this thread (masks, calibration vectors). */
+  input(tile: Tile, data: D): TileInput<N, K>;
+}
+
+export interface MapTilesOptions {
+  signal?: AbortSignal;
+  /** After each tile merged: tiles merged so far and the plan's total. */
+  onProgress?: (done: number, total: number) => void;
+  /** Tile tasks out on the analysis pool at once; 0 (default): every task in this thread. */
+  threads?: number;
+  /** Reads in flight beyond the tile being turned into a task input (default 1). */
+  prefetch?: number;
+}
+
+/** Where the calling thread's time went, ms: waiting for reads, making task inputs, running or waiting for tasks, merging. */
+export interface TileTimings {
+  read: number;
+  input: number;
+  tasks: number;
+  merge: number;
+}
+
+interface Pending<R, K> {
+  tile: Tile;
+  keep: K;
+  settled: boolean;
+  failed: boolean;
+  value?: R;
+  error?: unknown;
+  done: Promise<void>;
+}
+
+export async function mapTiles<N extends TileTaskName, D, K>(
+  plan: TilePlan,
+  read: (window: PixelWindow, tile: Tile) => Promise<D>,
+  task: TileTask<N, D, K>,
+  merge: (tile: Tile, result: TileTaskResult<N>, keep: K) => void,
+  options: MapTilesOptions = {},
+): Promise<TileTimings> {
+  const { signal } = options;
+  const threads = Math.max(0, Math.floor(options.threads ?? 0));
+  const total = plan.tiles.length;
+  const timings: TileTimings = { read: 0, input: 0, tasks: 0, merge: 0 };
+  // Tiles not yet merged, in plan order. Results that finish out of order wait here for
+  // their predecessors; at most 2 × threads tiles are held, so memory stays bounded.
+  const pending: Pending<TileTaskResult<N>, K>[] = [];
+  const cap = 2 * Math.max(1, threads);
+  let running = 0;
+  let merged = 0;
+
+  const mergeSettled = (): void => {
+    const started = performance.now();
+    while (pending.length > 0 && pending[0]!.settled) {
+      const head = pending.shift()!;
+      if (head.failed) {
+        // An aborted job fails with its signal's reason, whichever tile noticed first.
+        signal?.throwIfAborted();
+        throw head.error;
+      }
+      merge(head.tile, head.value!, head.keep);
+      merged++;
+      options.onProgress?.(merged, total);
+    }
+    timings.merge += performance.now() - started;
+  };
+  const settle = (entry: Pending<TileTaskResult<N>, K>, ok: boolean, value: unknown): void => {
+    entry.settled = true;
+    entry.failed = !ok;
+    if (ok) entry.value = value as TileTaskResult<N>;
+    else entry.error = value;
+  };
+  const resolved = (tile: Tile, keep: K, value: TileTaskResult<N>): Pending<TileTaskResult<N>, K> => ({ tile, keep, settled: true, failed: false, value, done: Promise.resolve() });
+  /** Waits until a task settles (the head, when the held tiles reach the cap). */
+  const waitForTask = async (): Promise<void> => {
+    const started = performance.now();
+    const unsettled = pending.filter((p) => !p.settled);
+    if (pending.length >= cap) await pending[0]!.done;
+    else await Promise.race(unsettled.map((p) => p.done));
+    timings.tasks += performance.now() - started;
+  };
+
+  try {
+    let clock = performance.now();
+    for await (const { tile, data } of readTiles(plan, read, { prefetch: options.prefetch ?? 1 })) {
+      timings.read += performance.now() - clock;
+      signal?.throwIfAborted();
+      clock = performance.now();
+      const prepared = task.input(tile, data);
+      timings.input += performance.now() - clock;
+      if ('result' in prepared) {
+        pending.push(resolved(tile, prepared.keep, prepared.result));
+      } else if (threads === 0) {
+        clock = performance.now();
+        const run = task.run as (input: unknown, params: unknown) => TileTaskResult<N>;
+        const value = run(prepared.input, task.params);
+        timings.tasks += performance.now() - clock;
+        pending.push(resolved(tile, prepared.keep, value));
+      } else {
+        const entry: Pending<TileTaskResult<N>, K> = { tile, keep: prepared.keep, settled: false, failed: false, done: Promise.resolve() };
+        running++;
+        const call = { name: task.name, input: prepared.input, params: task.params } as Parameters<typeof runTileTask<N>>[0];
+        // `done` never rejects: a failure is kept on the entry and thrown when merging reaches it.
+        entry.done = runTileTask(call, prepared.transfer ?? [], signal).then(
+          (value) => settle(entry, true, value),
+          (error: unknown) => settle(entry, false, error),
+        ).finally(() => running--);
+        pending.push(entry);
+      }
+      mergeSettled();
+      while (running >= Math.max(1, threads) || pending.length >= cap) {
+        if (pending.every((p) => p.settled)) break;
+        await waitForTask();
+        mergeSettled();
+      }
+      clock = performance.now();
+    }
+    while (pending.length > 0) {
+      if (!pending[0]!.settled) await waitForTask();
+      mergeSettled();
+    }
+  } catch (error) {
+    // No task is left running behind a failure or an abort.
+    await Promise.all(pending.map((p) => p.done));
+    throw error;
+  }
+  return timings;
+}
