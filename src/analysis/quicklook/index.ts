@@ -4,11 +4,11 @@
 import type { EndpointId, Family } from '../../contract/enums.ts';
 import type { AoiGeometry, BBox } from '../../geo/types.ts';
 import { bboxOf } from '../../geo/index.ts';
-import { openRasterProduct, openSafeProduct, openSigma0GeoTiff, type Sigma0Product } from '../../imagery/index.ts';
+import { openRasterProduct, openSafeProduct, type Sigma0Product } from '../../imagery/index.ts';
 import { runTileTask } from '../engine/pool.ts';
 import type { ResolvedInput, ResultCollection } from '../registry.ts';
 import { rtcPaths } from '../modules/rtcInput.ts';
-import { safeProductPath, sceneInput } from '../modules/sceneInput.ts';
+import { safeProductPath, sceneInput, withSigma0GeoTiff } from '../modules/sceneInput.ts';
 import { deviationStyle } from '../timeseries/style.ts';
 import type { DetectionStyle } from './render.ts';
 import { mercatorGrid, type MercatorGrid } from './mercator.ts';
@@ -55,12 +55,17 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
     case 'ship':
     case 'oilslick': {
       const scene = sceneInput(input);
-      const product: Sigma0Product = scene.kind === 'safe' ? await openSafeProduct(scene.path) : await openSigma0GeoTiff(scene.path);
-      try {
-        const prefer = endpointId === 'ship' ? ['VH', 'HV', 'VV', 'HH'] : ['VV', 'HH', 'VH', 'HV'];
+      const prefer = endpointId === 'ship' ? ['VH', 'HV', 'VV', 'HH'] : ['VV', 'HH', 'VH', 'HV'];
+      const draw = (product: Sigma0Product) => {
         const pol = prefer.find((p) => product.bands[p]?.hasMeasurement);
         if (!pol) throw new Error('the product has no readable band');
-        return await quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
+        return quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
+      };
+      // A GeoTIFF is opened as the analysis opened it (its polarisations and units).
+      if (scene.kind === 'geotiff') return await withSigma0GeoTiff(scene.path, scene.encoding, draw);
+      const product = await openSafeProduct(scene.path);
+      try {
+        return await draw(product);
       } finally {
         await product.close();
       }
