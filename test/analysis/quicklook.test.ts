@@ -1,14 +1,18 @@
-// Issue 22 §1, quicklooks of the map-grid endpoints on generated RTC stacks: a time series'
-// deviation map (each cell in its result's own class colour, the legend's classes), and a
-// building-change job's overlay from the later RTC scene (bounds around the AOI, transparent
-// outside it) with a detection drawn. The GRD (ship) path is tested through the API in
-// test/api/quicklook.test.ts.
-import { mkdtemp, rm } from 'node:fs/promises';
+// Issue 22 §1, quicklooks. Real data first: a ship job's quicklook of the real North-Sea GRD
+// crop, whose overlay is bright where the 20 labelled vessels are and whose drawing marks
+// them. Then the map-grid endpoints on generated RTC stacks: a time series' deviation map
+// (each cell in its result's own class colour, the legend's classes), and a building-change
+// job's overlay from the later RTC scene (bounds around the AOI, transparent outside it) with
+// a detection drawn. The service path (routes, retention, failure) is tested through the API
+// in test/api/quicklook.test.ts.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectTimeseries } from '../../src/analysis/timeseries/index.ts';
+import { detectShipsInSafe } from '../../src/analysis/ship/index.ts';
+import { NORTH_SEA_SAFE, NORTH_SEA_TRUTH } from '../imagery/fixtures.ts';
 import { DETECTION_STYLES, deviationMapGrid, makeQuicklook } from '../../src/analysis/quicklook/index.ts';
 import { MARGIN } from '../../src/analysis/quicklook/deviationMap.ts';
 import { gridPixel } from '../../src/analysis/quicklook/mercator.ts';
@@ -51,6 +55,55 @@ function rgbAt(png: PNG, x: number, y: number): number[] {
 function rtcScene(vv: string): SceneRecord {
   return { assets: { vv: { href: vv } } } as unknown as SceneRecord;
 }
+
+describe('ship on the real North-Sea GRD crop (VH, 1000 × 1000 px)', () => {
+  it('the overlay is white at the labelled vessels, unlike the sea around them, and the detections are drawn there', async () => {
+    const result = await detectShipsInSafe(NORTH_SEA_SAFE, {});
+    const images = await makeQuicklook({ endpointId: 'ship', family: 'analyze', input: { kind: 'scene', scene: { assets: { product: { href: NORTH_SEA_SAFE } } } as never }, result });
+    const overlay = PNG.sync.read(Buffer.from(images!.overlay!.png));
+    const quicklook = PNG.sync.read(Buffer.from(images!.quicklook));
+    const b = images!.overlay!.bounds;
+    const my = (phi: number) => Math.log(Math.tan(Math.PI / 4 + (phi * Math.PI) / 360));
+    const pixel = (lon: number, lat: number) => [((lon - b[0]) / (b[2] - b[0])) * overlay.width, ((my(b[3]) - my(lat)) / (my(b[3]) - my(b[1]))) * overlay.height] as const;
+    /** Mean grey of the 3 × 3 pixels around (x, y) that hold data. */
+    const mean3 = (x: number, y: number) => {
+      let sum = 0;
+      let n = 0;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const i = ((Math.floor(y) + dy) * overlay.width + Math.floor(x) + dx) * 4;
+          if (overlay.data[i + 3]) ((sum += overlay.data[i]!), n++);
+        }
+      }
+      return n ? sum / n : Number.NaN;
+    };
+    const truth = JSON.parse(await readFile(NORTH_SEA_TRUTH, 'utf8')) as { features: { geometry: { coordinates: [number, number] } }[] };
+    expect(truth.features).toHaveLength(20);
+    const atVessels = truth.features.map((f) => mean3(...pixel(...f.geometry.coordinates)));
+    // Measured: 20 of 20 at ≥ 250 (16 saturated); the sea's 3 × 3 means: median 161, 90th percentile 213.
+    expect(atVessels.filter((v) => v >= 250).length).toBeGreaterThanOrEqual(18);
+    let state = 1;
+    const random = () => (state = (state * 16807) % 2147483647) / 2147483647;
+    const sea: number[] = [];
+    while (sea.length < 400) {
+      const v = mean3(2 + random() * (overlay.width - 4), 2 + random() * (overlay.height - 4));
+      if (Number.isFinite(v)) sea.push(v);
+    }
+    expect(sea.filter((v) => v >= 250).length / sea.length).toBeLessThan(0.05);
+    // The detector's 19 detections include the 16 certain vessels: the drawing marks at least 18 of the 20 labels.
+    const marked = truth.features.filter((f) => {
+      const [x, y] = pixel(...f.geometry.coordinates);
+      for (let dy = -10; dy <= 10; dy++) {
+        for (let dx = -10; dx <= 10; dx++) {
+          const rgb = rgbAt(quicklook, x + dx, y + dy);
+          if (JSON.stringify(rgb) === JSON.stringify([...DETECTION_STYLES.ship!.colour])) return true;
+        }
+      }
+      return false;
+    });
+    expect(marked.length).toBeGreaterThanOrEqual(18);
+  }, 120_000);
+});
 
 describe('timeseries: a deviation map', () => {
   it('each whole cell is filled with its result fill colour at its centre; every class of the scale is in the legend; no overlay', async () => {

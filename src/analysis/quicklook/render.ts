@@ -5,6 +5,7 @@
  * quicklook (the same pixels with the AOI's outline and the detections drawn).
  */
 import { Canvas, fillRingSpans, type Colour } from '../../raster/canvas.ts';
+import { boxMean } from '../../raster/boxMean.ts';
 import type { MercatorGrid } from './mercator.ts';
 import type { Lattice, SampledRaster } from './sample.ts';
 import type { FlatRings } from './vectors.ts';
@@ -41,6 +42,8 @@ export interface RenderedQuicklook {
 
 /** The AOI's outline on the quicklook. */
 const OUTLINE_COLOUR: Colour = [120, 255, 120];
+/** Sampled values averaging fewer pixels than this along their line get a 3 × 3 mean before display. */
+const SMOOTH_BELOW_RUN = 4;
 /** Percentiles of the valid pixels' dB mapped to black and white. */
 export const STRETCH_PERCENTILES: [number, number] = [2, 98];
 
@@ -142,6 +145,14 @@ function encode(canvas: Canvas): Uint8Array {
 export function renderQuicklook(input: RenderQuicklookInput): RenderedQuicklook {
   const { grid, style } = input;
   const { width, height } = grid;
+  // Near the source's own resolution (a polygon job) each value is one to a few pixels of
+  // speckle: a 3 × 3 mean (linear) keeps it from filling the stretch. A whole scene's values
+  // already average runs of ten or more pixels.
+  const { rows, runs, runLength } = input.raster;
+  if (runLength < SMOOTH_BELOW_RUN) {
+    const valid = Uint8Array.from(input.raster.data, (v) => (v > 0 ? 1 : 0));
+    input.raster.data = boxMean(input.raster.data, valid, runs, rows, 1, 1);
+  }
   // dB on the sampled raster (fewer values than the output grid), then resampled.
   const sampled = input.raster.data;
   for (let i = 0; i < sampled.length; i++) {
