@@ -63,3 +63,16 @@ describe('CalibratedRunSampler on the North-Sea crop', () => {
     }
   });
 });
+
+describe('openSafeProduct({ firstOf }): one band for a picture', () => {
+  it('opens only the first listed polarisation the product has, and refuses a product with none of them', async () => {
+    const vh = await openSafeProduct(NORTH_SEA_SAFE, { firstOf: ['VH', 'VV'] });
+    expect(vh.polarisations).toEqual(['VH']);
+    expect(vh.validWindow).toEqual(product.validWindow);
+    await vh.close();
+    const vv = await openSafeProduct(NORTH_SEA_SAFE, { firstOf: ['HH', 'VV'] });
+    expect(vv.polarisations).toEqual(['VV']);
+    await vv.close();
+    await expect(openSafeProduct(NORTH_SEA_SAFE, { firstOf: ['HH', 'HV'] })).rejects.toMatchObject({ code: 'MEASUREMENT_UNAVAILABLE' });
+  });
+});

@@ -63,7 +63,7 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
       };
       // A GeoTIFF is opened as the analysis opened it (its polarisations and units).
       if (scene.kind === 'geotiff') return await withSigma0GeoTiff(scene.path, scene.encoding, draw);
-      const product = await openSafeProduct(scene.path);
+      const product = await openSafeProduct(scene.path, { firstOf: prefer });
       try {
         return await draw(product);
       } finally {
@@ -75,9 +75,10 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
       if (input.kind !== 'pair') throw new Error(`a ${endpointId} quicklook needs a pair input, got ${input.kind}`);
       // The later scene: what the change is seen in (new buildings bright, demolished ones gone).
       if (request.family === 'detect') {
-        const product = await openSafeProduct(safeProductPath(input.later));
+        const prefer = ['VV', 'HH', 'VH', 'HV'];
+        const product = await openSafeProduct(safeProductPath(input.later), { firstOf: prefer });
         try {
-          const pol = ['VV', 'HH', 'VH', 'HV'].find((p) => product.bands[p]?.hasMeasurement);
+          const pol = prefer.find((p) => product.bands[p]?.hasMeasurement);
           if (!pol) throw new Error('the product has no readable band');
           return await quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
         } finally {
