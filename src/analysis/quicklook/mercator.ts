@@ -47,9 +47,9 @@ export function mercatorGrid(bbox: BBox, finestGroundM: number, maxSide: number)
   const pixel = Math.max(Math.max(x1 - x0, y0 - yMin) / maxSide, finest);
   const width = Math.max(1, Math.min(maxSide, Math.ceil((x1 - x0) / pixel - 1e-9)));
   const height = Math.max(1, Math.min(maxSide, Math.ceil((y0 - yMin) / pixel - 1e-9)));
+  // West and north are the extent's own (not a round trip through Mercator, which could move them by 1e-15° and out of it).
   const [eastEdge, southEdge] = mercatorToLonLat(x0 + width * pixel, y0 - height * pixel);
-  const [westEdge, northEdge] = mercatorToLonLat(x0, y0);
-  return { x0, y0, pixel, width, height, bounds: [westEdge, southEdge, eastEdge, northEdge] };
+  return { x0, y0, pixel, width, height, bounds: [west, Math.min(south, southEdge), Math.max(east, eastEdge), north] };
 }
 
 /** Output pixel (column, row) of a lon/lat point on the grid (pixel (0, 0) spans [0, 1) × [0, 1)). */
