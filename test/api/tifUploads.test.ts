@@ -100,7 +100,10 @@ beforeAll(async () => {
   safeCenter = [3.9, 52.3];
   const safe = await writeSafeGrd(path.join(dir, 'safe'), { seed: 3, start: '2024-06-13T17:33:40Z', center: safeCenter, width: 500, height: 400, pols: ['VV', 'VH'], wind: { speed: 7, directionDeg: 200 } });
   safeZip = zipFolder(safe.productPath, path.basename(safe.productPath), () => 'store');
-  t = await startTestService({ SARWATCH_MAX_TIF_UPLOAD_BYTES: String(MAX_BYTES) });
+  // The tests poll uploads every 25 ms and jobs every ≤ 200 ms; on a loaded machine, where an
+  // upload or a job takes a few times longer, that alone passed the default 300 requests a
+  // minute and later tests got 429s. Rate limits are tested elsewhere (test/api/jobs.test.ts).
+  t = await startTestService({ SARWATCH_MAX_TIF_UPLOAD_BYTES: String(MAX_BYTES), SARWATCH_RATE_LIMIT_PER_MINUTE: '100000' });
 }, 120_000);
 afterAll(async () => {
   await t?.close();
