@@ -4,8 +4,9 @@
  * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick, remote
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
  * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
- * validation (bench/validation.ts) and api (the HTTP API under autocannon in both modes;
- * bench/api.ts names its environment variables).
+ * validation (bench/validation.ts), monitors (bench/monitors.ts), api (the HTTP API under
+ * autocannon in both modes; bench/api.ts names its environment variables) and dashboard (the
+ * job page with a large result in headless Chromium, bench/dashboard.ts).
  *
  *   SARWATCH_BENCH_DIR  where generated scenes are kept (default <tmp>/sarwatch-bench)
  */
@@ -21,6 +22,8 @@ import { benchShips } from './ship.ts';
 import { benchTimeseries } from './timeseries.ts';
 import { benchValidation } from './validation.ts';
 import { benchIdlefarm } from './idlefarm.ts';
+import { benchDashboard } from './dashboard.ts';
+import { benchMonitors } from './monitors.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
 interface SuiteResult {
@@ -79,6 +82,27 @@ const SUITES: Record<string, Suite> = {
     return { name: 'idlefarm', description: `idle farmland on ${details.fields} fields × ${details.dates} dates (${details.sizePx} × ${details.sizePx} px RTC at 30 m, VV+VH): series, decisions, result.zip`, stages, details };
   },
   api: async () => ({ name: 'api', description: `HTTP API under autocannon, 50 connections: submissions/s and GET job latency, embedded (serve, SQLite) and scaled out (api on PostgreSQL, Redis, S3)`, ...(await benchApi()) }),
+  dashboard: async () => {
+    const { stages, details } = await benchDashboard();
+    return {
+      name: 'dashboard',
+      description: 'the job page in headless Chromium (SwiftShader WebGL): navigation → every result feature on screen, as MapLibre reports it',
+      stages,
+      details,
+    };
+  },
+  monitors: async () => {
+    const modes = (process.env.SARWATCH_BENCH_MONITORS_MODES ?? 'embedded').split(',') as Array<'embedded' | 'scaled'>;
+    const runs = [];
+    for (const mode of modes) runs.push(await benchMonitors(mode));
+    const d = runs[0]!.details;
+    return {
+      name: 'monitors',
+      description: `issue 21: ${d.monitors} active monitors, one new scene into the archive folder → every run submitted; then ${d.deliveries} webhook events → delivered to a local receiver (${modes.join(', ')}: embedded SQLite + store-backed queues; scaled PostgreSQL + BullMQ)`,
+      stages: runs.flatMap((r) => r.stages),
+      details: Object.fromEntries(runs.map((r) => [String(r.details.mode), r.details])),
+    };
+  },
   validation: async () => {
     const { stages, details } = await benchValidation();
     return {

@@ -62,6 +62,10 @@ export interface Config {
   s3Endpoint: string;
   /** Path-style bucket addressing (`endpoint/bucket/key`), which most S3-compatible servers need. */
   s3ForcePathStyle: boolean;
+  /** Raster tile URL template ({z}/{x}/{y}) of the dashboard's online basemap; '' for the offline one only. */
+  basemapUrl: string;
+  /** The built dashboard (`npm run build:web`), served at `/`. */
+  webDir: string;
   /** Empty: the embedded queue (the store is the queue); otherwise BullMQ on this Redis. */
   redisUrl: string;
   /** BullMQ queue name: deployments (or test runs) sharing one Redis use different names. */
@@ -100,6 +104,22 @@ export interface Config {
   /** Attempts per remote request (search, token, range read) and per-request timeout. */
   remoteAttempts: number;
   remoteTimeoutMs: number;
+  /** Webhooks may target http and private/loopback addresses (tests, on-premises receivers). */
+  webhookAllowPrivate: boolean;
+  /** Base64 of the 32-byte key sealing webhook secrets at rest; empty: a key file in the data directory. */
+  webhookSecretKey: string;
+  /** First retry delay of a failed delivery; each later one doubles (with jitter), up to an hour. */
+  webhookRetryBaseSeconds: number;
+  /** Time limit of one delivery attempt. */
+  webhookTimeoutSeconds: number;
+  /** Deliveries in flight per process. */
+  webhookConcurrency: number;
+  /** How often monitors search a remote catalog (STAC, Planetary Computer, CDSE) for new scenes. */
+  monitorPollSeconds: number;
+  /** Failed runs in a row that suspend a monitor. */
+  monitorMaxFailures: number;
+  /** Watch the local archive folder for new products (monitors); off: only the start-up index. */
+  archiveWatch: boolean;
 }
 
 export const CATALOG_PROVIDERS = ['local', 'stac', 'planetary-computer', 'cdse'] as const;
@@ -115,6 +135,19 @@ function catalogProvider(env: NodeJS.ProcessEnv): CatalogProviderName {
 
 /** The real Sentinel-1 samples committed in the repository (`samples/s1`, see its SOURCES.md). */
 export const DEFAULT_SAMPLES_DIR = fileURLToPath(new URL('../samples/s1', import.meta.url));
+
+/** Where `npm run build:web` (run by `npm install`) writes the dashboard. */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../dist/web', import.meta.url));
+
+/** SARWATCH_BASEMAP_URL: an http(s) tile template, checked at start rather than in the browser. */
+function basemapUrl(env: NodeJS.ProcessEnv): string {
+  const raw = (env.SARWATCH_BASEMAP_URL ?? '').trim();
+  if (!raw) return '';
+  if (!/^https?:\/\/[^\s"'<>]+$/i.test(raw) || !/\{z\}/.test(raw) || !/\{x\}/.test(raw) || !/\{y\}/.test(raw)) {
+    throw new Error(`SARWATCH_BASEMAP_URL must be an http(s) tile URL template with {z}, {x} and {y}, got "${raw}"`);
+  }
+  return raw;
+}
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, opts: { integer?: boolean; min?: number } = {}): number {
   const raw = env[name];
@@ -178,6 +211,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageUrl: env.STORAGE_URL || '',
     s3Endpoint: env.S3_ENDPOINT || '',
     s3ForcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', false),
+    basemapUrl: basemapUrl(env),
+    webDir: path.resolve(env.SARWATCH_WEB_DIR || DEFAULT_WEB_DIR),
     redisUrl: env.REDIS_URL || '',
     queueName: env.SARWATCH_QUEUE_NAME || 'sarwatch-jobs',
     reconcileIntervalSeconds: num(env, 'SARWATCH_RECONCILE_INTERVAL_SECONDS', 10, { min: 0.05 }),
@@ -206,5 +241,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     byteCacheMaxBytes: Math.round(num(env, 'SARWATCH_BYTE_CACHE_MAX_MB', 10_240, { min: 0 }) * 1024 * 1024),
     remoteAttempts: num(env, 'SARWATCH_REMOTE_ATTEMPTS', 5, { integer: true, min: 1 }),
     remoteTimeoutMs: Math.round(num(env, 'SARWATCH_REMOTE_TIMEOUT_SECONDS', 60, { min: 0.1 }) * 1000),
+    webhookAllowPrivate: flag(env, 'SARWATCH_WEBHOOK_ALLOW_PRIVATE', false),
+    webhookSecretKey: env.SARWATCH_WEBHOOK_SECRET_KEY || '',
+    webhookRetryBaseSeconds: num(env, 'SARWATCH_WEBHOOK_RETRY_BASE_SECONDS', 5, { min: 0.01 }),
+    webhookTimeoutSeconds: num(env, 'SARWATCH_WEBHOOK_TIMEOUT_SECONDS', 10, { min: 0.1 }),
+    webhookConcurrency: num(env, 'SARWATCH_WEBHOOK_CONCURRENCY', 32, { integer: true, min: 1 }),
+    monitorPollSeconds: num(env, 'SARWATCH_MONITOR_POLL_SECONDS', 600, { min: 0.05 }),
+    monitorMaxFailures: num(env, 'SARWATCH_MONITOR_MAX_FAILURES', 3, { integer: true, min: 1 }),
+    archiveWatch: flag(env, 'SARWATCH_ARCHIVE_WATCH', true),
   };
 }

@@ -24,6 +24,8 @@ export interface ServiceMetrics {
   observeJob(settled: JobSettled): void;
   /** A job this process's lease recovery failed (JOB_INTERRUPTED): no runner settles it, so it is counted here. */
   countFailure(errorCode: string): void;
+  /** A webhook delivery attempt this process made: 2xx or not. */
+  countWebhookAttempt(ok: boolean): void;
 }
 
 export interface MetricsDeps {
@@ -94,6 +96,37 @@ export function createMetrics(deps: MetricsDeps): ServiceMetrics {
     },
   });
 
+  const webhookAttempts = new Counter({
+    name: 'sarwatch_webhook_attempts_total',
+    help: 'Webhook delivery attempts this process made, by outcome (delivered: a 2xx answer; failed: anything else, retried or given up)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+
+  new Gauge({
+    name: 'sarwatch_webhook_deliveries',
+    help: 'Webhook deliveries in the store by status (pending: waiting for an attempt or a retry), read at scrape time',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await deps.db.selectFrom('webhook_deliveries').select(['status', (eb) => eb.fn.countAll().as('n')]).groupBy('status').execute();
+      this.reset();
+      for (const r of rows) this.set({ status: r.status }, Number(r.n));
+    },
+  });
+
+  new Gauge({
+    name: 'sarwatch_monitors',
+    help: 'Monitors in the store by state (active, paused, suspended), read at scrape time',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await deps.db.selectFrom('monitors').select(['state', (eb) => eb.fn.countAll().as('n')]).groupBy('state').execute();
+      this.reset();
+      for (const r of rows) this.set({ state: r.state }, Number(r.n));
+    },
+  });
+
   const brokerDepth = deps.brokerDepth;
   if (brokerDepth) {
     new Gauge({
@@ -117,6 +150,9 @@ export function createMetrics(deps: MetricsDeps): ServiceMetrics {
     },
     countFailure(errorCode) {
       failures.inc({ error_code: errorCode });
+    },
+    countWebhookAttempt(ok) {
+      webhookAttempts.inc({ outcome: ok ? 'delivered' : 'failed' });
     },
   };
 }

@@ -26,7 +26,11 @@ import { serveMetrics } from './worker/metricsServer.ts';
 import { runWhenFree } from './store/leases.ts';
 import { defaultRegistry, type AnalysisRegistry } from './analysis/registry.ts';
 import { closeAnalysisPool } from './analysis/engine/pool.ts';
-import { LocalSceneCatalog, type SceneCatalog } from './catalog/index.ts';
+import { LocalSceneCatalog, type IndexArchiveOptions, type IndexArchiveResult, type SceneCatalog, type SceneRecord } from './catalog/index.ts';
+import { watchArchive, type ArchiveWatch } from './catalog/local/watchArchive.ts';
+import { MonitorService } from './monitors/service.ts';
+import { MonitorRunner } from './monitors/runner.ts';
+import { startMonitorDuties } from './monitors/duties.ts';
 import { linkSamples } from './catalog/archive.ts';
 import { openCatalogProvider } from './catalog/providers/index.ts';
 import { setRemoteAccess } from './imagery/remote/access.ts';
@@ -34,6 +38,10 @@ import { SqlSceneIndexStore } from './store/sceneIndexStore.ts';
 import { VERSION } from './version.ts';
 import { createMetrics } from './metrics.ts';
 import { sharedRateLimits } from './api/sharedLimits.ts';
+import { SecretBox } from './events/secretBox.ts';
+import { WebhookService } from './events/webhooks.ts';
+import { openDeliveryQueue } from './events/deliveryQueue/index.ts';
+import { startWebhookDispatch } from './events/dispatcher.ts';
 
 export function storeUrl(config: Config): string {
   return config.databaseUrl || `sqlite:${path.join(config.dataDir, 'sarwatch.db')}`;
@@ -72,16 +80,16 @@ export async function openDb(config: Config, opts: { migrate?: boolean; sqliteBu
  * `reindex` brings it up to date incrementally). The provider's remote access (signing,
  * tokens, byte cache, retries) becomes the process's way of reading remote imagery.
  */
-export function openCatalog(config: Config, db: Db): { catalog: SceneCatalog; reindex: (() => Promise<unknown>) | null } {
+export function openCatalog(config: Config, db: Db): { catalog: SceneCatalog; reindex: ((opts?: IndexArchiveOptions) => Promise<IndexArchiveResult>) | null } {
   const provider = openCatalogProvider(config);
   setRemoteAccess(provider.access);
   if (provider.catalog) return { catalog: provider.catalog, reindex: null };
   const local = new LocalSceneCatalog(new SqlSceneIndexStore(db), config.archiveDir);
   return {
     catalog: local,
-    reindex: async () => {
+    reindex: async (opts?: IndexArchiveOptions) => {
       fs.mkdirSync(config.archiveDir, { recursive: true });
-      return local.reindex();
+      return local.reindex(opts);
     },
   };
 }
@@ -95,6 +103,10 @@ export interface Service {
   runner: JobRunner;
   uploads: PolygonUploadService;
   tifs: TifUploadService;
+  /** Monitor runs: new scenes in, runs submitted and settled (issue 21). */
+  monitorRunner: MonitorRunner;
+  /** The local archive's folder watch; null without one (remote catalog, api role, SARWATCH_ARCHIVE_WATCH=0). */
+  archiveWatch: ArchiveWatch | null;
   /** `http://host:port` once listening; empty for the worker role, which serves no API. */
   url: string;
   /** The worker role's own /metrics listener (SARWATCH_METRICS_PORT); empty when there is none. */
@@ -147,10 +159,22 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const shared = roles.api && config.redisUrl ? sharedRateLimits(config) : null;
   const uploads = new PolygonUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
   const tifs = new TifUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
-  const app = await buildApi({ db, config, jobs, uploads, tifs, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
+  const secretBox = new SecretBox(config.webhookSecretKey ? Buffer.from(config.webhookSecretKey, 'base64') : loadOrCreateSecret(config.dataDir, 'webhook-secrets.key'));
+  const deliveryQueue = openDeliveryQueue(config, db);
+  const webhooks = new WebhookService({ db, box: secretBox, queue: deliveryQueue, allowPrivate: config.webhookAllowPrivate });
+  const monitors = new MonitorService({ db, config, catalog });
+  const app = await buildApi({ db, config, jobs, uploads, tifs, webhooks, monitors, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
   const runner = new JobRunner({ db, config, objects, catalog, registry: opts.registry ?? defaultRegistry(), log, leaseSeconds, onSettled: (s) => metrics.observeJob(s) });
+
+  const monitorRunner = new MonitorRunner({ db, config, jobs, catalog, objects, log });
+  // Scenes new to the local archive run the monitors they are for.
+  const runMonitorsOn = async (sceneIds: string[]) => {
+    const scenes = (await Promise.all(sceneIds.map((id) => catalog.get(id)))).filter((s): s is SceneRecord => s !== null);
+    const n = await monitorRunner.onNewScenes(scenes);
+    if (n > 0) log.info({ scenes: sceneIds.length, runs: n }, 'monitor runs submitted for new scenes');
+  };
 
   // The archive is indexed before workers start, so queued jobs see every scene.
   if (reindex && roles.worker) {
@@ -159,10 +183,30 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // One indexer at a time across processes sharing the store; the others wait, then find
     // the index up to date.
     await runWhenFree(db, 'archive-indexer', runner.workerId, 60, async () => {
-      const indexed = await reindex();
-      log.info({ archive: config.archiveDir, ...(indexed as object) }, 'scene archive indexed');
+      const { addedSceneIds, ...indexed } = await reindex();
+      log.info({ archive: config.archiveDir, ...indexed }, 'scene archive indexed');
+      if (addedSceneIds.length) void runMonitorsOn(addedSceneIds).catch((e) => log.error({ err: String(e) }, 'monitor runs for new scenes failed'));
     });
   }
+  // While the service runs, products copied into the archive are indexed and run the monitors.
+  const archiveWatch =
+    reindex && roles.worker && config.archiveWatch
+      ? watchArchive(config.archiveDir, {
+          index: async (only) => {
+            let result!: IndexArchiveResult;
+            await runWhenFree(db, 'archive-indexer', runner.workerId, 60, async () => (result = await reindex({ only })));
+            return result;
+          },
+          onAdded: async (ids) => {
+            log.info({ scenes: ids.length }, 'new scenes indexed from the archive folder');
+            await runMonitorsOn(ids);
+          },
+          onError: (e) => log.error({ err: e instanceof Error ? e.message : String(e) }, 'archive watch'),
+        })
+      : null;
+  const stopMonitors = roles.worker
+    ? startMonitorDuties({ db, runner: monitorRunner, owner: runner.workerId, pollSeconds: reindex ? null : config.monitorPollSeconds, log })
+    : async () => {};
 
   // Jobs cut off by a dead process (this one's previous run, or another worker) come back
   // when their lease expires; a live worker's jobs are never taken at start-up.
@@ -178,6 +222,21 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     reconcile: reconcile && { run: reconcile, intervalSeconds: config.reconcileIntervalSeconds },
   });
   if (roles.worker) queue.consume(runner.run, config.workerConcurrency);
+  // Webhook deliveries go out from worker processes, off the job path.
+  const stopWebhooks = !roles.worker
+    ? () => deliveryQueue.close()
+    : startWebhookDispatch({
+        db,
+        queue: deliveryQueue,
+        box: secretBox,
+        owner: runner.workerId,
+        allowPrivate: config.webhookAllowPrivate,
+        timeoutMs: config.webhookTimeoutSeconds * 1000,
+        retryBaseMs: config.webhookRetryBaseSeconds * 1000,
+        concurrency: config.webhookConcurrency,
+        log,
+        onAttempt: (_delivery, outcome) => metrics.countWebhookAttempt(outcome.ok),
+      });
   // Uploads whose validation a stopped API process left unfinished are validated again.
   if (roles.api) {
     const startedAt = isoNow();
@@ -203,6 +262,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     runner,
     uploads,
     tifs,
+    monitorRunner,
+    archiveWatch,
     url,
     metricsUrl: metricsServer?.url ?? '',
     // Running analyses are aborted rather than run to their end: their jobs go back to
@@ -211,13 +272,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // (one per process: a later user starts a fresh one) and, last, the store.
     async close() {
       stopMaintenance();
+      const monitorsStopped = Promise.all([stopMonitors(), archiveWatch?.close()]);
       const drained = queue.close();
       // HTTP: requests in flight get the same grace as analyses; then connections still open
       // (a client holding a keep-alive socket mid-request) are cut, so shutdown is bounded.
       const cut = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceSeconds * 1000);
       cut.unref();
       await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close().finally(() => clearTimeout(cut)), metricsServer?.close()]);
-      await Promise.all([uploads.drain(), tifs.drain()]);
+      await Promise.all([uploads.drain(), tifs.drain(), stopWebhooks(), monitorsStopped]);
       await shared?.close();
       await drained;
       await closeAnalysisPool();

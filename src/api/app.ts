@@ -28,6 +28,12 @@ import { polygonRoutes } from './routes/polygons.ts';
 import type { PolygonUploadService } from '../uploads/service.ts';
 import { tifRoutes } from './routes/tifs.ts';
 import type { TifUploadService } from '../uploads/tifService.ts';
+import { accountRoutes } from './routes/account.ts';
+import { dashboardRoutes, objectStoreOrigins } from './dashboard.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
+import type { WebhookService } from '../events/webhooks.ts';
+import { monitorRoutes } from './routes/monitors.ts';
+import type { MonitorService } from '../monitors/service.ts';
 
 export interface ApiDeps {
   db: Db;
@@ -35,6 +41,10 @@ export interface ApiDeps {
   jobs: JobService;
   uploads: PolygonUploadService;
   tifs: TifUploadService;
+  /** Webhooks (issue 21); their routes are absent without it. */
+  webhooks?: WebhookService;
+  /** Monitors (issue 21); their routes are absent without it. */
+  monitors?: MonitorService;
   objects: ObjectStore;
   /** Secret of the local object store's signed URLs; null when objects are presigned elsewhere (S3). */
   objectSecret: Buffer | null;
@@ -90,6 +100,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         { name: 'jobs', description: 'poll, list and download' },
         { name: 'scenes', description: 'the scene catalog' },
         { name: 'uploads', description: 'polygon uploads (AOI files a job names by polygon_id) and image uploads (σ0 GeoTIFFs and SAFE zips a job names by tif_id)' },
+        { name: 'monitors', description: 'places watched on every new scene: each run is a job of the account' },
+        { name: 'webhooks', description: 'signed event deliveries (Standard Webhooks): job.completed, job.failed, monitor.triggered, monitor.suspended' },
         { name: 'service', description: 'liveness, readiness and metrics' },
       ],
     },
@@ -118,9 +130,13 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(jobRoutes, { jobs: deps.jobs });
       await api.register(polygonRoutes, { uploads: deps.uploads, maxUploadBytes: deps.config.maxUploadBytes });
       await api.register(tifRoutes, { tifs: deps.tifs });
+      await api.register(accountRoutes, { db: deps.db });
+      if (deps.webhooks) await api.register(webhookRoutes, { webhooks: deps.webhooks });
+      if (deps.monitors) await api.register(monitorRoutes, { monitors: deps.monitors });
     },
     { prefix: '/api/v1' },
   );
   if (deps.objectSecret) await app.register(objectRoutes, { objects: deps.objects, secret: deps.objectSecret });
+  await app.register(dashboardRoutes, { webDir: deps.config.webDir, basemapUrl: deps.config.basemapUrl, connectOrigins: objectStoreOrigins(deps.config) });
   return app;
 }

@@ -19,7 +19,8 @@ export type Access =
   | { scope: 'jobs:read' }
   | { scope: 'jobs:write'; endpoint: SubmittableEndpoint }
   | { scope: 'uploads:write' }
-  | { scope: 'uploads:read' };
+  | { scope: 'uploads:read' }
+  | { scope: 'monitors:write' };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -82,11 +83,17 @@ export function authGuard(deps: GuardDeps): (request: FastifyRequest) => Promise
     else if (access?.scope === 'jobs:read') deps.jobs.authorizeRead(principal);
     else if (access?.scope === 'uploads:write') authorizeUploadWrite(principal);
     else if (access?.scope === 'uploads:read') authorizeUploadRead(principal);
+    else if (access?.scope === 'monitors:write') authorizeMonitorWrite(principal);
   };
 }
 
 export function authorizeUploadWrite(principal: Principal): void {
   if (!principal.scopes.has('uploads:write')) throw new ApiError('FORBIDDEN', 'this API key lacks the uploads:write scope');
+}
+
+/** Monitors and webhooks are managed with monitors:write; they are read with jobs:read (docs/api.md). */
+export function authorizeMonitorWrite(principal: Principal): void {
+  if (!principal.scopes.has('monitors:write')) throw new ApiError('FORBIDDEN', 'this API key lacks the monitors:write scope');
 }
 
 /** An uploader polls its own uploads; a reader of jobs may see the uploads jobs name. */

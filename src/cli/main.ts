@@ -151,6 +151,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
     [
       '',
       `sarwatch ${VERSION} is running at ${base}  (data: ${config.dataDir})`,
+      `Dashboard:    ${base}/  (sign in with the demo key)`,
       `API docs:     ${base}/docs`,
       `Demo API key: ${demo.apiKey}`,
       '',

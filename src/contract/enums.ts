@@ -14,7 +14,7 @@ export type Family = (typeof FAMILIES)[number];
 export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-export const SCOPES = ['jobs:read', 'jobs:write', 'uploads:write'] as const;
+export const SCOPES = ['jobs:read', 'jobs:write', 'uploads:write', 'monitors:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** The spec's three, then sarwatch's (docs/api.md, Job warning codes). */

@@ -3,7 +3,7 @@
  * Fastify, describe responses in /openapi.json, and type the SDK.
  */
 import Type, { type Static } from 'typebox';
-import { ENDPOINT_IDS, JOB_STATUSES, WARNING_CODES } from './enums.ts';
+import { ENDPOINT_IDS, JOB_STATUSES, SCOPES, WARNING_CODES } from './enums.ts';
 import { IsoDate, OrbitDirection } from './bodies.ts';
 
 const IsoTimestamp = Type.String({ description: 'ISO 8601 UTC timestamp with Z suffix', examples: ['2024-06-01T12:00:00.000Z'] });
@@ -73,6 +73,9 @@ export const JobStatusResponse = Type.Object({
   progress: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
     description: 'Percent done (sarwatch extension, additive to v1); null while pending',
   }),
+  monitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The monitor this job is a run of (sarwatch extension, additive to v1); null for a submitted job',
+  }),
   quicklook_path: Type.Union([Type.String(), Type.Null()], {
     description:
       'PNG picture of what was analysed with the detections drawn (timeseries: a deviation map), at most 2,048 px on the long side; null when the job has none (sarwatch extension, additive to v1)',
@@ -100,6 +103,9 @@ export const JobListItem = Type.Object({
   result_path: NullableString,
   error_code: NullableString,
   error_message: NullableString,
+  monitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The monitor this job is a run of (sarwatch extension, additive to v1); null for a submitted job',
+  }),
 });
 export type JobListItem = Static<typeof JobListItem>;
 
@@ -223,3 +229,14 @@ export const TifUploadList = Type.Object({ tifs: Type.Array(TifUpload) });
 export type TifUploadList = Static<typeof TifUploadList>;
 
 export const TifIdParams = Type.Object({ tif_id: Type.String() });
+
+// ---------------------------------------------------------------------------------------
+// The calling key and its account (issue 22: the dashboard shows the balance)
+
+export const AccountResponse = Type.Object({
+  account_id: Type.String(),
+  credits: Type.Object({ balance: Type.Number({ description: 'Credits available now (reservations of running jobs already taken off)' }) }),
+  scopes: Type.Array(Type.String(), { description: `Scopes of the calling API key: some of ${SCOPES.join(', ')}` }),
+  endpoints: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Endpoints the key may submit to; null: every endpoint' }),
+});
+export type AccountResponse = Static<typeof AccountResponse>;

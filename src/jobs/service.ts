@@ -15,7 +15,7 @@ import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
 import type { PreviewResponse, SubmissionBody, Warning } from '../contract/schemas.ts';
 import type { Principal } from './accounts.ts';
 import { balanceMicros, fromMicros, priceMicros } from './credits.ts';
-import { createJob } from './transitions/createJob.ts';
+import { createJob, type NewJob } from './transitions/createJob.ts';
 import { reservationMicros, validateSubmission } from './validate.ts';
 import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
@@ -73,7 +73,7 @@ export class JobService {
 
     let row: JobRow;
     try {
-      row = await this.insertJob(principal, { jobId, now, endpoint, family, body, request, reserve, idempotencyKey, requestHash });
+      row = await this.insertJob(principal.accountId, { jobId, now, endpoint, family, body, request, reserve, idempotencyKey, requestHash });
     } catch (e) {
       // Two retries raced past the lookup: the unique index let one through.
       if (idempotencyKey !== undefined && isUniqueViolation(e)) {
@@ -84,6 +84,29 @@ export class JobService {
     }
     await this.deps.queue.enqueue(row.id);
     return toSubmissionResponse(row);
+  }
+
+  /**
+   * A monitor's run (issue 21): an ordinary job of the account, validated, reserved and
+   * queued exactly as a submission is, carrying `monitor_id`. `within` runs in the job's own
+   * transaction under the account's lock (the monitor claims its scene and checks its cap
+   * there), so the run exists exactly when the job does.
+   */
+  async submitRun(
+    run: { accountId: string; monitorId: string; family: Family; endpoint: SubmittableEndpoint; body: SubmissionBody },
+    within: (tx: Db, job: NewJob) => Promise<void>,
+  ): Promise<JobRow> {
+    const { db, config } = this.deps;
+    const request = await validateSubmission(run.endpoint, run.family, run.body, config, uploadLookups(db, run.accountId));
+    const reserve = reservationMicros(request, config);
+    const requestHash = createHash('sha256').update(canonicalJson([run.family, run.endpoint, run.body])).digest('hex');
+    const row = await this.insertJob(
+      run.accountId,
+      { jobId: randomUUID(), now: isoNow(), endpoint: run.endpoint, family: run.family, body: run.body, request, reserve, requestHash, monitorId: run.monitorId },
+      within,
+    );
+    await this.deps.queue.enqueue(row.id);
+    return row;
   }
 
   private async byIdempotencyKey(principal: Principal, key: string, requestHash: string): Promise<JobRow | null> {
@@ -102,7 +125,7 @@ export class JobService {
   }
 
   private async insertJob(
-    principal: Principal,
+    accountId: string,
     j: {
       jobId: string;
       now: string;
@@ -113,14 +136,16 @@ export class JobService {
       reserve: number;
       idempotencyKey?: string;
       requestHash: string;
+      monitorId?: string;
     },
+    within?: (tx: Db, job: NewJob) => Promise<void>,
   ): Promise<JobRow> {
     const { jobId, now, endpoint, family, body, request, reserve } = j;
     return createJob(
       this.deps.db,
       {
         id: jobId,
-        account_id: principal.accountId,
+        account_id: accountId,
         endpoint_id: endpoint,
         family,
         satellite_id: body.satellite_id,
@@ -145,8 +170,10 @@ export class JobService {
         lease_expires_at: null,
         idempotency_key: j.idempotencyKey ?? null,
         request_hash: j.requestHash,
+        monitor_id: j.monitorId ?? null,
       },
       { maxConcurrentJobs: this.deps.config.maxConcurrentJobs },
+      within,
     );
   }
 

@@ -54,6 +54,7 @@ export function toJobStatus(row: JobRow): JobStatusResponse {
     scene_selection: parseJson<SceneSelection>(row.scene_selection),
     warnings: parseJson<Warning[]>(row.warnings) ?? [],
     progress: row.progress === null ? null : Number(row.progress),
+    monitor_id: row.monitor_id ?? null,
     quicklook_path: quicklookPathOf(row),
     overlay: overlayOf(row),
   };
@@ -76,5 +77,6 @@ export function toListItem(row: JobRow): JobListItem {
     result_path: resultPathOf(row),
     error_code: row.error_code,
     error_message: row.error_message,
+    monitor_id: row.monitor_id ?? null,
   };
 }

@@ -6,6 +6,7 @@ import * as m0004 from './migrations/0004_leases.ts';
 import * as m0005 from './migrations/0005_polygon_uploads.ts';
 import * as m0006 from './migrations/0006_active_jobs.ts';
 import * as m0007 from './migrations/0007_tif_uploads.ts';
+import * as m0009 from './migrations/0009_monitors_webhooks.ts';
 import * as m0010 from './migrations/0010_quicklooks.ts';
 
 /** Migrations are listed here in order; a new one is a new file plus one line. */
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_polygon_uploads': m0005,
   '0006_active_jobs': m0006,
   '0007_tif_uploads': m0007,
+  '0009_monitors_webhooks': m0009,
   '0010_quicklooks': m0010,
 };
 

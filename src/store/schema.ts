@@ -80,6 +80,8 @@ export interface JobsTable {
   idempotency_key: string | null;
   /** SHA-256 of endpoint, family and body, to tell a retry from a different request. */
   request_hash: string | null;
+  /** The monitor this job is a run of (issue 21); null for jobs submitted over the API. */
+  monitor_id: string | null;
 }
 
 export interface ScenesTable {
@@ -149,6 +151,113 @@ export interface TifUploadsTable {
   updated_at: string;
 }
 
+/** Events written in the transaction of the change that causes them (issue 21, webhooks). */
+export interface OutboxTable {
+  /** The stable event id: the webhook-id header of every delivery and retry of it. */
+  id: string;
+  account_id: string;
+  /** job.completed | job.failed | monitor.triggered | monitor.suspended */
+  type: string;
+  /** JSON: the `data` of the delivered body. */
+  payload: string;
+  created_at: string;
+  /** Set once a delivery exists for each webhook subscribed to it at that moment. */
+  fanned_out_at: string | null;
+}
+
+export interface WebhooksTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  /** The signing secret, encrypted (events/secretBox.ts). */
+  secret: string;
+  /** After a rotation: the previous secret, also signing until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  /** First failed attempt since the last success; 24 h of failures disable the webhook. */
+  failing_since: string | null;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  account_id: string;
+  /** pending | delivered | failed */
+  status: string;
+  attempts: Generated<number>;
+  /** When the next attempt is due (pending only). */
+  next_attempt_at: string | null;
+  /** Retries stop after this (24 h after the event, or after a redelivery was asked for). */
+  retry_until: string;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  /** The receiver's answer, at most 1 KiB. */
+  last_response_body: string | null;
+  /** The process sending an attempt now, and until when (a dead sender's attempt is retried). */
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
+export interface MonitorsTable {
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+  family: string;
+  /** WKT; null when the AOI is a polygon upload. */
+  polygon: string | null;
+  polygon_id: string | null;
+  orbit_direction: string | null;
+  /** new_scene | every_days */
+  trigger: string;
+  every_days: number | null;
+  /** JSON of the condition object. */
+  condition: string;
+  max_credits_per_month_micros: number;
+  /** active | paused | suspended */
+  state: string;
+  /** cap_reached | balance_too_low | polygon_deleted | repeated_failures */
+  suspended_reason: string | null;
+  suspended_message: string | null;
+  consecutive_failures: Generated<number>;
+  /** Bounding box of the AOI: the first filter when a new scene comes in. */
+  min_lon: number;
+  min_lat: number;
+  max_lon: number;
+  max_lat: number;
+  last_scene_id: string | null;
+  last_scene_time: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MonitorRunsTable {
+  monitor_id: string;
+  scene_id: string;
+  scene_time: string;
+  orbit_direction: string;
+  account_id: string;
+  /** queued → submitted → triggered | not_triggered | failed; queued → skipped */
+  status: string;
+  job_id: string | null;
+  /** JSON summary of a triggered run (count, bbox). */
+  summary: string | null;
+  /** Why a run was skipped or failed. */
+  reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   scenes: ScenesTable;
   catalog_files: CatalogFilesTable;
@@ -159,6 +268,11 @@ export interface Database {
   leases: LeasesTable;
   polygon_uploads: PolygonUploadsTable;
   tif_uploads: TifUploadsTable;
+  outbox: OutboxTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  monitors: MonitorsTable;
+  monitor_runs: MonitorRunsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;
@@ -169,3 +283,8 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type LedgerRow = Selectable<CreditLedgerTable>;
 export type PolygonUploadRow = Selectable<PolygonUploadsTable>;
 export type TifUploadRow = Selectable<TifUploadsTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type MonitorRow = Selectable<MonitorsTable>;
+export type MonitorRunRow = Selectable<MonitorRunsTable>;
+export type OutboxRow = Selectable<OutboxTable>;

@@ -33,8 +33,9 @@ describe('GET /api/v1/jobs (spec: List jobs)', () => {
     expect(Object.keys(res.json)).toEqual(['jobs']);
     const item = res.json.jobs[0];
     expect(Object.keys(item).sort()).toEqual(
-      ['area_sqkm', 'completed_at', 'created_at', 'credits_used', 'endpoint_id', 'error_code', 'error_message', 'job_id', 'lat', 'lon', 'request_params', 'result_path', 'satellite_id', 'status'].sort(),
+      ['area_sqkm', 'completed_at', 'created_at', 'credits_used', 'endpoint_id', 'error_code', 'error_message', 'job_id', 'lat', 'lon', 'monitor_id', 'request_params', 'result_path', 'satellite_id', 'status'].sort(),
     );
+    expect(item.monitor_id).toBeNull(); // sarwatch extension (issue 21): set on a monitor's runs only
     expect(item.request_params).toMatchObject({ satellite_id: 'sentinel-1' });
     expect(item.satellite_id).toBe('sentinel-1');
   });

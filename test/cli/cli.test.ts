@@ -61,6 +61,7 @@ afterAll(async () => {
 describe('npm start (embedded default)', () => {
   it('prints the URL, the docs link, a demo API key with credits and a curl example; /healthz is 200', async () => {
     expect(output).toMatch(/API docs: +http:\/\/127\.0\.0\.1:\d+\/docs/);
+    expect(output).toMatch(/Dashboard: +http:\/\/127\.0\.0\.1:\d+\/ /);
     expect(output).toMatch(/curl -s -H "Authorization: Bearer sw_/);
     expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
     const preview = await fetch(`${baseUrl}/api/v1/analyze/ship/preview`, {

@@ -90,11 +90,18 @@ describe('issue 13: deploy/ agrees with the code', () => {
   });
 
   it('the Dockerfile copies paths that exist; the compose file builds it and reads its env file', () => {
-    const copied = [...DOCKERFILE.matchAll(/^COPY (.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));
+    // From the build context (a stage's output, COPY --from, is checked below).
+    const copied = [...DOCKERFILE.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));
     expect(copied).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'bin', 'src']));
     for (const p of copied) expect(fs.existsSync(path.join(REPO_ROOT, p)), p).toBe(true);
     // Everything the sources load at run time from outside src/ is copied: the samples and package.json.
     expect(copied).toEqual(expect.arrayContaining(['samples']));
+    // The dashboard is built in a stage with the dev dependencies; the image takes its output
+    // where the API serves it from (config.ts DEFAULT_WEB_DIR), and runs with none of them.
+    expect(DOCKERFILE).toMatch(/^FROM \S+ AS web$/m);
+    expect(DOCKERFILE).toMatch(/^RUN node bin\/build-web\.js$/m);
+    expect(DOCKERFILE).toMatch(/^COPY --from=web \/opt\/sarwatch\/dist\/web \.\/dist\/web$/m);
+    expect(DOCKERFILE).toMatch(/^RUN npm install --omit=dev /m);
     const build = /build: \{ context: ([^,]+), dockerfile: ([^ }]+) \}/.exec(COMPOSE)!;
     expect(path.resolve(REPO_ROOT, 'deploy', build[1]!)).toBe(REPO_ROOT);
     expect(fs.existsSync(path.join(REPO_ROOT, build[2]!))).toBe(true);

@@ -20,6 +20,12 @@ export interface IndexArchiveOptions {
   concurrency?: number;
   /** JSON files larger than this are not read as STAC items. Default 10 MB. */
   maxJsonBytes?: number;
+  /**
+   * Index only these files and folders (absolute paths under the archive folder) instead of
+   * walking all of it: a folder watch's changes. A file indexed before under one of them that
+   * is gone now is removed, as in a full pass.
+   */
+  only?: readonly string[];
 }
 
 export interface IndexError {
@@ -42,6 +48,8 @@ export interface IndexArchiveResult {
   errors: IndexError[];
   /** Candidate files found (SAFE folders count as one). */
   files: number;
+  /** Ids of the scenes new to the index (monitors run on them). */
+  addedSceneIds: string[];
 }
 
 type Kind = 'safe' | 'zip' | 'tiff' | 'json';
@@ -68,22 +76,49 @@ async function exists(p: string): Promise<boolean> {
 /**
  * Candidate files under root, absolute paths. Hidden entries and node_modules are skipped.
  * Folder links are followed (the embedded archive links the real samples in), each real
- * folder at most once, so a link cycle ends.
+ * folder at most once, so a link cycle ends. With `entries` (absolute paths under root),
+ * only those files and folders are looked at: what a folder watch saw change.
  */
-async function walk(root: string): Promise<Map<string, Candidate>> {
+async function walk(root: string, entries?: readonly string[]): Promise<Map<string, Candidate>> {
   const out = new Map<string, Candidate>();
   const seen = new Set<string>();
+  const consider = async (full: string, name: string, isDir: boolean, isFile: boolean): Promise<void> => {
+    if (isDir) {
+      const manifest = path.join(full, 'manifest.safe');
+      if (await exists(manifest)) {
+        const m = await stat(manifest);
+        const meas = await stat(path.join(full, 'measurement')).catch(() => null);
+        // The measurement folder's mtime changes when tiffs are added or removed.
+        out.set(full, { path: full, kind: 'safe', mtimeMs: Math.max(m.mtimeMs, meas?.mtimeMs ?? 0), size: m.size });
+      } else {
+        await visit(full);
+      }
+      return;
+    }
+    if (!isFile) return;
+    const lower = name.toLowerCase();
+    const kind: Kind | null = lower.endsWith('.zip')
+      ? 'zip'
+      : lower.endsWith('.tif') || lower.endsWith('.tiff')
+        ? 'tiff'
+        : lower.endsWith('.json')
+          ? 'json'
+          : null;
+    if (!kind) return;
+    const s = await stat(full);
+    out.set(full, { path: full, kind, mtimeMs: s.mtimeMs, size: s.size });
+  };
   const visit = async (dir: string): Promise<void> => {
     const real = await realpath(dir).catch(() => null);
     if (!real || seen.has(real)) return;
     seen.add(real);
-    let entries;
+    let list;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      list = await readdir(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const e of entries) {
+    for (const e of list) {
       if (e.name.startsWith('.') || e.name === 'node_modules') continue;
       const full = path.join(dir, e.name);
       let isDir = e.isDirectory();
@@ -94,37 +129,23 @@ async function walk(root: string): Promise<Map<string, Candidate>> {
         isDir = s.isDirectory();
         isFile = s.isFile();
       }
-      if (isDir) {
-        const manifest = path.join(full, 'manifest.safe');
-        if (await exists(manifest)) {
-          const m = await stat(manifest);
-          const meas = await stat(path.join(full, 'measurement')).catch(() => null);
-          // The measurement folder's mtime changes when tiffs are added or removed.
-          out.set(full, { path: full, kind: 'safe', mtimeMs: Math.max(m.mtimeMs, meas?.mtimeMs ?? 0), size: m.size });
-        } else {
-          await visit(full);
-        }
-        continue;
-      }
-      if (!isFile) continue;
-      const lower = e.name.toLowerCase();
-      const kind: Kind | null = lower.endsWith('.zip')
-        ? 'zip'
-        : lower.endsWith('.tif') || lower.endsWith('.tiff')
-          ? 'tiff'
-          : lower.endsWith('.json')
-            ? 'json'
-            : null;
-      if (!kind) continue;
-      const s = await stat(full);
-      out.set(full, { path: full, kind, mtimeMs: s.mtimeMs, size: s.size });
+      await consider(full, e.name, isDir, isFile);
     }
   };
-  await visit(root);
+  if (!entries) {
+    await visit(root);
+    return out;
+  }
+  for (const entry of entries) {
+    const rel = path.relative(root, entry);
+    if (rel.startsWith('..') || path.isAbsolute(rel) || rel.split(path.sep).some((p) => p.startsWith('.') || p === 'node_modules')) continue;
+    const s = await stat(entry).catch(() => null);
+    if (s) await consider(entry, path.basename(entry), s.isDirectory(), s.isFile());
+  }
   return out;
 }
 
-async function parseCandidate(c: Candidate, opts: Required<IndexArchiveOptions>): Promise<Outcome> {
+async function parseCandidate(c: Candidate, opts: { maxJsonBytes: number }): Promise<Outcome> {
   try {
     switch (c.kind) {
       case 'safe': {
@@ -173,13 +194,16 @@ export async function indexArchive(
   store: SceneIndexStore,
   options: IndexArchiveOptions = {},
 ): Promise<IndexArchiveResult> {
-  const opts: Required<IndexArchiveOptions> = { concurrency: 8, maxJsonBytes: 10 * 1024 * 1024, ...options };
+  const { only, ...rest } = options;
+  const opts: Required<Omit<IndexArchiveOptions, 'only'>> = { concurrency: 8, maxJsonBytes: 10 * 1024 * 1024, ...rest };
   const root = path.resolve(dir);
   const rootStat = await stat(root).catch(() => null);
   if (!rootStat?.isDirectory()) throw new Error(`archive folder ${root} does not exist`);
-  const found = await walk(root);
+  const scope = only?.map((p) => path.resolve(p));
+  const found = await walk(root, scope);
   const before = await store.listIndexedFiles();
-  const inRoot = (p: string) => p === root || p.startsWith(root + path.sep);
+  const under = (p: string, dir: string) => p === dir || p.startsWith(dir + path.sep);
+  const inRoot = (p: string) => under(p, root) && (!scope || scope.some((e) => under(p, e)));
   const indexed = new Map(before.filter((f) => inRoot(f.path)).map((f) => [f.path, f]));
   const knownScenes = new Set(before.flatMap((f) => f.sceneIds));
 
@@ -245,7 +269,8 @@ export async function indexArchive(
   const after = new Set((await store.listIndexedFiles()).flatMap((f) => f.sceneIds));
   let removed = 0;
   for (const id of knownScenes) if (!after.has(id)) removed++;
-  const added = upserted.filter((r) => !knownScenes.has(r.sceneId) && after.has(r.sceneId)).length;
+  const addedSceneIds = upserted.filter((r) => !knownScenes.has(r.sceneId) && after.has(r.sceneId)).map((r) => r.sceneId);
+  const added = addedSceneIds.length;
   const updated = upserted.filter((r) => knownScenes.has(r.sceneId) && after.has(r.sceneId)).length;
   return {
     added,
@@ -255,5 +280,6 @@ export async function indexArchive(
     ignored,
     errors,
     files: found.size,
+    addedSceneIds,
   };
 }

@@ -5,6 +5,7 @@ import { priceMicros } from '../credits.ts';
 import { settleCredits } from '../credits/settleCredits.ts';
 import { addDays, isoNow } from '../time.ts';
 import { lockJobAccount } from './lockAccount.ts';
+import { recordTerminalEvent } from '../outbox.ts';
 
 export interface CompletionFacts {
   resultKey: string;
@@ -61,6 +62,7 @@ export async function completeJob(db: Db, jobId: string, workerId: string, facts
       .executeTakeFirst();
     if (!row) return null;
     await settleCredits(tx, row, charge);
+    await recordTerminalEvent(tx, row);
     return row;
   });
 }

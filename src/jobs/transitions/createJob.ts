@@ -12,9 +12,20 @@ export type NewJob = Omit<NewJobRow, 'status' | 'attempts'> & { endpoint_id: str
  * processes submit at once. Throws CONCURRENT_JOB_LIMIT or INSUFFICIENT_CREDITS (nothing
  * is written then).
  */
-export async function createJob(db: Db, job: NewJob, limits: { maxConcurrentJobs: number }): Promise<JobRow> {
+export async function createJob(
+  db: Db,
+  job: NewJob,
+  limits: { maxConcurrentJobs: number },
+  /**
+   * Runs first under the account's lock, in the same transaction: what must commit or roll
+   * back with the job (a monitor run claiming its scene, its spending cap). Throwing aborts
+   * the submission.
+   */
+  within?: (tx: Db, job: NewJob) => Promise<void>,
+): Promise<JobRow> {
   return db.transaction().execute(async (tx) => {
     if (!(await lockAccount(tx, job.account_id))) throw new Error(`no account ${job.account_id}`);
+    await within?.(tx, job);
     const active = await tx
       .selectFrom('jobs')
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -4,6 +4,7 @@ import { TRANSITIONS } from '../stateMachine.ts';
 import { settleCredits } from '../credits/settleCredits.ts';
 import { isoNow } from '../time.ts';
 import { lockJobAccount } from './lockAccount.ts';
+import { recordTerminalEvent } from '../outbox.ts';
 
 export interface FailGuard {
   /** Only while this worker holds the lease: once its lease is lost the job is someone else's. */
@@ -45,6 +46,7 @@ export async function failJob(db: Db, jobId: string, failure: { code: JobFailure
     const row = await update.returningAll().executeTakeFirst();
     if (!row) return null;
     await settleCredits(tx, row, 0);
+    await recordTerminalEvent(tx, row);
     return row;
   });
 }

@@ -1,0 +1,232 @@
+/**
+ * One job: its fields, warnings, coverage and scene selection; a map with the AOI, the
+ * coverage polygon, the quicklook overlay (when the job view has one) and the result features
+ * styled per endpoint; a feature's properties (and a time-series cell's chart) on click;
+ * download buttons. Polls the job until it settles, then draws the result.
+ */
+import { api, ApiError } from '../api.ts';
+import { cellChart, renderChart } from '../chart.ts';
+import { append, button, clear, definitions, el, message } from '../dom.ts';
+import { fmtNumber, fmtTime, fmtValue } from '../format.ts';
+import { legend } from '../map/resultStyle.ts';
+import { land, MapView } from '../map/mapView.ts';
+import type { Cleanup } from '../router.ts';
+import type { Job, JobListItem, WebConfig } from '../types.ts';
+import { bboxOf, parseArea } from '../wkt.ts';
+import { inputSummary, statusBadge } from './jobs.ts';
+
+const POLL_MS = 2000;
+
+export async function jobPage(main: HTMLElement, params: Record<string, string>, config: WebConfig): Promise<Cleanup> {
+  const jobId = params.id!;
+  const title = el('h1', {}, 'Job');
+  const status = el('div', { class: 'status', 'aria-live': 'polite' });
+  const details = el('section', { class: 'details', 'aria-label': 'Job details' });
+  const downloads = el('div', { class: 'downloads' });
+  const mapBox = el('div', { id: 'job-map' });
+  const legendBox = el('div', { class: 'legend' });
+  const drawn = el('p', { class: 'drawn', 'aria-live': 'polite' });
+  const props = el('aside', { class: 'properties', 'aria-labelledby': 'props-title' }, el('h2', { id: 'props-title' }, 'Feature'), el('p', {}, 'Click a feature on the map to see its properties.'));
+  append(
+    main,
+    el('p', {}, el('a', { href: '#/jobs' }, '← Jobs')),
+    title,
+    status,
+    el('div', { class: 'job-layout' }, el('div', { class: 'col' }, details, downloads), el('div', { class: 'col wide' }, mapBox, legendBox, drawn, props)),
+  );
+  let view: MapView | null = null;
+  mapBox.addEventListener('map-idle', () => {
+    const total = mapBox.dataset.resultFeatures;
+    if (total !== undefined) drawn.textContent = `${mapBox.dataset.renderedFeatures ?? 0} of ${total} result features drawn in this view.`;
+  });
+
+  let stopped = false;
+  let timer: number | undefined;
+  let listItem: JobListItem | undefined;
+  let resultDrawn = false;
+
+  async function load(): Promise<void> {
+    try {
+      const job = await api.job(jobId);
+      performance.mark('sarwatch:job-view');
+      if (stopped) return;
+      const settled = job.status === 'completed' || job.status === 'failed';
+      const wantResult = job.status === 'completed' && !resultDrawn;
+      // The list entry (the job view has no request_params; the list of the endpoint's newest
+      // 30 does), the result and the overlay at once, before the map: it then renders once,
+      // where everything is, instead of re-tiling through intermediate views.
+      const [, result, overlay, landData] = await Promise.all([
+        job.endpoint_id && (!listItem || (settled && listItem.status !== job.status))
+          ? api.jobs(new URLSearchParams({ endpoint_id: job.endpoint_id, limit: '30' })).then((r) => (listItem = r.jobs.find((j) => j.job_id === job.job_id)))
+          : null,
+        wantResult ? fetchResult(job) : null,
+        wantResult && job.overlay ? api.download(job.overlay.path).then((png) => ({ png }), (err: unknown) => ({ err })) : null,
+        view ? null : land(),
+      ]);
+      if (stopped) return;
+      title.textContent = `${job.endpoint_id ?? 'Job'} job`;
+      clear(status);
+      renderDetails(details, job, listItem);
+
+      const polygon = listItem?.request_params?.polygon;
+      const aoi = typeof polygon === 'string' ? parseArea(polygon) : null;
+      const coverage = job.coverage?.polygon ? parseArea(job.coverage.polygon) : null;
+      const overlayBox: GeoJSON.Geometry[] = job.overlay ? [{ type: 'MultiPoint', coordinates: [job.overlay.bounds.slice(0, 2), job.overlay.bounds.slice(2, 4)] }] : [];
+      // The whole AOI with everything found in it (and the overlay, which can reach beyond it).
+      const bounds = bboxOf([aoi, coverage, ...overlayBox, ...(result && 'fc' in result ? result.fc.features.map((f) => f.geometry) : [])]);
+      const created = !view;
+      if (!view) {
+        view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features', bounds, land: landData ?? undefined });
+        view.onFeatureClick((f) => showProperties(props, f));
+      }
+      await view.setAoi(aoi);
+      await view.setCoverage(coverage);
+      if (stopped) return; // left meanwhile: the map may already serve another page
+      if (wantResult) {
+        resultDrawn = true;
+        renderDownloads(downloads, job, status);
+        if (overlay && 'png' in overlay) await view.setOverlay({ png: overlay.png, bounds: job.overlay!.bounds });
+        else if (overlay) append(status, message('error', `Quicklook overlay not shown: ${overlay.err instanceof ApiError ? overlay.err.message : 'download failed'}`));
+        if (result && 'fc' in result && job.endpoint_id) {
+          await view.setResult(job.endpoint_id, result.fc);
+          performance.mark('sarwatch:result-set');
+          clear(legendBox);
+          append(legendBox, el('h2', {}, `Result: ${result.fc.features.length} feature${result.fc.features.length === 1 ? '' : 's'}`), el('ul', {}, ...legend(job.endpoint_id).map(([colour, label]) => el('li', {}, swatch(colour), label))));
+        } else if (result && 'err' in result) {
+          append(status, message('error', `Result not shown: ${result.err instanceof ApiError ? `${result.err.code}: ${result.err.message}` : 'download failed'}`));
+        }
+        if (!created) await view.fitTo(bounds); // the job completed while the page was open
+      } else if (job.status === 'pending' || job.status === 'processing') {
+        timer = window.setTimeout(() => void load(), POLL_MS);
+      } else if (job.status === 'failed') {
+        clear(downloads);
+      }
+    } catch (err) {
+      if (stopped) return;
+      clear(status);
+      append(status, message('error', err instanceof ApiError ? `${err.code}: ${err.message}` : 'The service did not answer; retrying.'));
+      if (!(err instanceof ApiError && err.status === 404)) timer = window.setTimeout(() => void load(), POLL_MS * 3);
+    }
+  }
+  await load();
+  return () => {
+    stopped = true;
+    window.clearTimeout(timer);
+    view?.release();
+  };
+}
+
+/** The GeoJSON result of a completed job (none for a ZIP result), or why it could not be had. */
+async function fetchResult(job: Job): Promise<{ fc: GeoJSON.FeatureCollection } | { err: unknown } | null> {
+  if (!job.endpoint_id || !job.result_path || job.result_path.endsWith('.zip')) return null;
+  try {
+    // Marks for profiling (the dashboard bench reads them): download, parse.
+    performance.mark('sarwatch:result-requested');
+    const text = await (await api.download(job.result_path)).text();
+    performance.mark('sarwatch:result-downloaded');
+    const fc = JSON.parse(text) as GeoJSON.FeatureCollection;
+    performance.mark('sarwatch:result-parsed');
+    return { fc };
+  } catch (err) {
+    return { err };
+  }
+}
+
+function renderDownloads(downloads: HTMLElement, job: Job, status: HTMLElement): void {
+  clear(downloads);
+  if (job.result_path) {
+    const zip = job.result_path.endsWith('.zip');
+    append(downloads, button(zip ? 'Download result (ZIP)' : 'Download result (GeoJSON)', () => void save(job.result_path!, `${job.job_id}.${zip ? 'zip' : 'geojson'}`, status)));
+  }
+  if (job.quicklook_path) append(downloads, button('Download quicklook (PNG)', () => void save(job.quicklook_path!, `${job.job_id}-quicklook.png`, status)));
+}
+
+function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined): void {
+  clear(box);
+  append(
+    box,
+    definitions(
+      [
+        ['Status', statusBadge(job.status, job.progress)],
+        ['Job id', el('code', {}, job.job_id)],
+        ['Endpoint', job.endpoint_id ?? '—'],
+        ['Created', fmtTime(job.created_at)],
+        ['Completed', fmtTime(job.completed_at)],
+        ['Area analysed', job.area_sqkm === null ? '—' : `${fmtNumber(job.area_sqkm, 3)} km²`],
+        ['Credits used', item ? fmtNumber(item.credits_used, 4) : '—'],
+        ['Input', inputSummary(item?.request_params ?? null)],
+      ],
+      { 'data-testid': 'job-fields' },
+    ),
+  );
+  if (job.error_code) append(box, message('error', `${job.error_code}: ${job.error_message ?? ''}`));
+  append(box, el('h2', {}, 'Coverage'));
+  append(
+    box,
+    job.coverage
+      ? definitions([
+          ['Method', job.coverage.method],
+          ['Ratio', `${fmtNumber(job.coverage.ratio * 100, 0)} %`],
+          ['Requested area', `${fmtNumber(job.coverage.requested_area_sqkm, 3)} km²`],
+        ])
+      : el('p', {}, job.status === 'completed' ? 'Not reported (scene input: the whole scene).' : 'Known when the job has run.'),
+  );
+  append(box, el('h2', {}, 'Scene selection'));
+  append(
+    box,
+    job.scene_selection ? definitions([['First month', job.scene_selection.first_month ?? '—'], ['Last month', job.scene_selection.last_month ?? '—']]) : el('p', {}, '—'),
+  );
+  append(box, el('h2', {}, 'Warnings'));
+  append(box, job.warnings.length ? el('ul', { class: 'warnings' }, ...job.warnings.map((w) => el('li', {}, el('strong', {}, w.code), ` ${w.message}`))) : el('p', {}, 'None.'));
+  if (item?.request_params) {
+    append(box, el('h2', {}, 'Request parameters'));
+    append(box, definitions(Object.entries(item.request_params).map(([k, v]) => [k, fmtValue(v, 200)])));
+  }
+}
+
+/** A colour swatch as an inline SVG (no style attribute: the policy forbids inline styles). */
+function swatch(colour: string): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('width', '14');
+  svg.setAttribute('height', '14');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.classList.add('swatch');
+  const rect = document.createElementNS(ns, 'rect');
+  rect.setAttribute('width', '14');
+  rect.setAttribute('height', '14');
+  rect.setAttribute('fill', colour);
+  rect.setAttribute('stroke', '#555');
+  svg.appendChild(rect);
+  return svg;
+}
+
+async function save(path: string, filename: string, status: HTMLElement): Promise<void> {
+  try {
+    const blob = await api.download(path);
+    const url = URL.createObjectURL(blob);
+    const a = el('a', { href: url, download: filename });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  } catch (err) {
+    append(status, message('error', err instanceof ApiError ? `${err.code}: ${err.message}` : 'Download failed.'));
+  }
+}
+
+export function showProperties(panel: HTMLElement, f: GeoJSON.Feature): void {
+  clear(panel);
+  const props = (f.properties ?? {}) as Record<string, unknown>;
+  append(panel, el('h2', { id: 'props-title', tabindex: '-1' }, `Feature ${fmtValue(f.id ?? '', 40)}`));
+  const rows = Object.entries(props)
+    .filter(([k]) => k !== 'chart')
+    .map(([k, v]) => [k, fmtValue(v)] as [string, string]);
+  append(panel, definitions(rows, { 'data-testid': 'feature-properties' }));
+  const chart = cellChart(props.chart);
+  if (chart) {
+    const cps = Array.isArray(props.changePointDates) ? props.changePointDates.filter((d): d is string => typeof d === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(d)) : [];
+    renderChart(panel, chart, cps, Math.max(260, Math.min(panel.clientWidth - 16, 640)));
+  }
+  (panel.querySelector('h2') as HTMLElement | null)?.focus();
+}
