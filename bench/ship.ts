@@ -2,7 +2,7 @@
  * Ship detection benchmark: `detectShipsInProduct` (worker threads = analysisThreads()) on the
  * full-size generated IW GRDH scene (25,000 × 16,700 px, VV+VH; `--size WxH` for others).
  * Reports wall time, throughput and peak RSS (sampled every 10 ms, worker threads included:
- * they share the process).
+ * they share the process), then the job's quicklook (bench/quicklook.ts).
  *
  * The scene: bench/imagery-read.ts's (200 ships, 4 slicks, 2 calm patches on open North Sea),
  * generated once into the work dir and reused while its marker (bench-imagery-read.json)
@@ -13,6 +13,7 @@ import { analysisThreads, closeAnalysisPool } from '../src/analysis/engine/pool.
 import { detectShipsInProduct } from '../src/analysis/ship/index.ts';
 import { openSafeProduct } from '../src/imagery/index.ts';
 import { benchStage, ensureBenchScene, type BenchStage } from './imagery-read.ts';
+import { quicklookStage } from './quicklook.ts';
 
 export interface BenchAnalysisResult {
   stages: BenchStage[];
@@ -69,8 +70,9 @@ export async function benchShips(opts: { workDir: string; width?: number; height
       part('  · ambiguities + polygons', t.ambiguity + t.vectorize),
       part('  CPU seconds, all threads', (cpu.user + cpu.system) / 1000),
     ];
+    const quicklook = await quicklookStage('ship', scene.productPath, detected.value.result, detected.stage.seconds);
     return {
-      stages: [scene.stage, detected.stage, ...parts],
+      stages: [scene.stage, detected.stage, ...parts, quicklook],
       productPath: scene.productPath,
       width,
       height,

@@ -5,6 +5,7 @@
  *   const { job_id } = await client.submit('analyze', 'ship', { satellite_id: 'sentinel-1', scene_id });
  *   const job = await client.wait(job_id);
  *   const geojson = await client.downloadResult(job_id);
+ *   const png = await client.downloadQuicklook(job_id); // the detections drawn on what was analysed
  *
  *   // An AOI file as an upload, then jobs on it by polygon_id:
  *   const { polygon_id } = await client.uploadPolygons(fs.readFileSync('fields.kml'), 'kml');
@@ -313,10 +314,42 @@ export class SarwatchClient {
 
   /** The signed download URL the API redirects to (valid for a limited time). */
   async resultUrl(jobId: string, format: 'geojson' | 'zip' = 'geojson'): Promise<string> {
-    const { response } = await this.request<null>('GET', `/api/v1/jobs/${encodeURIComponent(jobId)}/result.${format}`, undefined, 'manual');
+    return this.redirectOf(`/api/v1/jobs/${encodeURIComponent(jobId)}/result.${format}`);
+  }
+
+  /**
+   * The signed URL of a job's quicklook PNG (what was analysed, detections drawn; a time
+   * series' deviation map) or of its overlay PNG (Web Mercator, placed by the job's
+   * `overlay.bounds`). NotFoundError when the job has none.
+   */
+  async pictureUrl(jobId: string, picture: 'quicklook' | 'overlay'): Promise<string> {
+    return this.redirectOf(`/api/v1/jobs/${encodeURIComponent(jobId)}/${picture === 'quicklook' ? 'quicklook.png' : 'overlay'}`);
+  }
+
+  /** Downloads the job's quicklook: the PNG's bytes. */
+  async downloadQuicklook(jobId: string): Promise<Uint8Array> {
+    return this.downloadBytes(await this.pictureUrl(jobId, 'quicklook'));
+  }
+
+  /** Downloads the job's overlay PNG; place it on a map by `overlay.bounds` of the job (getJob). */
+  async downloadOverlay(jobId: string): Promise<Uint8Array> {
+    return this.downloadBytes(await this.pictureUrl(jobId, 'overlay'));
+  }
+
+  private async redirectOf(path: string): Promise<string> {
+    const { response } = await this.request<null>('GET', path, undefined, 'manual');
     const location = response.headers.get('location');
     if (!location) throw errorFromResponse(response.status, null, null);
     return new URL(location, `${this.baseUrl}/`).toString();
+  }
+
+  private async downloadBytes(url: string): Promise<Uint8Array> {
+    const response = await this.fetchImpl(url);
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      throw errorFromResponse(response.status, body, response.headers.get('retry-after'));
+    }
+    return new Uint8Array(await response.arrayBuffer());
   }
 
   /** Downloads and parses the GeoJSON result, following the redirect. */
@@ -332,13 +365,7 @@ export class SarwatchClient {
 
   /** Downloads the zip result of an idlefarm job (result.zip), following the redirect: the archive's bytes. */
   async downloadArchive(jobId: string): Promise<Uint8Array> {
-    const url = await this.resultUrl(jobId, 'zip');
-    const response = await this.fetchImpl(url);
-    if (!response.ok) {
-      const body = await response.json().catch(() => null);
-      throw errorFromResponse(response.status, body, response.headers.get('retry-after'));
-    }
-    return new Uint8Array(await response.arrayBuffer());
+    return this.downloadBytes(await this.resultUrl(jobId, 'zip'));
   }
 }
 

@@ -50,6 +50,16 @@ export const JobSubmissionResponse = Type.Object({
 });
 export type JobSubmissionResponse = Static<typeof JobSubmissionResponse>;
 
+/** A job's georeferenced overlay: the image is placed on a web map by its four corners. */
+export const Overlay = Type.Object({
+  path: Type.String({ description: 'GET it (with the API key) for a 302 to the PNG: grey σ0 (γ0 for RTC) in dB, transparent where there is no data' }),
+  bounds: Type.Tuple([Type.Number(), Type.Number(), Type.Number(), Type.Number()], {
+    description: "The image's corners in WGS84 degrees: [west, south, east, north]",
+  }),
+  crs: Type.Literal('EPSG:3857', { description: 'The pixel grid: north-up Web Mercator, so a web map stretches the image linearly between its corners' }),
+});
+export type Overlay = Static<typeof Overlay>;
+
 export const JobStatusResponse = Type.Object({
   job_id: Type.String({ format: 'uuid' }),
   endpoint_id: Type.Union([EndpointIdSchema, Type.Null()]),
@@ -73,6 +83,13 @@ export const JobStatusResponse = Type.Object({
   }),
   max_credits: Type.Union([Type.Number(), Type.Null()], {
     description: 'The spending cap given at submission (sarwatch extension, additive to v1); null when none',
+  }),
+  quicklook_path: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'PNG picture of what was analysed with the detections drawn (timeseries: a deviation map), at most 2,048 px on the long side; null when the job has none (sarwatch extension, additive to v1)',
+  }),
+  overlay: Type.Union([Overlay, Type.Null()], {
+    description: 'The analysed imagery as a PNG on a Web-Mercator grid, for a web map; null when the job has none (sarwatch extension, additive to v1)',
   }),
 });
 export type JobStatusResponse = Static<typeof JobStatusResponse>;

@@ -2,13 +2,23 @@
 import type { JobRow } from '../store/index.ts';
 import type { EndpointId, JobStatus } from '../contract/enums.ts';
 import type { JobFailureCode } from '../contract/errors.ts';
-import type { Coverage, JobListItem, JobStatusResponse, JobSubmissionResponse, SceneSelection, Warning } from '../contract/schemas.ts';
+import type { Coverage, JobListItem, JobStatusResponse, JobSubmissionResponse, Overlay, SceneSelection, Warning } from '../contract/schemas.ts';
 import { fromMicros } from './credits.ts';
 import { resultKindOf } from '../endpoints/index.ts';
 
 export function resultPathOf(row: Pick<JobRow, 'id' | 'status' | 'endpoint_id'>): string | null {
   if (row.status !== 'completed') return null;
   return `/api/v1/jobs/${row.id}/result.${resultKindOf(row.endpoint_id)}`;
+}
+
+/** The quicklook's download path, while the job has one (after retention it answers 410, like result_path). */
+export function quicklookPathOf(row: Pick<JobRow, 'id' | 'status' | 'quicklook_key'>): string | null {
+  return row.status === 'completed' && row.quicklook_key ? `/api/v1/jobs/${row.id}/quicklook.png` : null;
+}
+
+export function overlayOf(row: Pick<JobRow, 'id' | 'status' | 'overlay_key' | 'overlay_bounds'>): Overlay | null {
+  if (row.status !== 'completed' || !row.overlay_key || !row.overlay_bounds) return null;
+  return { path: `/api/v1/jobs/${row.id}/overlay`, bounds: JSON.parse(row.overlay_bounds) as Overlay['bounds'], crs: 'EPSG:3857' };
 }
 
 const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
@@ -47,6 +57,8 @@ export function toJobStatus(row: JobRow): JobStatusResponse {
     progress: row.progress === null ? null : Number(row.progress),
     max_credits: row.max_credits_micros === null ? null : fromMicros(row.max_credits_micros),
     monitor_id: row.monitor_id ?? null,
+    quicklook_path: quicklookPathOf(row),
+    overlay: overlayOf(row),
   };
 }
 

@@ -3,7 +3,7 @@
  * (fixed width, so they sort as text in both SQLite and PostgreSQL); JSON members are text;
  * credit amounts are integers of micro-credits so that sums never drift.
  */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 export interface AccountsTable {
   id: string;
@@ -68,6 +68,10 @@ export interface JobsTable {
   result_key: string | null;
   result_expires_at: string | null;
   result_deleted_at: string | null;
+  /** Object keys of the quicklook PNG and the overlay PNG, and the overlay's WGS84 corners (JSON), set on completion when made; optional on insert. */
+  quicklook_key: ColumnType<string | null, string | null | undefined, string | null>;
+  overlay_key: ColumnType<string | null, string | null | undefined, string | null>;
+  overlay_bounds: ColumnType<string | null, string | null | undefined, string | null>;
   attempts: Generated<number>;
   /** Worker that holds the job while processing, and until when (crash recovery). */
   lease_owner: string | null;

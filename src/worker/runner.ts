@@ -1,5 +1,5 @@
 /**
- * Runs one job: claim → resolve input → analyse → write result → settle. Every failure
+ * Runs one job: claim → resolve input → analyse → quicklook → write result → settle. Every failure
  * ends the job in `failed` with a code (never stuck in `processing`); a lease with
  * heartbeats lets another process recover the job if this one dies; close() aborts the
  * running analyses and puts their jobs back in the queue.
@@ -26,6 +26,7 @@ import { creditCapFailure } from '../jobs/creditCap.ts';
 import type { JobSettled } from '../metrics.ts';
 import { JobWatch, type JobLoss } from './jobWatch.ts';
 import type { CancelNotices } from '../queue/cancelNotices.ts';
+import { deleteQuicklook, quicklookSoftly, storeQuicklook } from './quicklook.ts';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -258,11 +259,18 @@ export class JobRunner {
         },
         { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal },
       );
+    // The quicklook reads the same imagery after the analysis (an uploaded image while its
+    // local copy is still there); its failure costs the job nothing (worker/quicklook.ts).
+    const analyseAndLook = async (analysed: typeof input) => {
+      const output = await analyse(analysed);
+      const images = await quicklookSoftly({ jobId: job.id, endpointId: endpoint, family, input: analysed, result: output.result, signal }, log);
+      return { output, images };
+    };
     // An uploaded image (tif_id) is read from a local copy for the run (uploads/imageFile.ts).
-    const output =
+    const { output, images } =
       input.kind === 'image'
-        ? await withLocalImage(objects, config.dataDir, job.id, input.key, (file) => analyse({ ...input, file }))
-        : await analyse(input);
+        ? await withLocalImage(objects, config.dataDir, job.id, input.key, (file) => analyseAndLook({ ...input, file }))
+        : await analyseAndLook(input);
 
     // The endpoint's result kind says what the detector hands back and how it is served.
     const kind = resultKindOf(endpoint);
@@ -281,6 +289,7 @@ export class JobRunner {
       log.error({ jobId: job.id, err: String(e) }, 'result write failed');
       throw new JobFailure('STORAGE_ERROR', 'result could not be stored');
     }
+    const quicklook = await storeQuicklook(objects, { id: job.id, attempt: Number(job.attempts) }, images, log);
     const centroid = centroidLonLat(resolution.input.kind === 'scene' ? resolution.input.scene.footprint : resolution.input.aoi);
     const completed = await completeJob(db, job.id, this.workerId, {
       resultKey: key,
@@ -292,10 +301,12 @@ export class JobRunner {
       warnings: [...resolution.warnings, ...(output.warnings ?? [])],
       pricePerSqkm,
       retentionDays: config.resultRetentionDays,
+      quicklook,
     });
     if (!completed) {
       // The job was recovered by someone else while we ran: our result is not theirs.
       await objects.delete(key);
+      await deleteQuicklook(objects, quicklook);
       return false;
     }
     log.info({ jobId: job.id, areaSqkm: completed.area_sqkm, features: output.result?.features.length ?? null }, 'job completed');

@@ -25,7 +25,7 @@ describe('GET /api/v1/jobs/{job_id} (spec: Job (status))', () => {
     expect(['pending', 'processing', 'failed']).toContain(pending.status);
     const job = await waitForTerminal(t.client, job_id);
     expect(Object.keys(job).sort()).toEqual(
-      ['area_sqkm', 'completed_at', 'coverage', 'created_at', 'endpoint_id', 'error', 'error_code', 'error_message', 'job_id', 'max_credits', 'monitor_id', 'progress', 'result_path', 'satellite_id', 'scene_selection', 'status', 'warnings'].sort(),
+      ['area_sqkm', 'completed_at', 'coverage', 'created_at', 'endpoint_id', 'error', 'error_code', 'error_message', 'job_id', 'max_credits', 'monitor_id', 'overlay', 'progress', 'quicklook_path', 'result_path', 'satellite_id', 'scene_selection', 'status', 'warnings'].sort(),
     );
     expect(job).toMatchObject({
       job_id,
@@ -40,6 +40,8 @@ describe('GET /api/v1/jobs/{job_id} (spec: Job (status))', () => {
       scene_selection: null,
       warnings: [],
       monitor_id: null, // sarwatch extension (issue 21): set on a monitor's runs only
+      quicklook_path: null,
+      overlay: null,
     });
     expect(job.error_message).toMatch(/ship analysis is not available/);
     expect(job.completed_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);

@@ -2,10 +2,12 @@
  * Issue 5: newbuilding, disappearbuilding and timeseries jobs on the demo city complete
  * through the HTTP API with measured coverage, in both families: analyze (the RTC stack) and
  * detect (the GRD city series, geocoded by the service onto one UTM grid). The detect-family
- * results are checked against the GRD series' ground truth.
+ * results are checked against the GRD series' ground truth. Their quicklooks (issue 22 §1)
+ * are downloaded and decoded.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
@@ -114,6 +116,12 @@ describe('detect family on the demo city: GRD geocoded onto one UTM grid', () =>
     expect(s.required).toBeGreaterThan(20);
     expect(s.recall).toBeGreaterThanOrEqual(0.9);
     expect(s.f1).toBeGreaterThanOrEqual(0.9);
+    // Issue 22 §1: the later GRD scene as quicklook and overlay, framing the polygon.
+    const [west, south, east, north] = job.overlay.bounds;
+    expect([west <= 4.985, south <= 52.35, east >= 5.005, north >= 52.362]).toEqual([true, true, true, true]);
+    const overlay = PNG.sync.read(Buffer.from(await t.client.downloadOverlay(job_id)));
+    expect(overlay.data.some((v, i) => i % 4 === 3 && v === 255)).toBe(true);
+    expect(PNG.sync.read(Buffer.from(await t.client.downloadQuicklook(job_id))).width).toBe(overlay.width);
   });
 
   it('disappearbuilding: finds the demolished buildings of the truth (F1 ≥ 0.9), measured coverage', async () => {
@@ -168,5 +176,8 @@ describe('detect family on the demo city: GRD geocoded onto one UTM grid', () =>
     // Measured: 9 of 9.
     expect(cells).toBeGreaterThanOrEqual(5);
     expect(hits / cells).toBeGreaterThanOrEqual(0.8);
+    // Issue 22 §1: a deviation map, no overlay (a map colours the cells from the GeoJSON).
+    expect(job.overlay).toBeNull();
+    expect(PNG.sync.read(Buffer.from(await t.client.downloadQuicklook(job_id))).width).toBeGreaterThan(500);
   });
 });

@@ -4,7 +4,7 @@
  * (s3rver), the demo archive shared by the workers. Jobs of mixed endpoints go through both
  * APIs; one worker is SIGKILLed mid-job and one drained by SIGTERM mid-job, each replaced by
  * a new one. Then: every job terminal,
- * every completed result downloadable through the S3 redirect, the ledger balanced, no job
+ * every completed result (and its quicklook and overlay) downloadable through the S3 redirect, the ledger balanced, no job
  * charged, released or completed twice (one "job completed" log line per completed job across
  * all workers). SARWATCH_E2E_JOBS sets the number of jobs: .ci/run
  * runs the issue's 200 (18.6 min wall, 315 CPU s, on two cores at load 15–19), plain
@@ -206,6 +206,16 @@ describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
         const download = await fetch(location);
         expect(download.status).toBe(200);
         expect(((await download.json()) as { type: string }).type).toBe('FeatureCollection');
+        // Issue 22 §1: the quicklook and the overlay, written by the completing attempt to S3 and served the same way.
+        for (const [route, folder] of [['quicklook.png', 'quicklooks'], ['overlay', 'overlays']]) {
+          const picture = await fetch(`${bases[1]}/api/v1/jobs/${j.id}/${route}`, { headers: auth, redirect: 'manual' });
+          expect(picture.status).toBe(302);
+          const at = picture.headers.get('location')!;
+          expect(at.startsWith(`${s3.endpoint}/sarwatch-e2e/prod/${folder}/${j.id}.${j.attempts}.png?`)).toBe(true);
+          const png = await fetch(at);
+          expect(png.status).toBe(200);
+          expect(Buffer.from(await png.arrayBuffer()).subarray(0, 8).toString('latin1')).toBe('\x89PNG\r\n\x1a\n');
+        }
       }
       // No job completed twice: the workers' logs (the killed one's up to its death) hold one
       // "job completed" line per completed job in all, each for a job the store has completed.

@@ -122,6 +122,9 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     // MapLibre's own report of what it drew on screen, by feature id.
     expect(Number(await map.getAttribute('data-rendered-features'))).toBe(fc.features.length);
     await expect.poll(() => page.locator('.drawn').textContent()).toBe(`${fc.features.length} of ${fc.features.length} result features drawn in this view.`);
+    // Issue 22 §1 end to end: the job's own quicklook overlay (a Web-Mercator PNG placed by its bounds) is on the map, and the quicklook is offered for download.
+    await expect.poll(() => map.getAttribute('data-overlay'), { timeout: 30_000 }).toBe('shown');
+    expect(await page.getByRole('button', { name: 'Download quicklook (PNG)' }).count()).toBe(1);
 
     // Aim at the ship farthest from any other, so the marker under the cursor is unambiguous.
     const centres = fc.features.map(centre);

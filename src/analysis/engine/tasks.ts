@@ -6,6 +6,8 @@
 import { detectShipsInTile, detectShipsInTileWithSources } from '../ship/tile.ts';
 import { detectSlicksInTile } from '../oilslick/tile.ts';
 import { detectChangeTileTask } from '../change/tile.ts';
+import { renderQuicklook } from '../quicklook/render.ts';
+import { renderDeviationMap } from '../quicklook/deviationMap.ts';
 import { holdUntilReleased, sumOnWorker } from './selfTest.ts';
 
 export const TILE_TASKS = {
@@ -13,6 +15,8 @@ export const TILE_TASKS = {
   detectShipsInTileWithSources,
   detectSlicksInTile,
   detectChangeTileTask,
+  renderQuicklook,
+  renderDeviationMap,
   sumOnWorker,
   holdUntilReleased,
 } as const;

@@ -1,9 +1,9 @@
 // A field's season chart as a PNG (pngjs): VH, VV and VH/VV in dB against date, on one axis,
 // with dB gridlines every 5 dB, month ticks, and a title line (field number, decision,
-// probability). A small rasteriser of its own: 1-px lines (Bresenham), point markers and a
-// 5 × 7 bitmap font for the few characters the labels use — no canvas dependency.
+// probability), drawn on the service's small canvas (src/raster/canvas.ts: 1-px lines, point
+// markers, a 5 × 7 bitmap font) — no canvas dependency.
 
-import { PNG } from 'pngjs';
+import { Canvas } from '../../raster/canvas.ts';
 
 export interface ChartSeries {
   label: string;
@@ -28,111 +28,13 @@ export const CHART_COLORS = {
   ratio: [220, 120, 20] as [number, number, number],
 };
 
-// 5 × 7 glyphs, rows top to bottom, '#' = ink.
-const GLYPHS: Record<string, string[]> = {
-  '0': ['.###.', '#...#', '#..##', '#.#.#', '##..#', '#...#', '.###.'],
-  '1': ['..#..', '.##..', '..#..', '..#..', '..#..', '..#..', '.###.'],
-  '2': ['.###.', '#...#', '....#', '...#.', '..#..', '.#...', '#####'],
-  '3': ['#####', '...#.', '..#..', '...#.', '....#', '#...#', '.###.'],
-  '4': ['...#.', '..##.', '.#.#.', '#..#.', '#####', '...#.', '...#.'],
-  '5': ['#####', '#....', '####.', '....#', '....#', '#...#', '.###.'],
-  '6': ['..##.', '.#...', '#....', '####.', '#...#', '#...#', '.###.'],
-  '7': ['#####', '....#', '...#.', '..#..', '.#...', '.#...', '.#...'],
-  '8': ['.###.', '#...#', '#...#', '.###.', '#...#', '#...#', '.###.'],
-  '9': ['.###.', '#...#', '#...#', '.####', '....#', '...#.', '.##..'],
-  '-': ['.....', '.....', '.....', '#####', '.....', '.....', '.....'],
-  '.': ['.....', '.....', '.....', '.....', '.....', '.##..', '.##..'],
-  '/': ['....#', '....#', '...#.', '..#..', '.#...', '#....', '#....'],
-  '#': ['.#.#.', '.#.#.', '#####', '.#.#.', '#####', '.#.#.', '.#.#.'],
-  '=': ['.....', '.....', '#####', '.....', '#####', '.....', '.....'],
-  ' ': ['.....', '.....', '.....', '.....', '.....', '.....', '.....'],
-  A: ['.###.', '#...#', '#...#', '#####', '#...#', '#...#', '#...#'],
-  B: ['####.', '#...#', '#...#', '####.', '#...#', '#...#', '####.'],
-  C: ['.###.', '#...#', '#....', '#....', '#....', '#...#', '.###.'],
-  D: ['###..', '#..#.', '#...#', '#...#', '#...#', '#..#.', '###..'],
-  E: ['#####', '#....', '#....', '####.', '#....', '#....', '#####'],
-  H: ['#...#', '#...#', '#...#', '#####', '#...#', '#...#', '#...#'],
-  I: ['.###.', '..#..', '..#..', '..#..', '..#..', '..#..', '.###.'],
-  L: ['#....', '#....', '#....', '#....', '#....', '#....', '#####'],
-  N: ['#...#', '##..#', '#.#.#', '#..##', '#...#', '#...#', '#...#'],
-  O: ['.###.', '#...#', '#...#', '#...#', '#...#', '#...#', '.###.'],
-  P: ['####.', '#...#', '#...#', '####.', '#....', '#....', '#....'],
-  R: ['####.', '#...#', '#...#', '####.', '#.#..', '#..#.', '#...#'],
-  T: ['#####', '..#..', '..#..', '..#..', '..#..', '..#..', '..#..'],
-  U: ['#...#', '#...#', '#...#', '#...#', '#...#', '#...#', '.###.'],
-  V: ['#...#', '#...#', '#...#', '#...#', '#...#', '.#.#.', '..#..'],
-};
-
-class Canvas {
-  readonly png: PNG;
-
-  constructor(
-    readonly width: number,
-    readonly height: number,
-  ) {
-    this.png = new PNG({ width, height, colorType: 2 });
-    this.png.data.fill(255);
-  }
-
-  set(x: number, y: number, [r, g, b]: readonly number[]): void {
-    x = Math.round(x);
-    y = Math.round(y);
-    if (x < 0 || y < 0 || x >= this.width || y >= this.height) return;
-    const i = (y * this.width + x) * 4;
-    this.png.data[i] = r!;
-    this.png.data[i + 1] = g!;
-    this.png.data[i + 2] = b!;
-    this.png.data[i + 3] = 255;
-  }
-
-  line(x0: number, y0: number, x1: number, y1: number, color: readonly number[]): void {
-    x0 = Math.round(x0);
-    y0 = Math.round(y0);
-    x1 = Math.round(x1);
-    y1 = Math.round(y1);
-    const dx = Math.abs(x1 - x0);
-    const dy = -Math.abs(y1 - y0);
-    const sx = x0 < x1 ? 1 : -1;
-    const sy = y0 < y1 ? 1 : -1;
-    let err = dx + dy;
-    for (;;) {
-      this.set(x0, y0, color);
-      if (x0 === x1 && y0 === y1) return;
-      const e2 = 2 * err;
-      if (e2 >= dy) {
-        err += dy;
-        x0 += sx;
-      }
-      if (e2 <= dx) {
-        err += dx;
-        y0 += sy;
-      }
-    }
-  }
-
-  square(x: number, y: number, r: number, color: readonly number[]): void {
-    for (let dy = -r; dy <= r; dy++) for (let dx = -r; dx <= r; dx++) this.set(x + dx, y + dy, color);
-  }
-
-  /** Text with its top-left corner at (x, y); unknown characters are drawn as blanks. Returns the width drawn. */
-  text(x: number, y: number, s: string, color: readonly number[]): number {
-    let cx = x;
-    for (const ch of s.toUpperCase()) {
-      const glyph = GLYPHS[ch] ?? GLYPHS[' ']!;
-      for (let r = 0; r < 7; r++) for (let c = 0; c < 5; c++) if (glyph[r]![c] === '#') this.set(cx + c, y + r, color);
-      cx += 6;
-    }
-    return cx - x;
-  }
-}
-
 const dayNumber = (date: string): number => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
 /** The chart as PNG bytes. */
 export function renderChart(spec: ChartSpec): Buffer {
   const width = spec.width ?? 640;
   const height = spec.height ?? 300;
-  const canvas = new Canvas(width, height);
+  const canvas = new Canvas(width, height, [255, 255, 255, 255]);
   const ink = [30, 30, 30];
   const grid = [220, 220, 220];
   const plot = { left: 40, right: width - 10, top: 22, bottom: height - 34 };
@@ -190,5 +92,5 @@ export function renderChart(spec: ChartSpec): Buffer {
     x += 14 + canvas.text(x + 14, 6, s.label, s.color) + 8;
   }
   // No row filters + the default deflate strategy: line art on white compresses best this way and encodes twice as fast as the adaptive filters.
-  return PNG.sync.write(canvas.png, { colorType: 2, filterType: 0, deflateStrategy: 0, deflateLevel: 6 });
+  return canvas.encode({ colorType: 2, filterType: 0, deflateStrategy: 0, deflateLevel: 6 });
 }

@@ -177,4 +177,28 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
       },
     );
   }
+
+  for (const [route, picture, summary] of [
+    ['quicklook.png', 'quicklook', 'Download the quicklook PNG: what was analysed, detections drawn (302 to a signed URL)'],
+    ['overlay', 'overlay', "Download the overlay PNG on a Web-Mercator grid, placed by the job's overlay.bounds (302 to a signed URL)"],
+  ] as const) {
+    app.get(
+      `/jobs/:job_id/${route}`,
+      {
+        config: { access: { scope: 'jobs:read' } },
+        schema: {
+          tags: ['jobs'],
+          summary,
+          security,
+          params: JobIdParams,
+          response: { 302: Type.Null({ description: 'Location: signed, expiring URL of the PNG' }), ...errors(401, 403, 404, 410, 429) },
+        },
+      },
+      async (request, reply) => {
+        const url = await jobs.pictureUrl(principalOf(request), (request.params as { job_id: string }).job_id, picture);
+        reply.headers(PRIVATE_HEADERS);
+        return reply.redirect(url, 302);
+      },
+    );
+  }
 }

@@ -17,3 +17,4 @@ export type { MeasurementPlacement } from './measurement.js';
 export { LutRowInterpolator, NoiseRowInterpolator } from './lut.js';
 export { parseMemberName } from './names.js';
 export type { MemberName } from './names.js';
+export { CalibratedRunSampler } from './overview.js';

@@ -80,6 +80,11 @@ export interface SafeProduct {
 export interface OpenSafeOptions {
   geolocationInterpolation?: GridInterpolation;
   blockCache?: BlockReaderOptions;
+  /**
+   * Open one band only: the first of these polarisations the product has (a quicklook of one
+   * band need not parse the other band's XML). Default: every band.
+   */
+  firstOf?: readonly string[];
 }
 
 class GrdBand implements SafeBand {
@@ -206,8 +211,13 @@ export async function openSafeProductFrom(container: SafeContainer, options: Ope
     }
 
     const groups = groupMembers(container.files());
+    const annotated = [...groups.values()].filter((g) => g.annotation);
+    const chosen = options.firstOf?.map((p) => annotated.find((g) => g.polarisation === p)).find((g) => g !== undefined);
+    if (options.firstOf && !chosen) {
+      throw new ImageryError('MEASUREMENT_UNAVAILABLE', `${container.productName} has none of the polarisations ${options.firstOf.join(', ')}`);
+    }
     const bands: Record<string, SafeBand> = {};
-    for (const group of groups.values()) {
+    for (const group of chosen ? [chosen] : groups.values()) {
       if (!group.annotation) continue;
       if (!group.calibration || !group.noise) {
         throw new ImageryError('INVALID_PRODUCT', `${container.productName}: ${group.swath} ${group.polarisation} lacks calibration or noise XML`);

@@ -17,6 +17,8 @@ export interface CompletionFacts {
   warnings: Warning[];
   pricePerSqkm: number;
   retentionDays: number;
+  /** The job's quicklook objects (kept and deleted with the result), when one was made. */
+  quicklook?: { key: string; overlay: { key: string; bounds: [number, number, number, number] } | null } | null;
 }
 
 /**
@@ -39,6 +41,9 @@ export async function completeJob(db: Db, jobId: string, workerId: string, facts
         updated_at: now,
         progress: 100,
         result_key: facts.resultKey,
+        quicklook_key: facts.quicklook?.key ?? null,
+        overlay_key: facts.quicklook?.overlay?.key ?? null,
+        overlay_bounds: facts.quicklook?.overlay ? JSON.stringify(facts.quicklook.overlay.bounds) : null,
         result_expires_at: addDays(now, facts.retentionDays),
         area_sqkm: facts.areaSqkm,
         lat: facts.lat,

@@ -1,0 +1,180 @@
+// Quicklooks: a finished job's picture (σ0 in dB of what was analysed with the detections drawn,
+// or a time series' deviation map) and a Web-Mercator overlay a web map places by its bounds.
+// Imports imagery, geo, raster and the analysis modules' input helpers; never jobs/ or api/.
+import type { EndpointId, Family } from '../../contract/enums.ts';
+import type { AoiGeometry, BBox } from '../../geo/types.ts';
+import { bboxOf } from '../../geo/index.ts';
+import { openRasterProduct, openSafeProduct, type Sigma0Product } from '../../imagery/index.ts';
+import { runTileTask } from '../engine/pool.ts';
+import type { ResolvedInput, ResultCollection } from '../registry.ts';
+import { rtcPaths } from '../modules/rtcInput.ts';
+import { safeProductPath, sceneInput, withSigma0GeoTiff } from '../modules/sceneInput.ts';
+import { deviationStyle } from '../timeseries/style.ts';
+import type { DetectionStyle } from './render.ts';
+import { mercatorGrid, type MercatorGrid } from './mercator.ts';
+import { sampleSource } from './sample.ts';
+import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
+import { flatBuffers, flattenGeometries } from './vectors.ts';
+import type { DeviationLegendClass } from './deviationMap.ts';
+
+export { MAX_SIDE } from './sample.ts';
+
+export interface QuicklookRequest {
+  endpointId: EndpointId;
+  family: Family;
+  input: ResolvedInput;
+  /** The job's GeoJSON result: the detections drawn, or the time-series cells. */
+  result: ResultCollection | undefined;
+  signal?: AbortSignal;
+}
+
+export interface QuicklookImages {
+  /** PNG: the analysed imagery with the detections drawn, or a time series' deviation map. */
+  quicklook: Uint8Array;
+  /** PNG on a Web-Mercator grid (EPSG:3857), transparent where there is no data, and its corners [west, south, east, north] in WGS84. */
+  overlay: { png: Uint8Array; bounds: BBox } | null;
+}
+
+/** How each endpoint's detections are drawn on its quicklook. */
+export const DETECTION_STYLES: Partial<Record<EndpointId, DetectionStyle>> = {
+  ship: { colour: [255, 40, 40], width: 2, marker: true },
+  oilslick: { colour: [255, 200, 0], width: 2, marker: false },
+  newbuilding: { colour: [255, 40, 40], width: 1, marker: false },
+  disappearbuilding: { colour: [0, 200, 255], width: 1, marker: false },
+};
+
+/**
+ * The quicklook of a completed job, or null for an endpoint without one (idlefarm draws its
+ * own charts). Reads the imagery again, strided (about one pixel in rowStep × runLength), and
+ * renders on the analysis pool; the caller decides what a failure costs (the worker: nothing).
+ */
+export async function makeQuicklook(request: QuicklookRequest): Promise<QuicklookImages | null> {
+  const { endpointId, input, result, signal } = request;
+  const features = result?.features ?? [];
+  switch (endpointId) {
+    case 'ship':
+    case 'oilslick': {
+      const scene = sceneInput(input);
+      const prefer = endpointId === 'ship' ? ['VH', 'HV', 'VV', 'HH'] : ['VV', 'HH', 'VH', 'HV'];
+      const draw = (product: Sigma0Product) => {
+        const pol = prefer.find((p) => product.bands[p]?.hasMeasurement);
+        if (!pol) throw new Error('the product has no readable band');
+        return quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
+      };
+      // A GeoTIFF is opened as the analysis opened it (its polarisations and units).
+      if (scene.kind === 'geotiff') return await withSigma0GeoTiff(scene.path, scene.encoding, draw);
+      const product = await openSafeProduct(scene.path, { firstOf: prefer });
+      try {
+        return await draw(product);
+      } finally {
+        await product.close();
+      }
+    }
+    case 'newbuilding':
+    case 'disappearbuilding': {
+      if (input.kind !== 'pair') throw new Error(`a ${endpointId} quicklook needs a pair input, got ${input.kind}`);
+      // The later scene: what the change is seen in (new buildings bright, demolished ones gone).
+      if (request.family === 'detect') {
+        const prefer = ['VV', 'HH', 'VH', 'HV'];
+        const product = await openSafeProduct(safeProductPath(input.later), { firstOf: prefer });
+        try {
+          const pol = prefer.find((p) => product.bands[p]?.hasMeasurement);
+          if (!pol) throw new Error('the product has no readable band');
+          return await quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
+        } finally {
+          await product.close();
+        }
+      }
+      const paths = rtcPaths(input.later);
+      const raster = await openRasterProduct((paths.vv ?? paths.vh)!);
+      try {
+        return await quicklookOfSource(rasterSource(raster), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
+      } finally {
+        await raster.close();
+      }
+    }
+    case 'timeseries':
+      if (input.kind !== 'series') throw new Error(`a timeseries quicklook needs a series input, got ${input.kind}`);
+      return { quicklook: await deviationMap(features, input.aoi, signal), overlay: null };
+    default:
+      return null;
+  }
+}
+
+/**
+ * What a job on a polygon analysed: the picture frames the polygon (`aoi`), and shows pixels
+ * only within `extent` (the polygon ∩ the imagery). Null for a whole scene (scene_id).
+ */
+export interface AnalysedArea {
+  aoi: AoiGeometry;
+  extent: AoiGeometry;
+}
+
+function areaOf(input: ResolvedInput): AnalysedArea | null {
+  return input.kind === 'scene' ? null : { aoi: input.aoi, extent: input.extent };
+}
+
+/** The overlay and the quicklook of one raster: over `area` (its AOI outlined), or the whole image when null. */
+export async function quicklookOfSource(
+  source: QuicklookSource,
+  area: AnalysedArea | null,
+  features: ResultCollection['features'],
+  style: DetectionStyle,
+  signal?: AbortSignal,
+): Promise<QuicklookImages> {
+  const { grid, lattice, raster } = await sampleSource(source, area?.aoi ?? null, { signal });
+  const extent = area ? await flattenGeometries([area.extent]) : null;
+  const outline = area ? await flattenGeometries([area.aoi]) : null;
+  const detections = await flattenGeometries(features.map((f) => f.geometry));
+  const rendered = await runTileTask(
+    { name: 'renderQuicklook', input: { grid, lattice, raster, extent, outline, detections, style } },
+    [
+      raster.data.buffer as ArrayBuffer,
+      lattice.rows.buffer as ArrayBuffer,
+      lattice.cols.buffer as ArrayBuffer,
+      ...[detections, extent, outline].flatMap((f) => (f ? flatBuffers(f) : [])),
+    ],
+    signal,
+  );
+  return { quicklook: rendered.quicklook, overlay: { png: rendered.overlay, bounds: grid.bounds } };
+}
+
+function hexColour(hex: string): [number, number, number] {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+/** The long side of a deviation map's map area (cells are vector art: drawn at this size whatever the AOI). */
+export const DEVIATION_MAP_SIDE = 1024;
+
+/** The deviation map's grid (its map area; the picture adds a margin and the legend). */
+export function deviationMapGrid(aoi: AoiGeometry): MercatorGrid {
+  return mercatorGrid(bboxOf(aoi), 0.01, DEVIATION_MAP_SIDE);
+}
+
+async function deviationMap(features: ResultCollection['features'], aoi: AoiGeometry, signal?: AbortSignal): Promise<Uint8Array> {
+  const grid = deviationMapGrid(aoi);
+  const cells = await flattenGeometries(features.map((f) => f.geometry));
+  const fills = new Uint8Array(3 * features.length);
+  features.forEach((f, i) => fills.set(hexColour(deviationStyle(typeof f.properties.deviation === 'number' ? f.properties.deviation : null).fill), 3 * i));
+  // One representative deviation per class of the style (≤ −3, −3…−2, …, ≥ 3) and the bounds between them.
+  const classes: DeviationLegendClass[] = [-3.5, -2.5, -1.5, 0, 1.5, 2.5, 3.5].map((d, k) => ({
+    colour: hexColour(deviationStyle(d).fill),
+    upper: ['-3', '-2', '-1', '+1', '+2', '+3', ''][k]!,
+  }));
+  // A whole cell's side on the map (the widest of the first cells; those at the AOI's edge are clipped): outlines only when a cell is large enough to show one.
+  const cellDeg = Math.max(0, ...features.slice(0, 100).map((f) => bboxOf(f.geometry)[2] - bboxOf(f.geometry)[0]));
+  const cellPx = (cellDeg / (grid.bounds[2] - grid.bounds[0])) * grid.width;
+  const dates = (features[0]?.properties.chart as { dates?: unknown } | undefined)?.dates;
+  const lastDate = Array.isArray(dates) && typeof dates[dates.length - 1] === 'string' ? (dates[dates.length - 1] as string) : null;
+  const notes = [`${features.length} CELLS${lastDate ? `, LAST DATE ${lastDate}` : ''}`];
+  const aoiRings = await flattenGeometries([aoi]);
+  return runTileTask(
+    {
+      name: 'renderDeviationMap',
+      input: { grid, cells, fills, outlines: cellPx >= 8, aoi: aoiRings, classes, noValue: hexColour(deviationStyle(null).fill), notes },
+    },
+    [...flatBuffers(cells), ...flatBuffers(aoiRings), fills.buffer as ArrayBuffer],
+    signal,
+  );
+}
