@@ -4,7 +4,7 @@
  * testing an adapter class or a driver's error code: how to lock an account row for the rest of a
  * transaction, whether an error is a unique-key violation, whether the store did not answer.
  */
-import { PostgresAdapter, SqliteAdapter, type Kysely } from 'kysely';
+import { PostgresAdapter, SqliteAdapter, type DialectAdapter, type Kysely } from 'kysely';
 import { postgresDialect } from './postgres.ts';
 import { sqliteDialect } from './sqlite.ts';
 import type { Database } from './schema.ts';
@@ -28,8 +28,8 @@ export interface StoreDialect {
 
 const DIALECTS: readonly StoreDialect[] = [sqliteDialect, postgresDialect];
 
-/** The dialect of the backend `db` (or a transaction of it) runs on. */
-export function dialectOf<DB>(db: Kysely<DB>): StoreDialect {
+/** The dialect of the backend `db` (a store, a transaction of it, or a migration's handle) runs on. */
+export function dialectOf(db: { getExecutor(): { readonly adapter: DialectAdapter } }): StoreDialect {
   const adapter = db.getExecutor().adapter;
   if (adapter instanceof PostgresAdapter) return postgresDialect;
   if (adapter instanceof SqliteAdapter) return sqliteDialect;
