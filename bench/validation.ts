@@ -58,9 +58,11 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-/** CPU time (user + system, all threads) the process `pid` has used, ms; from /proc, in clock ticks (10 ms). */
+/** CPU time (user + system, all threads) the process `pid` has used, ms; from /proc, in clock ticks (10 ms); NaN without /proc. */
 function processCpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const file = `/proc/${pid}/stat`;
+  if (!fs.existsSync(file)) return NaN;
+  const stat = fs.readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 and 15 of stat(5) (utime, stime), counted after the command name's field 2.
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
