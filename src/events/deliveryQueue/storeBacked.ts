@@ -10,6 +10,8 @@ import type { DeliveryHandler, DeliveryQueue } from './port.ts';
 export class StoreBackedDeliveryQueue implements DeliveryQueue {
   private handler: DeliveryHandler | null = null;
   private concurrency = 1;
+  /** A finished delivery asks for more once no more than this many are in flight. */
+  private refillBelow = 0;
   private readonly inFlight = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private dispatching = false;
@@ -32,6 +34,7 @@ export class StoreBackedDeliveryQueue implements DeliveryQueue {
   consume(handler: DeliveryHandler, concurrency: number): void {
     this.handler = handler;
     this.concurrency = concurrency;
+    this.refillBelow = Math.floor(concurrency / 2);
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
     this.wake();
@@ -78,7 +81,10 @@ export class StoreBackedDeliveryQueue implements DeliveryQueue {
         .finally(() => {
           this.inFlight.delete(id);
           if (this.inFlight.size === 0) for (const resolve of this.idle) resolve();
-          this.wake();
+          // Refill in batches: one query for half the slots, not one per finished delivery
+          // (that query was the costliest statement of a delivery). Deliveries that fall due
+          // meanwhile are found by the next refill, `schedule` or the poll.
+          if (this.inFlight.size <= this.refillBelow) this.wake();
         });
     }
     // A full batch: more may be due right now.
