@@ -18,7 +18,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AnalysisOutput, AnalysisRequest, GeoTiffEncoding, ResolvedInput, ResolvedScene, UploadFeatureCollection } from '../analysis/registry.ts';
+import type { AnalysisOutput, AnalysisRequest, GeoTiffEncoding, ResolvedInput, ResolvedScene, UploadFeatureCollection } from '../analysis/port.ts';
 import { fieldsExtent, type UploadedCollection } from '../analysis/idlefarm/index.ts';
 import { closeAnalysisPool } from '../analysis/engine/pool.ts';
 import { GREY_DB_RANGE, type GreyDbMapping } from '../analysis/oilslick/greyImage.ts';

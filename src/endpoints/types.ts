@@ -4,7 +4,7 @@
  * detectors from it. Adding an endpoint is one file like ship.ts and one line in index.ts.
  */
 import type { TSchema } from 'typebox';
-import type { AnalysisModule } from '../analysis/registry.ts';
+import type { AnalysisModule } from '../analysis/port.ts';
 import type { SceneSelectorName } from '../catalog/selection.ts';
 
 export type FamilyName = 'analyze' | 'detect';

@@ -3,7 +3,7 @@
 // GRD products geocoded onto one 10 m UTM grid over the fields' bounding box (detect family),
 // so every date of a field is read on the same pixels.
 
-import type { ResolvedScene } from '../registry.ts';
+import type { ResolvedScene } from '../port.ts';
 import type { AoiGeometry, Ring } from '../../geo/types.ts';
 import { detectFamilyGrid, grdSources, rtcPaths } from '../modules/rtcInput.ts';
 import type { SeriesScene } from '../timeseries/series.ts';

@@ -7,7 +7,7 @@
  */
 import { JobFailure } from '../../contract/errors.ts';
 import { idlefarmSources, MIN_SPAN_DAYS, MIN_VALID_DATES, runIdlefarm } from '../idlefarm/index.ts';
-import type { AnalysisModule } from '../registry.ts';
+import type { AnalysisModule } from '../port.ts';
 import { asImageryFailure } from './sceneInput.ts';
 
 const DAY_MS = 86_400_000;
