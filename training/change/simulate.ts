@@ -1,5 +1,5 @@
 // Generated pre/post pairs with ground truth, for calibrating and testing the building-change
-// model (calibrate.ts, tests). In-memory arrays only; the GeoTIFF stacks of src/synth are the
+// model (calibrate.ts, tests, eval/change.ts, bench/change.ts). In-memory arrays only; the GeoTIFF stacks of src/synth are the
 // end-to-end counterpart. Self-contained (own seeded generator) so that the analysis layer
 // does not depend on the synthetic-product layer.
 //
