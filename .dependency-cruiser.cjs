@@ -34,6 +34,13 @@ module.exports = {
       to: { path: '^src/endpoints/' },
     },
     {
+      name: 'detectors-not-adapters',
+      severity: 'error',
+      comment: 'A detector is called by its adapter (src/analysis/modules/), never the reverse.',
+      from: { path: '^src/analysis/(ship|oilslick|change|timeseries|idlefarm|common)/' },
+      to: { path: '^src/analysis/modules/' },
+    },
+    {
       name: 'src-not-training',
       severity: 'error',
       comment: 'Model fitting lives in training/; the product (src/) reads only the fitted model files.',

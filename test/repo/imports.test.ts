@@ -1,7 +1,7 @@
 /**
  * Issue 20 §1: the import rules of .dependency-cruiser.cjs hold for src/ and training/ — no
  * import circle between folders, contract/ imports nothing of the project, the detectors'
- * port no wiring, detectors not the endpoint table, src/ nothing of training/. Run by hand
+ * port no wiring, detectors neither the endpoint table nor the adapters, src/ nothing of training/. Run by hand
  * with `npx depcruise src training`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,7 +52,7 @@ afterAll(() => {
 });
 
 describe('import rules (.dependency-cruiser.cjs)', () => {
-  it('the rules catch a folder circle, contract/ importing the project and src/ importing training/', async () => {
+  it('each rule fires on a made-up tree that breaks it', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sarwatch-imports-'));
     temp.push(dir);
     const files: Record<string, string> = {
@@ -61,6 +61,10 @@ describe('import rules (.dependency-cruiser.cjs)', () => {
       'src/contract/enums.ts': "import { two } from '../b/two.ts';\nexport const ids = [two];\n",
       'src/c/fit.ts': "export const fitted = await import('../../training/m/fit.ts');\n",
       'training/m/fit.ts': 'export const fit = 1;\n',
+      'src/analysis/port.ts': "export type { One } from '../b/two.ts';\n",
+      'src/analysis/ship/detect.ts': "import type { Id } from '../../endpoints/index.ts';\nimport { adapt } from '../modules/ship.ts';\nexport const run = (id: Id) => adapt(id);\n",
+      'src/analysis/modules/ship.ts': "export const adapt = (id: string) => id;\n",
+      'src/endpoints/index.ts': "export type Id = 'ship';\n",
     };
     for (const [file, text] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
@@ -71,6 +75,9 @@ describe('import rules (.dependency-cruiser.cjs)', () => {
     expect(byRule('no-folder-circle').map((v) => folderOfCircle(v).sort().join(' '))).toEqual(['src/a src/b', 'src/a src/b']);
     expect(byRule('contract-imports-nothing').map((v) => [v.from, v.to])).toEqual([['src/contract/enums.ts', 'src/b/two.ts']]);
     expect(byRule('src-not-training').map((v) => [v.from, v.to])).toEqual([['src/c/fit.ts', 'training/m/fit.ts']]);
+    expect(byRule('port-imports-no-wiring').map((v) => [v.from, v.to])).toEqual([['src/analysis/port.ts', 'src/b/two.ts']]);
+    expect(byRule('analysis-not-endpoints').map((v) => [v.from, v.to])).toEqual([['src/analysis/ship/detect.ts', 'src/endpoints/index.ts']]);
+    expect(byRule('detectors-not-adapters').map((v) => [v.from, v.to])).toEqual([['src/analysis/ship/detect.ts', 'src/analysis/modules/ship.ts']]);
   }, 120_000);
 
   it('src/ and training/ keep them: no new folder circle, no other violation', async () => {
