@@ -118,7 +118,7 @@ const SUITES: Record<string, Suite> = {
     const { stages, details } = await benchValidation();
     return {
       name: 'validation',
-      description: 'hostile request polygons (issue 10 item 1): validation in-process, then ship previews against a real server while /healthz is polled',
+      description: 'hostile request polygons (issue 10 item 1): validation in-process; the 1,200-strip preview against a real server (issue 19 item 2: median of 5, server CPU); then ship previews of every shape while /healthz is polled',
       stages,
       details,
     };

@@ -2,6 +2,7 @@
  * Configuration from environment variables, with the embedded defaults so that
  * `sarwatch serve` needs none. Every variable is listed in README's configuration table.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENDPOINTS, type EndpointDescriptor, type EndpointName as SubmittableEndpoint } from './endpoints/index.ts';
@@ -17,8 +18,13 @@ export interface Config {
   signedUrlTtlSeconds: number;
   maxConcurrentJobs: number;
   rateLimitPerMinute: number;
-  /** Failed authentications (401) per client address per minute before 429. */
+  /** Failed authentications (401) per client address per minute; past it a request that does not authenticate gets 429. */
   authFailuresPerMinute: number;
+  /**
+   * Which proxies' `X-Forwarded-For` decides the client address (Fastify's `trustProxy`):
+   * false (the socket address, the default) or the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: TrustProxy;
   maxRequestBytes: number;
   /** A polygon upload's body, bytes (read as a stream; 413 past it). */
   maxUploadBytes: number;
@@ -130,6 +136,8 @@ export interface Config {
   archiveWatch: boolean;
 }
 
+export type TrustProxy = false | string[];
+
 export const CATALOG_PROVIDERS = ['local', 'stac', 'planetary-computer', 'cdse'] as const;
 export type CatalogProviderName = (typeof CATALOG_PROVIDERS)[number];
 
@@ -155,6 +163,39 @@ function basemapUrl(env: NodeJS.ProcessEnv): string {
     throw new Error(`SARWATCH_BASEMAP_URL must be an http(s) tile URL template with {z}, {x} and {y}, got "${raw}"`);
   }
   return raw;
+}
+
+/** proxy-addr's named ranges, accepted in SARWATCH_TRUST_PROXY's list. */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * SARWATCH_TRUST_PROXY: empty, 0 or false → off; otherwise a comma-separated list of proxy
+ * addresses, CIDR ranges (`10.0.0.0/8`) and the names loopback, linklocal, uniquelocal.
+ * Refused: "true" (any client could name its own address) and a hop count, which Fastify
+ * ignores since 5.12 for the same reason (it cannot tell a proxy from a client that reaches
+ * the API directly and sends the header itself) — accepting it would silently change nothing.
+ */
+export function trustProxy(env: NodeJS.ProcessEnv): TrustProxy {
+  const raw = (env.SARWATCH_TRUST_PROXY ?? '').trim();
+  if (raw === '' || /^(0|false|no|off)$/i.test(raw)) return false;
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const bad = entries.find((e) => !trustedEntry(e));
+  if (bad !== undefined || entries.length === 0) {
+    const why = /^\d+$/.test(raw) ? ' (a hop count cannot tell a proxy from a client that reaches the API directly: name the proxies)' : '';
+    throw new Error(
+      `SARWATCH_TRUST_PROXY must be a comma-separated list of proxy addresses and CIDR ranges (or loopback, linklocal, uniquelocal)${why}, got "${raw}"`,
+    );
+  }
+  return entries;
+}
+
+function trustedEntry(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, opts: { integer?: boolean; min?: number } = {}): number {
@@ -191,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConcurrentJobs: num(env, 'SARWATCH_MAX_CONCURRENT_JOBS', 10, { integer: true, min: 1 }),
     rateLimitPerMinute: num(env, 'SARWATCH_RATE_LIMIT_PER_MINUTE', 300, { integer: true, min: 1 }),
     authFailuresPerMinute: num(env, 'SARWATCH_AUTH_FAILURES_PER_MINUTE', 20, { integer: true, min: 1 }),
+    trustProxy: trustProxy(env),
     maxRequestBytes: num(env, 'SARWATCH_MAX_REQUEST_BYTES', 1_048_576, { integer: true, min: 1024 }),
     maxUploadBytes: num(env, 'SARWATCH_MAX_UPLOAD_BYTES', 10_485_760, { integer: true, min: 1024 }),
     // A dual-polarisation IW GRDH SAFE zip is about 1.7 GB; a float32 σ0 GeoTIFF of one, ~3.4 GB.

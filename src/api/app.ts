@@ -75,6 +75,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(deps.logger),
     bodyLimit: deps.config.maxRequestBytes,
+    // request.ip (the failed-auth throttle's key, the request log) is the client behind known proxies.
+    trustProxy: deps.config.trustProxy,
     // Reject, never silently drop or coerce: a typo in a field name must be a 400.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },

@@ -1,6 +1,6 @@
 /**
  * Who is calling and what may they do, decided before the body is parsed or validated:
- * 401 (no valid key; 429 when an address keeps failing), then 429 (per-key rate), then 403
+ * 401 (no valid key; 429 instead when its address keeps failing), then 429 (per-key rate), then 403
  * (the route's scope). Submission and preview share one access rule, so they answer alike.
  */
 import type { FastifyRequest } from 'fastify';
@@ -54,25 +54,23 @@ export interface GuardDeps {
 }
 
 /**
- * The onRequest hook of the /api/v1 context. An address over its budget of failed
- * authentications gets 429 before its key is even looked at, so the answer cannot tell a
- * guessed key from a wrong one until the window ends.
+ * The onRequest hook of the /api/v1 context. The failed-authentication budget limits failed
+ * attempts only: a key that authenticates always goes on to its own per-key limit, whatever
+ * other callers from its address did (behind a proxy they all share one address unless
+ * SARWATCH_TRUST_PROXY names it). A request that does not authenticate (a wrong, revoked or
+ * malformed key, or none) counts against its address; once the address is over its budget it
+ * gets 429 instead of 401 until the window ends. Why this still bounds key guessing:
+ * docs/decisions.md, Security.
  */
 export function authGuard(deps: GuardDeps): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
-    const blocked = await deps.failures.exhausted(request.ip);
-    if (blocked !== null) throw tooManyFailures(deps.failures.perMinute, blocked);
     let principal: Principal | null;
     try {
       principal = await authenticate(deps.db, bearerToken(request));
     } catch (e) {
-      if (e instanceof ApiError) await deps.failures.hit(request.ip); // not a store failure
-      throw e;
+      throw e instanceof ApiError ? await failed(deps.failures, request.ip, e) : e; // not counted: a store failure
     }
-    if (!principal) {
-      await deps.failures.hit(request.ip);
-      throw new ApiError('UNAUTHORIZED', 'invalid or revoked API key');
-    }
+    if (!principal) throw await failed(deps.failures, request.ip, new ApiError('UNAUTHORIZED', 'invalid or revoked API key'));
     request.principal = principal;
     const limited = await deps.requests.hit(principal.keyId);
     if (limited !== null) {
@@ -101,6 +99,12 @@ export function authorizeUploadRead(principal: Principal): void {
   if (!principal.scopes.has('jobs:read') && !principal.scopes.has('uploads:write')) {
     throw new ApiError('FORBIDDEN', 'reading polygon uploads needs the jobs:read or uploads:write scope');
   }
+}
+
+/** Counts a failed authentication of `ip`; the error to answer: `unauthorized` (401) within its budget, 429 past it. */
+async function failed(failures: RateLimit, ip: string, unauthorized: ApiError): Promise<ApiError> {
+  const over = await failures.hit(ip);
+  return over === null ? unauthorized : tooManyFailures(failures.perMinute, over);
 }
 
 function tooManyFailures(perMinute: number, retryAfter: number): ApiError {

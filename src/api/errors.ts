@@ -6,7 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError, HTTP_ERRORS, errorEnvelope, type HttpErrorCode } from '../contract/errors.ts';
-import { isSqliteBusy } from '../store/sqliteBusy.ts';
+import { isStoreUnavailable } from '../store/dialect.ts';
 
 /** Names a client may see quoted back: identifiers, never markup. */
 const QUOTABLE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -64,42 +64,20 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.status(err.status).send(errorEnvelope(err.code, err.message, err.details));
 }
 
-/**
- * Error codes of a backing service that is down, restarting, overloaded or locked — not of a
- * fault in this code: sockets (store, object store), PostgreSQL's admin-shutdown,
- * cannot-connect-now, connection-exception and too-many-connections classes, and SQLite's
- * locked; SQLITE_BUSY and its extended codes (isSqliteBusy) once the store's wait for another
- * process's write lock is over (src/store/sqliteBusy.ts).
- */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  '08006',
-  '53300',
-  'SQLITE_LOCKED',
-]);
-/** node-postgres's own messages for a connection it lost or could not get (no code). */
-const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect)/;
+/** Socket errors of a backing service (store or object store) that is down or unreachable. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** Retry-After (s) for 503s from a backing service (about one reconnect). */
 export const BACKEND_RETRY_SECONDS = 5;
 
-/** True when `err` says a backing service did not answer (see UNAVAILABLE_CODES). */
+/**
+ * True when `err` says a backing service did not answer — down, restarting, overloaded or
+ * locked — not a fault in this code: a socket error, or what the store's dialect calls
+ * unavailable (src/store/dialect.ts).
+ */
 export function isBackendUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  return (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || isSqliteBusy(err) || UNAVAILABLE_MESSAGE.test(err.message);
+  return (typeof code === 'string' && SOCKET_CODES.has(code)) || isStoreUnavailable(err);
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -10,8 +10,6 @@ export interface RateLimit {
   readonly perMinute: number;
   /** Counts one event; resolves to the seconds until `key` may go on when it is now over the budget, else null. */
   hit(key: string): Promise<number | null>;
-  /** Like `hit`, without counting: whether `key` has already used up its budget. */
-  exhausted(key: string): Promise<number | null>;
 }
 
 /** The in-process adapter. */
@@ -25,9 +23,6 @@ export class MemoryRateLimit implements RateLimit {
   }
   async hit(key: string): Promise<number | null> {
     return this.limiter.hit(key);
-  }
-  async exhausted(key: string): Promise<number | null> {
-    return this.limiter.exhausted(key);
   }
 }
 
@@ -48,13 +43,6 @@ export class RateLimiter {
     const w = this.current(key, now);
     w.count++;
     return w.count > this.perMinute ? this.retryAfter(w.start, now) : null;
-  }
-
-  /** Like `hit`, without counting: whether `key` has already used up this window. */
-  exhausted(key: string): number | null {
-    const now = this.clock();
-    const w = this.windows.get(key);
-    return w && w.start === windowStart(now) && w.count >= this.perMinute ? this.retryAfter(w.start, now) : null;
   }
 
   private current(key: string, now: number) {

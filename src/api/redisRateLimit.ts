@@ -40,16 +40,6 @@ export class RedisRateLimit implements RateLimit {
       throw unavailable();
     }
   }
-
-  async exhausted(key: string): Promise<number | null> {
-    let res: RateLimiterRes | null;
-    try {
-      res = await this.limiter.get(key);
-    } catch {
-      throw unavailable();
-    }
-    return res && res.consumedPoints >= this.perMinute ? retryAfter(res) : null;
-  }
 }
 
 const retryAfter = (res: RateLimiterRes) => Math.max(1, Math.ceil(res.msBeforeNext / 1000));

@@ -4,7 +4,7 @@
  * docs/catalog.md states every rule and tie-break implemented here; the table tests in
  * test/catalog/selection.test.ts name them.
  */
-import { geodesicAreaSqkm, intersectAoi, toWkt, unionAoi } from '../geo/index.ts';
+import { geodesicAreaSqkm, intersectAoi, intersectByParts, toWkt, unionAoi } from '../geo/index.ts';
 import type { AoiGeometry } from '../geo/types.ts';
 import { alongTrackOverlapDeg } from './orbit.ts';
 import type { OrbitDirection, SceneProductType, SceneQuery, SceneRecord } from './types.ts';
@@ -206,8 +206,17 @@ export function sceneQueryForPeriod(opts: PeriodOptions): SceneQuery {
 // ---------------------------------------------------------------------------------------
 // Coverage and warnings
 
-function areaSqkm(g: AoiGeometry | null): number {
-  return g ? geodesicAreaSqkm(g) : 0;
+/**
+ * Geodesic area, once per geometry: a selection measures the request polygon and each clip
+ * more than once (coverage of each candidate, then of the chosen extent), and on a polygon of
+ * many vertices each measure costs milliseconds. Geometries are never changed once built.
+ */
+const areas = new WeakMap<AoiGeometry, number>();
+export function areaSqkm(g: AoiGeometry | null): number {
+  if (!g) return 0;
+  let area = areas.get(g);
+  if (area === undefined) areas.set(g, (area = geodesicAreaSqkm(g)));
+  return area;
 }
 
 function unionOf(list: AoiGeometry[]): AoiGeometry | null {
@@ -231,7 +240,7 @@ export function coveredExtent(
     }
     return acc;
   }
-  const clips = footprints.map((f) => intersectAoi(aoi, f)).filter((g): g is AoiGeometry => g !== null);
+  const clips = footprints.map((f) => intersectByParts(aoi, f)).filter((g): g is AoiGeometry => g !== null);
   return unionOf(clips);
 }
 
@@ -250,7 +259,7 @@ export function estimateCoverage(
 }
 
 function coverageOfExtent(aoi: AoiGeometry, extent: AoiGeometry | null): CoverageEstimate {
-  const requested = geodesicAreaSqkm(aoi);
+  const requested = areaSqkm(aoi);
   const covered = areaSqkm(extent);
   return {
     method: 'estimated',
@@ -340,9 +349,10 @@ function candidatesOf(
     if (orbitDirection && scene.orbitDirection !== orbitDirection) continue;
     const day = utcDayNumber(scene.startTime);
     if (!keep(scene, day)) continue;
-    const clip = intersectAoi(aoi, scene.footprint);
+    // Part by part: a request of many parts is clipped against every candidate (geo/clip.ts).
+    const clip = intersectByParts(aoi, scene.footprint);
     if (!clip) continue;
-    const area = geodesicAreaSqkm(clip);
+    const area = areaSqkm(clip);
     if (!(area > 0)) continue;
     out.push({ scene, day, time: Date.parse(scene.startTime), clip, cov: aoiArea > 0 ? Math.min(1, area / aoiArea) : 0 });
   }
@@ -380,7 +390,7 @@ export function selectNearestScene(
   const windowDays = opts.windowDays ?? DEFAULT_WINDOW_DAYS;
   const productTypes = opts.productTypes ?? ['GRD'];
   const d0 = utcDayNumber(opts.date);
-  const aoiArea = geodesicAreaSqkm(opts.aoi);
+  const aoiArea = areaSqkm(opts.aoi);
   const cands = candidatesOf(
     scenes,
     opts.aoi,
@@ -455,7 +465,7 @@ interface PairEval {
  */
 export function selectChangePair(scenes: readonly SceneRecord[], opts: PeriodOptions): ChangePairSelection | NoSceneFound {
   const { earlier: ep, later: lp } = splitPeriod(opts.dateStart, opts.dateEnd);
-  const aoiArea = geodesicAreaSqkm(opts.aoi);
+  const aoiArea = areaSqkm(opts.aoi);
   const what = describeFilter(opts.productTypes, opts.orbitDirection);
   if (ep[1] < ep[0]) return noScene(`The period ${dayString(lp[0])} to ${dayString(lp[1])} is too short to hold an earlier and a later scene.`);
   const early = candidatesOf(scenes, opts.aoi, aoiArea, (_s, d) => d >= ep[0] && d <= ep[1], opts.productTypes, opts.orbitDirection);
@@ -513,7 +523,7 @@ function bestPair(
       exact = p.ub; // both floor to the same value; extent computed for the winner only
     } else {
       extent = intersectAoi(p.a.clip, p.b.clip);
-      exact = extent ? Math.min(1, geodesicAreaSqkm(extent) / aoiArea) : 0;
+      exact = extent ? Math.min(1, areaSqkm(extent) / aoiArea) : 0;
     }
     const f = floorRatio(exact);
     if (exact <= 0) continue;
@@ -616,7 +626,7 @@ export function groupByPathFrame<T extends SceneRecord>(scenes: readonly T[]): T
 export function selectSeries(scenes: readonly SceneRecord[], opts: PeriodOptions): SeriesSelection | NoSceneFound {
   const s = utcDayNumber(opts.dateStart);
   const e = utcDayNumber(opts.dateEnd);
-  const aoiArea = geodesicAreaSqkm(opts.aoi);
+  const aoiArea = areaSqkm(opts.aoi);
   const cands = candidatesOf(scenes, opts.aoi, aoiArea, (_x, d) => d >= s && d <= e, opts.productTypes, opts.orbitDirection);
   if (cands.length === 0) {
     return noScene(
@@ -633,7 +643,7 @@ export function selectSeries(scenes: readonly SceneRecord[], opts: PeriodOptions
     let unionCov = maxCov;
     if (floorRatio(maxCov) !== floorRatio(Math.min(1, sum))) {
       extent = unionOf(members.map((m) => m.clip));
-      unionCov = extent ? Math.min(1, geodesicAreaSqkm(extent) / aoiArea) : 0;
+      unionCov = extent ? Math.min(1, areaSqkm(extent) / aoiArea) : 0;
     }
     return { members, sum, unionCov, extent, passes: countPasses(members.map((m) => m.scene)) };
   });
@@ -701,7 +711,7 @@ function dayRange(scenes: readonly SceneRecord[]): [number, number] {
  *   polygon by both, then its tie-breaks.
  */
 export function selectNamedPair(pre: readonly SceneRecord[], post: readonly SceneRecord[], opts: NamedSceneOptions): NamedPairSelection | NoSceneFound {
-  const aoiArea = geodesicAreaSqkm(opts.aoi);
+  const aoiArea = areaSqkm(opts.aoi);
   const what = describeFilter(opts.productTypes, undefined);
   const typed = (list: readonly SceneRecord[]) => list.filter((x) => !opts.productTypes?.length || opts.productTypes.includes(x.productType));
   const sides = [typed(pre), typed(post)];

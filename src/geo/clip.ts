@@ -5,6 +5,8 @@
 import polygonClipping from 'polygon-clipping';
 import type { Geom, MultiPolygon as ClipMultiPolygon } from 'polygon-clipping';
 import { GeometryError } from './errors.ts';
+import { flattenPolygons } from './flat.ts';
+import { partsTouch } from './validate.ts';
 import type { AoiGeometry, BBox, Position } from './types.ts';
 
 function toClip(geom: AoiGeometry): Geom {
@@ -20,6 +22,49 @@ function fromClip(result: ClipMultiPolygon): AoiGeometry | null {
 
 export function intersectAoi(a: AoiGeometry, b: AoiGeometry): AoiGeometry | null {
   return fromClip(polygonClipping.intersection(toClip(a), toClip(b)));
+}
+
+/**
+ * `aoi ∩ other`, the same geometry `intersectAoi` gives, clipped part by part (issue 19
+ * item 2). One polygon-clipping run over a MULTIPOLYGON of many thin parts whose bounding
+ * boxes all overlap (1,200 strips: seconds) keeps every part's edges on its sweep line at
+ * once; here each part is clipped alone against the parts of `other` whose bounding boxes
+ * meet its own, and parts that meet none are dropped unclipped. The pieces come back in
+ * polygon-clipping's order (by each shell's lowest-leftmost vertex, the sweep's). When two
+ * parts of `aoi` touch, polygon-clipping would merge their pieces, so that input takes the
+ * one-run path. `aoi` must be valid (validate.ts); `other` is any AOI (a scene footprint).
+ */
+export function intersectByParts(aoi: AoiGeometry, other: AoiGeometry): AoiGeometry | null {
+  if (aoi.type === 'Polygon' || aoi.coordinates.length < 2) return intersectAoi(aoi, other);
+  if (partsOfTouch(aoi)) return intersectAoi(aoi, other);
+  const others = other.type === 'Polygon' ? [other.coordinates] : other.coordinates;
+  const otherBoxes = others.map((rings) => bboxOf(rings[0]!));
+  const pieces: ClipMultiPolygon = [];
+  for (const part of aoi.coordinates) {
+    const [x0, y0, x1, y1] = bboxOf(part[0]!);
+    const near = others.filter((_, i) => {
+      const b = otherBoxes[i]!;
+      return b[0] <= x1 && x0 <= b[2] && b[1] <= y1 && y0 <= b[3];
+    });
+    if (near.length > 0) pieces.push(...polygonClipping.intersection(part, near));
+  }
+  const first = pieces.map((p) => lowestLeftmost(p[0]!));
+  const order = pieces.map((_, i) => i).sort((a, b) => first[a]![0] - first[b]![0] || first[a]![1] - first[b]![1]);
+  return fromClip(order.map((i) => pieces[i]!));
+}
+
+/** Whether parts of `aoi` touch, found once per geometry: a selection clips one AOI against every candidate scene. */
+const touching = new WeakMap<AoiGeometry, boolean>();
+function partsOfTouch(aoi: Extract<AoiGeometry, { type: 'MultiPolygon' }>): boolean {
+  let known = touching.get(aoi);
+  if (known === undefined) touching.set(aoi, (known = partsTouch(flattenPolygons(aoi.coordinates, 'MultiPolygon'))));
+  return known;
+}
+
+function lowestLeftmost(ring: readonly Position[]): Position {
+  let best = ring[0]!;
+  for (const p of ring) if (p[0] < best[0] || (p[0] === best[0] && p[1] < best[1])) best = p;
+  return best;
 }
 
 /** Union of any number of AOIs; null for an empty list. */

@@ -299,3 +299,24 @@ export function findGeometryIssueFlat(flat: FlatPolygons, multi: boolean): Geome
 export function findGeometryIssue(polygons: readonly (readonly Ring[])[], multi: boolean): GeometryIssue | null {
   return findGeometryIssueFlat(flattenPolygons(polygons, multi ? 'MultiPolygon' : 'Polygon'), multi);
 }
+
+/**
+ * Whether the boundaries of two different parts of a valid MULTIPOLYGON meet anywhere (at a
+ * point or along an edge). Clipping part by part (clip.ts intersectByParts) gives the
+ * one-piece answer only when they never do: polygon-clipping merges parts that touch.
+ */
+export function partsTouch(flat: FlatPolygons): boolean {
+  const parts = flat.partStart.length - 1;
+  if (parts < 2) return false;
+  const clean = cleanRings(flat);
+  const partOf = new Int32Array(clean.ringStart.length - 1);
+  for (let p = 0; p < parts; p++) partOf.fill(p, flat.partStart[p]!, flat.partStart[p + 1]!);
+  const { coords: c, ringOf } = clean;
+  return sweepRings(clean, {
+    pair(s, t) {
+      if (partOf[ringOf[s]!] === partOf[ringOf[t]!]) return false;
+      return segmentRelationXY(c[2 * s]!, c[2 * s + 1]!, c[2 * s + 2]!, c[2 * s + 3]!, c[2 * t]!, c[2 * t + 1]!, c[2 * t + 2]!, c[2 * t + 3]!) !== 'none';
+    },
+    crossAtPoint: (a, b) => partOf[a] !== partOf[b],
+  }).stopped;
+}

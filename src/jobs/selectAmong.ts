@@ -8,10 +8,10 @@ import type { Config } from '../config.ts';
 import type { Coverage, SceneSelection, Warning } from '../contract/schemas.ts';
 // The selection module itself, not catalog/index.ts: the geometry thread loads this file
 // and needs none of the catalogs' readers (GeoTIFF, zip, STAC clients).
-import { SCENE_SELECTORS, sceneQueryForNearest, sceneQueryForPeriod, type CoverageEstimate } from '../catalog/selection.ts';
+import { SCENE_SELECTORS, areaSqkm, sceneQueryForNearest, sceneQueryForPeriod, type CoverageEstimate } from '../catalog/selection.ts';
 import { endpointOf } from '../endpoints/index.ts';
 import type { SceneQuery, SceneRecord } from '../catalog/types.ts';
-import { bboxOf, geodesicAreaSqkm, simplifyToWktBudget, type AoiGeometry } from '../geo/index.ts';
+import { bboxOf, simplifyToWktBudget, type AoiGeometry } from '../geo/index.ts';
 import type { ResolvedInput } from '../analysis/port.ts';
 import type { ValidatedRequest } from './validate.ts';
 
@@ -107,7 +107,7 @@ function fromSelection(
       coverage: coverageForResponse(selected.coverage, config, selected.analysisExtent),
       sceneSelection: selected.scene_selection,
       warnings: selected.warnings,
-      expectedAreaSqkm: geodesicAreaSqkm(selected.analysisExtent),
+      expectedAreaSqkm: areaSqkm(selected.analysisExtent),
     },
   };
 }

@@ -23,6 +23,7 @@ import { capMicros } from './creditCap.ts';
 import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
 import { isoNow } from './time.ts';
+import { dialectOf } from '../store/dialect.ts';
 import { canonicalJson } from './canonicalJson.ts';
 import { resultKindOf } from '../endpoints/index.ts';
 import { UploadUnavailable, uploadLookups } from '../uploads/lookup.ts';
@@ -91,7 +92,7 @@ export class JobService {
       row = await this.insertJob(principal.accountId, { jobId, now, endpoint, family, body, request, reserve, idempotencyKey, requestHash });
     } catch (e) {
       // Two retries raced past the lookup: the unique index let one through.
-      if (idempotencyKey !== undefined && isUniqueViolation(e)) {
+      if (idempotencyKey !== undefined && dialectOf(db).isUniqueViolation(e)) {
         const previous = await this.byIdempotencyKey(principal, idempotencyKey, requestHash);
         if (previous) return toSubmissionResponse(previous);
       }
@@ -409,10 +410,4 @@ function capFields(maxCredits: number | undefined, estimateMicros: number | null
   if (maxCredits === undefined) return {};
   const cap = capMicros(maxCredits);
   return { max_credits: fromMicros(cap), exceeds_max_credits: estimateMicros === null ? null : estimateMicros > cap };
-}
-
-/** SQLite and PostgreSQL unique-constraint violations. */
-function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; message?: string };
-  return err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || err?.code === '23505';
 }

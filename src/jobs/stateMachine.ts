@@ -17,6 +17,8 @@ export const TRANSITIONS = {
   cancel: { from: ['pending', 'processing'], to: 'failed' },
   /** A job whose lease expired (crash recovery) or whose worker shuts down goes back to the queue. */
   requeue: { from: ['processing'], to: 'pending' },
+  /** A completed job's result retention elapsed: the status stays, the result is marked deleted. */
+  expire: { from: ['completed'], to: 'completed' },
 } as const satisfies Record<string, { from: readonly JobStatus[]; to: JobStatus }>;
 
 export type TransitionName = keyof typeof TRANSITIONS;

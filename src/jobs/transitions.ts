@@ -14,3 +14,4 @@ export { cancelJob, CANCELED_MESSAGE } from './transitions/cancelJob.ts';
 export { requeueJob } from './transitions/requeueJob.ts';
 export { recoverInterruptedJobs } from './transitions/recoverInterruptedJobs.ts';
 export { returnJob } from './transitions/returnJob.ts';
+export { expireResult, resultsDueToExpire } from './transitions/expireResult.ts';

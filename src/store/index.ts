@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite.ts';
@@ -35,6 +35,11 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
     }
   }
   return db;
+}
+
+/** Resolves when the store answers a trivial query (the readiness probe). */
+export async function pingStore(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }
 
 /** The URL without its password, for messages. */

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './schema.ts';
+import type { StoreDialect } from './dialect.ts';
 
 const INT8_OID = 20;
 
@@ -34,3 +35,32 @@ export function openPostgres(url: string, poolSize: number): Kysely<Database> {
   pool.on('error', () => {});
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
+
+/**
+ * SQLSTATEs of a server that is down, restarting or full: admin-shutdown, crash-shutdown,
+ * cannot-connect-now, the connection-exception class, too-many-connections.
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300']);
+/** node-postgres's own messages for a connection it lost or could not get (no code). */
+const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect)/;
+const UNIQUE_VIOLATION = '23505';
+
+const codeOf = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
+
+/** PostgreSQL's side of the store port (src/store/dialect.ts). */
+export const postgresDialect: StoreDialect = {
+  name: 'postgres',
+  /**
+   * A row lock on the account: READ COMMITTED gives every later statement of a waiting
+   * transaction a fresh snapshot, so its count sees the winner's rows.
+   */
+  async lockAccount(tx, accountId) {
+    const row = await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().executeTakeFirst();
+    return row !== undefined;
+  },
+  isUniqueViolation: (err) => codeOf(err) === UNIQUE_VIOLATION,
+  isUnavailable: (err) => {
+    const code = codeOf(err);
+    return (typeof code === 'string' && UNAVAILABLE_STATES.has(code)) || (err instanceof Error && UNAVAILABLE_MESSAGE.test(err.message));
+  },
+};

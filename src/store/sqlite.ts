@@ -4,7 +4,8 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import { withStatementCache } from './statementCache.ts';
-import { BusyRetryingSqliteDialect } from './sqliteBusy.ts';
+import { BusyRetryingSqliteDialect, isSqliteBusy } from './sqliteBusy.ts';
+import type { StoreDialect } from './dialect.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, restrictFile } from '../privateFiles.ts';
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY goes out (the API's 503). */
@@ -43,3 +44,21 @@ export function openSqlite(file: string, opts: OpenSqliteOptions = {}): Kysely<D
   );
   return new Kysely<Database>({ dialect });
 }
+
+const codeOf = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
+
+/** SQLite's side of the store port (src/store/dialect.ts). */
+export const sqliteDialect: StoreDialect = {
+  name: 'sqlite',
+  /**
+   * A write that changes nothing takes the database write lock at once (the dialect begins
+   * transactions IMMEDIATE anyway), instead of at the insert after the caller's count.
+   */
+  async lockAccount(tx, accountId) {
+    const res = await tx.updateTable('accounts').set((eb) => ({ balance_micros: eb.ref('balance_micros') })).where('id', '=', accountId).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  },
+  isUniqueViolation: (err) => codeOf(err) === 'SQLITE_CONSTRAINT_UNIQUE' || codeOf(err) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  /** SQLITE_BUSY (and its extended codes) once the wait for another process's write lock is over, and SQLITE_LOCKED. */
+  isUnavailable: (err) => isSqliteBusy(err) || codeOf(err) === 'SQLITE_LOCKED',
+};

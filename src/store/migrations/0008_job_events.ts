@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../dialect.ts';
 
 /**
  * Job event streams (issue 21 §3) and spending caps.
@@ -16,7 +17,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * `jobs.max_credits_micros`: the submission's `max_credits`, the most the job may cost.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = dialectOf(db).name === 'postgres';
   await db.schema
     .createTable('job_events')
     .addColumn('id', postgres ? 'bigserial' : 'integer', (c) => (postgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
@@ -67,7 +68,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = dialectOf(db).name === 'postgres';
   await db.schema.alterTable('jobs').dropColumn('max_credits_micros').execute();
   if (postgres) {
     await sql`DROP TRIGGER jobs_events ON jobs`.execute(db);
