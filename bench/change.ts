@@ -6,7 +6,7 @@
  * The pair: 17,408 × 17,408 px per band (174 km square, UTM 31N), VV + VH of a pre and a
  * post date, float32 linear γ0, 512 × 512 tiles, Deflate (zlib level 6, predictor 1) — the
  * layout of OPERA RTC-S1 COGs — 4 files of ~1.1 GB. Content: tiles of the calibration
- * generator (src/analysis/change/simulate.ts: land texture and moisture, fields redrawn per
+ * generator (training/change/simulate.ts: land texture and moisture, fields redrawn per
  * date, water, stable / new / vanished buildings 150–2500 m² at ~40 new per km², transient
  * scatterers, ENL 4.4 speckle): 128 distinct 512² tiles (seeds 70001–70128) placed by a hash
  * of the tile position, so generation takes about a minute, not half an hour; the detector
@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { addDecoder, BaseDecoder } from 'geotiff';
 import { detectChangeInRtcPair, gridRelation, readOnReferenceGrid } from '../src/analysis/change/index.ts';
-import { simulateChangePair } from '../src/analysis/change/simulate.ts';
+import { simulateChangePair } from '../training/change/simulate.ts';
 import { analysisThreads, closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 import type { AoiGeometry } from '../src/geo/types.ts';
 import { DEFLATE_COMPRESSIONS, registerNodeZlibDeflate } from '../src/imagery/geotiff-source.ts';

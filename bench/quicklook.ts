@@ -5,7 +5,7 @@
  * job (detection + quicklook). bench/ship.ts and bench/oilslick.ts add this row.
  */
 import { makeQuicklook } from '../src/analysis/quicklook/index.ts';
-import type { ResultCollection } from '../src/analysis/registry.ts';
+import type { ResultCollection } from '../src/analysis/port.ts';
 import type { SceneRecord } from '../src/catalog/types.ts';
 import { benchStage, type BenchStage } from './imagery-read.ts';
 

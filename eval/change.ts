@@ -10,7 +10,7 @@
  *   which fits on simulate.ts pairs, nor by the tests, which use cities 5, 11 and 21), first
  *   → last date, through detectChangeInRtcPair (threads = analysisThreads()). Per-object
  *   precision / recall / F1 and pixel IoU, for newbuilding and disappearbuilding.
- * - `pairs`: the calibration generator (src/analysis/change/simulate.ts, 600 × 600 px,
+ * - `pairs`: the calibration generator (training/change/simulate.ts, 600 × 600 px,
  *   10 m), held-out seeds 501–504 (training used 101–104, selection 201–203, the docs'
  *   held-out table 301–302, the tests 401–404), through detectChangeInTile; per-object scores.
  *
@@ -30,7 +30,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { analysisThreads } from '../src/analysis/engine/pool.ts';
 import { detectChangeInRtcPair, detectChangeInTile } from '../src/analysis/change/index.ts';
-import { scoreObjects, simulateChangePair } from '../src/analysis/change/simulate.ts';
+import { scoreObjects, simulateChangePair } from '../training/change/simulate.ts';
 import { detectTimeseries } from '../src/analysis/timeseries/index.ts';
 import type { AoiGeometry, Position } from '../src/geo/types.ts';
 import { openRasterProduct } from '../src/imagery/index.ts';

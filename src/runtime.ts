@@ -26,7 +26,7 @@ import { JobRunner, type Logger } from './worker/runner.ts';
 import { startMaintenance } from './worker/maintenance.ts';
 import { serveMetrics } from './worker/metricsServer.ts';
 import { runWhenFree } from './store/leases.ts';
-import { defaultRegistry, type AnalysisRegistry } from './analysis/registry.ts';
+import { defaultRegistry, type AnalysisRegistry } from './endpoints/analysisRegistry.ts';
 import { closeAnalysisPool } from './analysis/engine/pool.ts';
 import { LocalSceneCatalog, type IndexArchiveOptions, type IndexArchiveResult, type SceneCatalog, type SceneRecord } from './catalog/index.ts';
 import { watchArchive, type ArchiveWatch } from './catalog/local/watchArchive.ts';

@@ -7,7 +7,7 @@
 // A true break counts as dated when a detected change point lies within `toleranceRevisits`
 // acquisitions of it (default 1: within one revisit).
 
-import { SimRandom } from '../../src/analysis/change/simulate.ts';
+import { SimRandom } from '../../training/change/simulate.ts';
 import { detectChangePoints, type ChangePointOptions, type TimeseriesResult } from '../../src/analysis/timeseries/index.ts';
 import { bboxOf, geodesicAreaSqm, intersectAoi, type AoiGeometry } from '../../src/geo/index.ts';
 

@@ -18,8 +18,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AnalysisOutput, AnalysisRequest, GeoTiffEncoding, ResolvedInput, ResolvedScene, UploadFeatureCollection } from '../analysis/registry.ts';
-import { fieldsExtent, type UploadedCollection } from '../analysis/idlefarm/index.ts';
+import type { AnalysisOutput, AnalysisRequest, GeoTiffEncoding, ResolvedInput, ResolvedScene, UploadFeatureCollection } from '../analysis/port.ts';
+import type { UploadedCollection } from '../analysis/idlefarm/index.ts';
+import { fieldsExtent } from '../analysis/modules/idlefarmSources.ts';
 import { closeAnalysisPool } from '../analysis/engine/pool.ts';
 import { GREY_DB_RANGE, type GreyDbMapping } from '../analysis/oilslick/greyImage.ts';
 import { JobFailure } from '../contract/errors.ts';

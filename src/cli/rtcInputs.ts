@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { geodesicAreaSqkm, intersectAoi, type AoiGeometry, type Polygon } from '../geo/index.ts';
-import type { ResolvedScene } from '../analysis/registry.ts';
+import type { ResolvedScene } from '../analysis/port.ts';
 import { isImageryError, openRasterProduct, polarisationOfName } from '../imagery/index.ts';
 import { mergeRtcContributions, readRtcGeoTiff, RtcFileError, type RtcContribution } from '../catalog/local/rtc.ts';
 import { SCENE_SELECTORS, selectNamedPair, selectNamedSeries, type ChangePairSelection } from '../catalog/selection.ts';

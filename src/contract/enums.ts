@@ -1,10 +1,12 @@
-import { ENDPOINTS, type EndpointName } from '../endpoints/index.ts';
+/**
+ * Detection types that can be submitted (spec: "What the service does", item 2), in the order
+ * the API lists them; the spec's `idlefarm` included (issue 14). Each has one descriptor in
+ * src/endpoints/, whose table must list exactly these, in this order (checked when compiling).
+ */
+export const SUBMITTABLE_ENDPOINTS = ['ship', 'oilslick', 'newbuilding', 'disappearbuilding', 'timeseries', 'idlefarm'] as const;
+export type SubmittableEndpoint = (typeof SUBMITTABLE_ENDPOINTS)[number];
 
-/** Detection types that can be submitted (spec: "What the service does", item 2): the endpoint registry's. */
-export const SUBMITTABLE_ENDPOINTS: readonly SubmittableEndpoint[] = ENDPOINTS.map((e) => e.id);
-export type SubmittableEndpoint = EndpointName;
-
-/** Every job type: each is submittable (the spec's `idlefarm` included, issue 14). */
+/** Every job type: each is submittable. */
 export const ENDPOINT_IDS: readonly EndpointId[] = SUBMITTABLE_ENDPOINTS;
 export type EndpointId = SubmittableEndpoint;
 

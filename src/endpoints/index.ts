@@ -1,7 +1,9 @@
 /**
  * The endpoint registry: every submittable endpoint, in the order the API lists them. One
- * line per endpoint; its rules are its descriptor (types.ts).
+ * line per endpoint; its rules are its descriptor (types.ts). The list of ids is the
+ * contract's (src/contract/enums.ts): this table must hold exactly those, in that order.
  */
+import type { SUBMITTABLE_ENDPOINTS } from '../contract/enums.ts';
 import { ship } from './ship.ts';
 import { oilslick } from './oilslick.ts';
 import { newbuilding } from './newbuilding.ts';
@@ -13,6 +15,12 @@ import type { EndpointDescriptor, FamilyName, ImageryProduct } from './types.ts'
 export const ENDPOINTS = [ship, oilslick, newbuilding, disappearbuilding, timeseries, idlefarm] as const;
 
 export type EndpointName = (typeof ENDPOINTS)[number]['id'];
+
+/** A compile error unless the table's ids are the contract's, in the contract's order. */
+type IdsOf<T extends readonly unknown[]> = { [K in keyof T]: T[K] extends { id: infer I } ? I : never };
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const tableIsTheContracts: Same<IdsOf<typeof ENDPOINTS>, typeof SUBMITTABLE_ENDPOINTS> = true;
+void tableIsTheContracts;
 
 const byId = new Map<string, EndpointDescriptor>(ENDPOINTS.map((e) => [e.id, e]));
 

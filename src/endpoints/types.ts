@@ -1,10 +1,12 @@
 /**
  * What one endpoint is, in one place: the API builds its routes and validates with it, the
  * worker picks the imagery, the scene selector and the detector with it, the CLI lists its
- * detectors from it. Adding an endpoint is one file like ship.ts and one line in index.ts.
+ * detectors from it. Adding an endpoint is its id in src/contract/enums.ts, one file like
+ * ship.ts and one line in index.ts.
  */
 import type { TSchema } from 'typebox';
-import type { AnalysisModule } from '../analysis/registry.ts';
+import type { EndpointId } from '../contract/enums.ts';
+import type { AnalysisModule } from '../analysis/port.ts';
 import type { SceneSelectorName } from '../catalog/selection.ts';
 
 export type FamilyName = 'analyze' | 'detect';
@@ -39,6 +41,6 @@ export interface EndpointDescriptor<Id extends string = string> {
   result: 'geojson' | 'zip';
 }
 
-export function defineEndpoint<const Id extends string>(descriptor: EndpointDescriptor<Id>): EndpointDescriptor<Id> {
+export function defineEndpoint<const Id extends EndpointId>(descriptor: EndpointDescriptor<Id>): EndpointDescriptor<Id> {
   return descriptor;
 }

@@ -12,7 +12,7 @@ import { SCENE_SELECTORS, areaSqkm, sceneQueryForNearest, sceneQueryForPeriod, t
 import { endpointOf } from '../endpoints/index.ts';
 import type { SceneQuery, SceneRecord } from '../catalog/types.ts';
 import { bboxOf, simplifyToWktBudget, type AoiGeometry } from '../geo/index.ts';
-import type { ResolvedInput } from '../analysis/registry.ts';
+import type { ResolvedInput } from '../analysis/port.ts';
 import type { ValidatedRequest } from './validate.ts';
 
 export type { ResolvedInput };

@@ -1,9 +1,9 @@
 /**
  * The features of a ready polygon upload, as validated (upload order, properties kept): for
- * detectors that work per feature (src/analysis/registry.ts, AnalysisRequest.upload).
+ * detectors that work per feature (src/analysis/port.ts, AnalysisRequest.upload).
  */
 import { JobFailure } from '../contract/errors.ts';
-import type { UploadFeatureCollection } from '../analysis/registry.ts';
+import type { UploadFeatureCollection } from '../analysis/port.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import type { Db } from '../store/index.ts';
 import { accountUploads, POLYGON_UPLOADS } from './accountUploads.ts';

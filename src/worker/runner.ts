@@ -11,7 +11,7 @@ import type { ObjectStore } from '../objects/port.ts';
 import { ApiError, JobFailure } from '../contract/errors.ts';
 import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
 import type { SubmissionBody } from '../contract/schemas.ts';
-import type { AnalysisRegistry } from '../analysis/registry.ts';
+import type { AnalysisRegistry } from '../endpoints/analysisRegistry.ts';
 import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
 import { centroidLonLat } from '../geo/index.ts';
 import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';

@@ -1,5 +1,5 @@
 // Building change on in-memory arrays: speckle filters, the logistic model, confidence, and
-// detectChangeInTile on generated pairs with ground truth (src/analysis/change/simulate.ts).
+// detectChangeInTile on generated pairs with ground truth (training/change/simulate.ts).
 import { describe, expect, it } from 'vitest';
 import {
   boxcarFilter,
@@ -15,7 +15,7 @@ import {
   trimmedBoxcarFilter,
   type ChangeTileInput,
 } from '../../src/analysis/change/index.ts';
-import { scoreObjects, simulateChangePair, SimRandom, type SimulatedPair } from '../../src/analysis/change/simulate.ts';
+import { scoreObjects, simulateChangePair, SimRandom, type SimulatedPair } from '../../training/change/simulate.ts';
 
 function randomImage(width: number, height: number, seed: number, invalidRate = 0.1): { values: Float32Array; valid: Uint8Array } {
   const rng = new SimRandom(seed);

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalysisModule, AnalysisRequest, ResolvedInput } from '../../src/analysis/registry.ts';
+import type { AnalysisModule, AnalysisRequest, ResolvedInput } from '../../src/analysis/port.ts';
 import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
 import { detectShipsInSafe } from '../../src/analysis/ship/index.ts';
 import { detectSlicksInSafeDetailed } from '../../src/analysis/oilslick/index.ts';

@@ -21,7 +21,7 @@ import { centroidLonLat, geodesicAreaSqm, type AoiGeometry, type Polygon } from 
 import { openRasterProduct } from '../../src/imagery/index.ts';
 import { writeRtcStack, type WriteRtcResult } from '../../src/synth/index.ts';
 import type { SceneRecord } from '../../src/catalog/types.ts';
-import type { ResultCollection } from '../../src/analysis/registry.ts';
+import type { ResultCollection } from '../../src/analysis/port.ts';
 
 const MIB = 1 << 20;
 let dir: string;

@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimRandom } from '../../src/analysis/change/simulate.ts';
+import { SimRandom } from '../../training/change/simulate.ts';
 import {
   buildCellGrid,
   cellOfMapPoint,

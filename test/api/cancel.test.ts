@@ -9,7 +9,8 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { createRegistry, type AnalysisModule } from '../../src/analysis/registry.ts';
+import type { AnalysisModule } from '../../src/analysis/port.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import type { Db } from '../../src/store/index.ts';
 import { JobNotCancelableError, NotFoundError, ForbiddenError } from '../../src/client/index.ts';
 import { GRD_SCENE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';

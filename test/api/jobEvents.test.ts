@@ -10,7 +10,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRegistry, type AnalysisModule } from '../../src/analysis/registry.ts';
+import type { AnalysisModule } from '../../src/analysis/port.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { createApiKey } from '../../src/jobs/accounts.ts';
 import { NotFoundError } from '../../src/client/index.ts';
 import type { Db } from '../../src/store/index.ts';

@@ -3,7 +3,7 @@
  * Versioning; DESIGN: error envelope, OpenAPI, docs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { GRD_SCENE, SMALL_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/client/index.ts';
 import { revokeApiKey } from '../../src/jobs/accounts.ts';

@@ -2,7 +2,7 @@
  * Spec: Endpoints → List jobs, rules 1–10; Resources → Job list item.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { GRD_SCENE, SMALL_SQUARE, TINY_SQUARE, settleAll, startTestService, type TestService } from '../helpers/service.ts';
 
 let t: TestService;

@@ -6,7 +6,8 @@
  * estimate exceeds it. SQLite, and PostgreSQL with SARWATCH_TEST_STORE=postgres.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry, type AnalysisModule } from '../../src/analysis/registry.ts';
+import type { AnalysisModule } from '../../src/analysis/port.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type Service } from '../../src/runtime.ts';
 import type { Db } from '../../src/store/index.ts';

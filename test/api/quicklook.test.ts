@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { expectEnvelope } from '../helpers/envelope.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { GoneError, NotFoundError } from '../../src/client/index.ts';
 import { writeSafeGrd } from '../../src/synth/safe.ts';
 import { openSafeProduct } from '../../src/imagery/index.ts';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ensureRedis, uniqueQueueName } from '../helpers/services.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { freePort } from '../../bench/freePort.ts';
 
 let redis: ChildProcess | null = null;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL_SQUARE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { aoiEchoTestDetector, crashingTestDetector } from '../helpers/testDetectors.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { GoneError, NotReadyError } from '../../src/client/index.ts';
 import { geodesicAreaSqkm, parseAoiWkt } from '../../src/geo/index.ts';
 import { GENERIC_FAILURE_MESSAGE } from '../../src/contract/errors.ts';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { TINY_SQUARE, startTestService, waitForTerminal } from '../helpers/service.ts';
 import { rawRequest } from '../helpers/rawHttp.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 
 const periodBody = { satellite_id: 'sentinel-1', polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRD_SCENE, SMALL_SQUARE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { geodesicAreaSqkm, parseAoiWkt } from '../../src/geo/index.ts';
 
 let t: TestService;

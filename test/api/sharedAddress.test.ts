@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const BAD_KEY = `sw_aaaaaaaaaaaa_${'A'.repeat(43)}`;

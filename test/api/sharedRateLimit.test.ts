@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { Queue } from 'bullmq';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { REDIS_URL, ensureRedis, uniqueQueueName } from '../helpers/services.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { storeUrl } from '../../src/runtime.ts';
 
 const LIMIT = 5;

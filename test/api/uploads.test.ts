@@ -8,7 +8,8 @@ import { startTestService, waitForTerminal, TINY_SQUARE, type TestService } from
 import { expectEnvelope } from '../helpers/envelope.ts';
 import { shapefileZip } from '../helpers/shapefile.ts';
 import { zip } from '../helpers/zip.ts';
-import { createRegistry, type AnalysisModule } from '../../src/analysis/registry.ts';
+import type { AnalysisModule } from '../../src/analysis/port.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { geodesicAreaSqkm, parseAoiWkt, unionAoi } from '../../src/geo/index.ts';
 import { createUpload } from '../../src/uploads/transitions.ts';

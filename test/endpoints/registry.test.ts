@@ -7,7 +7,7 @@ import { ENDPOINTS, endpointOf, findEndpoint, imageryProductFor, resultKindOf } 
 import { SCENE_SELECTORS } from '../../src/catalog/selection.ts';
 import { ENDPOINT_IDS, SUBMITTABLE_ENDPOINTS } from '../../src/contract/enums.ts';
 import { loadConfig } from '../../src/config.ts';
-import { defaultRegistry } from '../../src/analysis/registry.ts';
+import { defaultRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { CLI_DETECTORS } from '../../src/cli/analyze.ts';
 
 describe('issue 14: endpoint descriptors', () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { startTestService, waitForTerminal, SMALL_SQUARE, type TestService } from '../helpers/service.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { startReceiver, type Receiver } from '../helpers/webhookReceiver.ts';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { BullmqDeliveryQueue, reconcileDeliveries } from '../../src/events/deliveryQueue/bullmq.ts';
 import { startTestService, waitForTerminal, SMALL_SQUARE, type TestService } from '../helpers/service.ts';
 import { REDIS_URL, ensureRedis, uniqueQueueName } from '../helpers/services.ts';

@@ -4,7 +4,7 @@
  * tests through the registry and never shipped in the product registry.
  */
 import { MessageChannel } from 'node:worker_threads';
-import type { AnalysisModule } from '../../src/analysis/registry.ts';
+import type { AnalysisModule } from '../../src/analysis/port.ts';
 import { runTileTask } from '../../src/analysis/engine/pool.ts';
 import { geodesicAreaSqm } from '../../src/geo/index.ts';
 

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL_SQUARE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
-import { createRegistry, type AnalysisModule } from '../../src/analysis/registry.ts';
+import type { AnalysisModule } from '../../src/analysis/port.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { geodesicAreaSqkm, parseAoiWkt } from '../../src/geo/index.ts';
 
 const MEASURED_EXTENT = 'POLYGON ((2.5 51.3, 2.54 51.3, 2.54 51.35, 2.5 51.35, 2.5 51.3))';

@@ -5,7 +5,7 @@
  * reach). An item published later runs the monitor once; polling again runs nothing more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { startTestService, SMALL_SQUARE, type TestService } from '../helpers/service.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { northSeaItem, startStandIn, type StandIn } from '../imagery/standIn.ts';

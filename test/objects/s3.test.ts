@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ObjectStore, createS3Client, parseS3Url } from '../../src/objects/s3.ts';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { S3RVER_CREDENTIALS, startS3rver, type TestS3 } from '../helpers/s3.ts';
 import { TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';

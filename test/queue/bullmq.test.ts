@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { BullmqQueue } from '../../src/queue/bullmq.ts';
-import { createRegistry, type AnalysisRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry, type AnalysisRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type Service } from '../../src/runtime.ts';
 import { createAccount, createApiKey } from '../../src/jobs/accounts.ts';

@@ -5,7 +5,7 @@
  * PostgreSQL, whatever SARWATCH_TEST_STORE says.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry } from '../../src/analysis/registry.ts';
+import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type Service } from '../../src/runtime.ts';
 import { createAccount, createApiKey } from '../../src/jobs/accounts.ts';

@@ -14,7 +14,7 @@
 // The log-ratio says "it got brighter", the brightness says "and it is now as bright as a
 // building" (crops, wet soil and wind on water get brighter too, but stay far darker than
 // a double-bounce target). Coefficients were fitted on generated scenes with ground truth
-// (src/analysis/change/calibrate.ts, docs/change.md): class-balanced maximum likelihood, so
+// (training/change/calibrate.ts, docs/change.md): class-balanced maximum likelihood, so
 // p is the posterior probability of "new building" at even prior odds. The detection
 // threshold was chosen on separate generated scenes for the best per-object F1.
 //

@@ -21,7 +21,7 @@
 
 import { geodesicAreaSqm } from '../../geo/area.ts';
 import type { BBox, Polygon, Position, Ring } from '../../geo/types.ts';
-import type { ResultCollection, ResultFeature } from '../registry.ts';
+import type { ResultCollection, ResultFeature } from '../port.ts';
 
 export const COORDINATE_DECIMALS = 7;
 

@@ -2,7 +2,6 @@
 // written as result.zip. See docs/idlefarm.md.
 export { runIdlefarm } from './run.ts';
 export type { RunIdlefarmOptions, RunIdlefarmResult } from './run.ts';
-export { idlefarmSources, fieldsExtent } from './sources.ts';
 export { analyseFields, decideField, fieldGeometry } from './detect.ts';
 export type { FieldOutcome, IdlefarmAnalysis, UploadedCollection, UploadedFeature } from './detect.ts';
 export { writeIdlefarmArchive, chartName, csvCell, resultProperties } from './archive.ts';

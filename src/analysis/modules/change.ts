@@ -6,7 +6,7 @@
 import { JobFailure } from '../../contract/errors.ts';
 import { detectChangeInPair } from '../change/index.ts';
 import { analysisThreads } from '../engine/pool.ts';
-import type { AnalysisModule } from '../registry.ts';
+import type { AnalysisModule } from '../port.ts';
 import { asImageryFailure } from './sceneInput.ts';
 import { detectFamilyGrid, sceneSources } from './rtcInput.ts';
 

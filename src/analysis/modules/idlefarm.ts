@@ -6,8 +6,9 @@
  * a field that alone lacks valid dates gets `idle: null` with its reason.
  */
 import { JobFailure } from '../../contract/errors.ts';
-import { idlefarmSources, MIN_SPAN_DAYS, MIN_VALID_DATES, runIdlefarm } from '../idlefarm/index.ts';
-import type { AnalysisModule } from '../registry.ts';
+import { MIN_SPAN_DAYS, MIN_VALID_DATES, runIdlefarm } from '../idlefarm/index.ts';
+import { idlefarmSources } from './idlefarmSources.ts';
+import type { AnalysisModule } from '../port.ts';
 import { asImageryFailure } from './sceneInput.ts';
 
 const DAY_MS = 86_400_000;

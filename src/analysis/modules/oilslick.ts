@@ -2,7 +2,7 @@
 import { detectSlicksInSafe, resolveOilSlickParams, type SafeSlickOptions } from '../oilslick/index.ts';
 import { detectInProduct } from '../oilslick/detect.ts';
 import { greySigma0Product } from '../oilslick/greyImage.ts';
-import type { AnalysisModule } from '../registry.ts';
+import type { AnalysisModule } from '../port.ts';
 import { asImageryFailure, GEOTIFF_WARNINGS, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
 
 export const oilslickModule: AnalysisModule = {

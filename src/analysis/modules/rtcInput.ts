@@ -7,7 +7,7 @@ import { JobFailure } from '../../contract/errors.ts';
 import type { AoiGeometry } from '../../geo/types.ts';
 import { GRD_GRID_PIXEL_M, utmGridForAoi, type GrdRasterSource, type UtmGrid } from '../../imagery/geocode/index.ts';
 import type { PairSources } from '../change/detect.ts';
-import type { AnalysisRequest, ResolvedScene } from '../registry.ts';
+import type { AnalysisRequest, ResolvedScene } from '../port.ts';
 import { safeProductPath } from './sceneInput.ts';
 
 export function rtcPaths(scene: ResolvedScene): { vv: string; vh?: string } | { vv?: string; vh: string } {

@@ -8,7 +8,7 @@ import { JobFailure } from '../../contract/errors.ts';
 import { DEFAULT_INCIDENCE_DEG, isImageryError, openSigma0GeoTiff, type ImageryErrorCode, type Sigma0GeoTiff } from '../../imagery/index.ts';
 import type { AoiGeometry } from '../../geo/types.ts';
 import type { Warning } from '../../contract/schemas.ts';
-import type { GeoTiffEncoding, ResolvedInput, ResolvedScene } from '../registry.ts';
+import type { GeoTiffEncoding, ResolvedInput, ResolvedScene } from '../port.ts';
 
 export type SceneSource = { kind: 'safe' | 'geotiff'; path: string; polygon: AoiGeometry | undefined; encoding?: GeoTiffEncoding };
 

@@ -2,7 +2,7 @@
 import { detectShipsInProduct, detectShipsInSafe, type DetectShipsOptions } from '../ship/index.ts';
 import { JobFailure } from '../../contract/errors.ts';
 import { analysisThreads } from '../engine/pool.ts';
-import type { AnalysisModule } from '../registry.ts';
+import type { AnalysisModule } from '../port.ts';
 import { asImageryFailure, GEOTIFF_WARNINGS, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
 
 export const shipModule: AnalysisModule = {

@@ -5,7 +5,7 @@
  */
 import { JobFailure } from '../../contract/errors.ts';
 import { detectTimeseries } from '../timeseries/index.ts';
-import type { AnalysisModule } from '../registry.ts';
+import type { AnalysisModule } from '../port.ts';
 import { asImageryFailure } from './sceneInput.ts';
 import { detectFamilyGrid, sceneSources } from './rtcInput.ts';
 

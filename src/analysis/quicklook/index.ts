@@ -6,7 +6,7 @@ import type { AoiGeometry, BBox } from '../../geo/types.ts';
 import { bboxOf } from '../../geo/index.ts';
 import { openRasterProduct, openSafeProduct, type Sigma0Product } from '../../imagery/index.ts';
 import { runTileTask } from '../engine/pool.ts';
-import type { ResolvedInput, ResultCollection } from '../registry.ts';
+import type { ResolvedInput, ResultCollection } from '../port.ts';
 import { rtcPaths } from '../modules/rtcInput.ts';
 import { safeProductPath, sceneInput, withSigma0GeoTiff } from '../modules/sceneInput.ts';
 import { deviationStyle } from '../timeseries/style.ts';

@@ -1,14 +1,13 @@
 /**
- * The detector adapters' contract, and which adapter runs for each endpoint_id: by default
- * the one each endpoint descriptor names (src/endpoints); tests inject their own. An
- * endpoint without an adapter fails its jobs with NOT_IMPLEMENTED, uncharged — never a
- * made-up result.
+ * The detectors' port: the types an analysis module takes and returns (ResolvedInput,
+ * AnalysisRequest, AnalysisOutput, ResultCollection…), shared by every detector, the engine,
+ * the worker and the CLI. Types only; it imports nothing of the wiring (no endpoint table,
+ * no registry: that is src/endpoints/analysisRegistry.ts).
  */
 import type { EndpointId, Family } from '../contract/enums.ts';
 import type { Coverage, Warning } from '../contract/schemas.ts';
 import type { SceneRecord } from '../catalog/types.ts';
 import type { AoiGeometry, Polygon } from '../geo/types.ts';
-import { ENDPOINTS } from '../endpoints/index.ts';
 
 export interface ResultFeature {
   type: 'Feature';
@@ -102,20 +101,4 @@ export interface AnalysisOutput {
 export interface AnalysisModule {
   endpointId: EndpointId;
   run(request: AnalysisRequest, ctx: AnalysisContext): Promise<AnalysisOutput>;
-}
-
-export type AnalysisRegistry = ReadonlyMap<string, AnalysisModule>;
-
-export function createRegistry(modules: AnalysisModule[]): AnalysisRegistry {
-  return new Map(modules.map((m) => [m.endpointId, m]));
-}
-
-/** The detectors this build ships: each endpoint descriptor's adapter, loaded when its first job runs. */
-export function defaultRegistry(): AnalysisRegistry {
-  return createRegistry(
-    ENDPOINTS.map((endpoint) => ({
-      endpointId: endpoint.id,
-      run: async (request, ctx) => (await endpoint.detector()).run(request, ctx),
-    })),
-  );
 }

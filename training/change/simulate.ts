@@ -1,7 +1,8 @@
 // Generated pre/post pairs with ground truth, for calibrating and testing the building-change
-// model (calibrate.ts, tests). In-memory arrays only; the GeoTIFF stacks of src/synth are the
-// end-to-end counterpart. Self-contained (own seeded generator) so that the analysis layer
-// does not depend on the synthetic-product layer.
+// model (calibrate.ts, tests, eval/change.ts, bench/change.ts). In-memory arrays only; the
+// GeoTIFF stacks of src/synth are the end-to-end counterpart. Its draws (SimRandom: the
+// repository's mulberry32, Box–Muller normals, Marsaglia–Tsang gamma speckle) are its own,
+// not src/synth's Random, so the pairs — and the fitted model — stay as they were.
 //
 // Scene content (γ0 in dB, per polarisation VV / VH), every image with independent
 // Gamma(L, 1/L) speckle:
@@ -16,6 +17,8 @@
 // - optional no-data: a strip along one edge in one image and a few random holes.
 // Buildings are rectangles at sub-pixel positions: a pixel's intensity mixes building and
 // background by the fraction of the pixel the building covers.
+
+import { mulberry32 } from '../../src/prng.ts';
 
 export interface SimulationSpec {
   width: number;
@@ -64,18 +67,12 @@ export interface SimulatedPair {
   vanishedCover: Float32Array;
 }
 
-/** mulberry32: small, fast, good enough for simulation noise. */
+/** The repository's mulberry32 (src/prng.ts; seed 0 taken as 0x9e3779b9), with normal and speckle draws. */
 export class SimRandom {
-  private state: number;
+  readonly uniform: () => number;
   private spare: number | null = null;
   constructor(seed: number) {
-    this.state = seed >>> 0 || 0x9e3779b9;
-  }
-  uniform(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.uniform = mulberry32(seed >>> 0 || 0x9e3779b9);
   }
   range(lo: number, hi: number): number {
     return lo + (hi - lo) * this.uniform();

@@ -1,13 +1,13 @@
 // The scenes of an idlefarm job as raster sources, the way the time-series and change jobs
-// read them (src/analysis/modules/rtcInput.ts): RTC GeoTIFFs as they are (analyze family),
+// read them (rtcInput.ts): RTC GeoTIFFs as they are (analyze family),
 // GRD products geocoded onto one 10 m UTM grid over the fields' bounding box (detect family),
 // so every date of a field is read on the same pixels.
 
-import type { ResolvedScene } from '../registry.ts';
+import type { ResolvedScene } from '../port.ts';
 import type { AoiGeometry, Ring } from '../../geo/types.ts';
-import { detectFamilyGrid, grdSources, rtcPaths } from '../modules/rtcInput.ts';
+import { detectFamilyGrid, grdSources, rtcPaths } from './rtcInput.ts';
 import type { SeriesScene } from '../timeseries/series.ts';
-import { fieldGeometry, type UploadedCollection } from './detect.ts';
+import { fieldGeometry, type UploadedCollection } from '../idlefarm/index.ts';
 
 /** All polygon fields as one MultiPolygon (for the common grid; overlaps do not matter there). */
 export function fieldsExtent(fields: UploadedCollection): AoiGeometry | null {

@@ -1,6 +1,9 @@
-// Fitting the building-change model (model.ts) on generated pairs with ground truth.
+// training/change/: fitting the building-change model; may import src/, which never imports it.
 //
-//   npx tsx src/analysis/change/calibrate.ts            # fit, choose threshold, print report
+// Fitting the building-change model (src/analysis/change/model.ts) on generated pairs with
+// ground truth.
+//
+//   npm run train:change            # fit, choose threshold, print report
 //
 // 1. Training pixels from generated scenes (simulate.ts, 10 m, ENL 4.4): positives are
 //    pixels at least half covered by an appeared building; negatives are pixels with no
@@ -13,9 +16,9 @@
 // The numbers it printed for the shipped model are in docs/change.md.
 
 import { pathToFileURL } from 'node:url';
-import { CHANNEL_FEATURES, DEFAULT_CHANGE_MODEL, FEATURE_NAMES, featuresAt, type ChangeModel, type Channels, type LogisticCoefficients } from './model.ts';
+import { CHANNEL_FEATURES, DEFAULT_CHANGE_MODEL, FEATURE_NAMES, featuresAt, type ChangeModel, type Channels, type LogisticCoefficients } from '../../src/analysis/change/model.ts';
 import { simulateChangePair, scoreObjects, SimRandom, type SimulatedPair, type SimulationSpec } from './simulate.ts';
-import { detectChangeInTile, prepareFeatures } from './tile.ts';
+import { detectChangeInTile, prepareFeatures } from '../../src/analysis/change/tile.ts';
 
 export interface TrainingSet {
   /** Row-major: n × 6 features in FEATURE_NAMES order. */

@@ -1,0 +1,94 @@
+/**
+ * Issue 20 §1: the import rules of .dependency-cruiser.cjs hold for src/ and training/ — no
+ * import circle between folders, contract/ imports nothing of the project, the detectors'
+ * port no wiring, detectors neither the endpoint table nor the adapters, src/ nothing of training/. Run by hand
+ * with `npx depcruise src training`.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cruise, type ICruiseOptions, type IViolation } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { REPO_ROOT } from '../helpers/samples.ts';
+
+/**
+ * Folder circles known today, each by the one folder→folder import that closes it, in code
+ * another piece of work is changing. A circle must contain one of these edges to pass, and
+ * each edge must still close a circle (remove it from this list when it no longer does).
+ */
+const KNOWN_CIRCLE_EDGES: { from: string; to: RegExp; why: string }[] = [
+  {
+    from: 'src/analysis/engine',
+    to: /^src\/analysis\/(ship|oilslick|change|quicklook)$/,
+    why: 'engine/tasks.ts, the thread pool’s task table, imports each detector’s tile function (issue 20 §1, the engine)',
+  },
+  { from: 'src/imagery/stac', to: /^src\/imagery\/safe$/, why: 'the STAC container is a SafeContainer and the SAFE opener opens STAC items' },
+  { from: 'src/uploads', to: /^src\/jobs(\/geometry)?$/, why: 'uploads use the jobs’ geometry thread pool, Principal and clock (store/jobs work, issue 20 §1)' },
+];
+
+/** The folders of a circle in import order; it closes from the last back to the first (the violation's `from`). */
+const folderOfCircle = (v: IViolation): string[] => (v.cycle?.length ? v.cycle.map((step) => step.name) : [v.from]);
+
+function knownEdgeIn(v: IViolation): number {
+  const ring = folderOfCircle(v);
+  return KNOWN_CIRCLE_EDGES.findIndex((edge) => ring.some((from, i) => from === edge.from && edge.to.test(ring[(i + 1) % ring.length])));
+}
+
+async function violationsOf(baseDir: string, roots: string[]): Promise<IViolation[]> {
+  const options: ICruiseOptions = await extractDepcruiseOptions(path.join(REPO_ROOT, '.dependency-cruiser.cjs'));
+  options.validate = true;
+  options.baseDir = baseDir;
+  const tsConfig = extractTSConfig(path.join(REPO_ROOT, 'tsconfig.json'));
+  const result = await cruise(roots, options, {}, { tsConfig });
+  if (typeof result.output === 'string') throw new Error('expected a cruise result, got a report');
+  return result.output.summary.violations;
+}
+
+const temp: string[] = [];
+afterAll(() => {
+  for (const dir of temp) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('import rules (.dependency-cruiser.cjs)', () => {
+  it('each rule fires on a made-up tree that breaks it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sarwatch-imports-'));
+    temp.push(dir);
+    const files: Record<string, string> = {
+      'src/a/one.ts': "import { two } from '../b/two.ts';\nexport const one = () => two;\n",
+      'src/b/two.ts': "import type { one } from '../a/one.ts';\nexport const two = 2;\nexport type One = typeof one;\n",
+      'src/contract/enums.ts': "import { two } from '../b/two.ts';\nexport const ids = [two];\n",
+      'src/c/fit.ts': "export const fitted = await import('../../training/m/fit.ts');\n",
+      'training/m/fit.ts': 'export const fit = 1;\n',
+      'src/analysis/port.ts': "export type { One } from '../b/two.ts';\n",
+      'src/analysis/ship/detect.ts': "import type { Id } from '../../endpoints/index.ts';\nimport { adapt } from '../modules/ship.ts';\nexport const run = (id: Id) => adapt(id);\n",
+      'src/analysis/modules/ship.ts': "export const adapt = (id: string) => id;\n",
+      'src/endpoints/index.ts': "export type Id = 'ship';\n",
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+    }
+    const violations = await violationsOf(dir, ['src', 'training']);
+    const byRule = (name: string) => violations.filter((v) => v.rule.name === name);
+    expect(byRule('no-folder-circle').map((v) => folderOfCircle(v).sort().join(' '))).toEqual(['src/a src/b', 'src/a src/b']);
+    expect(byRule('contract-imports-nothing').map((v) => [v.from, v.to])).toEqual([['src/contract/enums.ts', 'src/b/two.ts']]);
+    expect(byRule('src-not-training').map((v) => [v.from, v.to])).toEqual([['src/c/fit.ts', 'training/m/fit.ts']]);
+    expect(byRule('port-imports-no-wiring').map((v) => [v.from, v.to])).toEqual([['src/analysis/port.ts', 'src/b/two.ts']]);
+    expect(byRule('analysis-not-endpoints').map((v) => [v.from, v.to])).toEqual([['src/analysis/ship/detect.ts', 'src/endpoints/index.ts']]);
+    expect(byRule('detectors-not-adapters').map((v) => [v.from, v.to])).toEqual([['src/analysis/ship/detect.ts', 'src/analysis/modules/ship.ts']]);
+  }, 120_000);
+
+  it('src/ and training/ keep them: no new folder circle, no other violation', async () => {
+    const violations = await violationsOf(REPO_ROOT, ['src', 'training']);
+    const circles = violations.filter((v) => v.rule.name === 'no-folder-circle');
+    const others = violations.filter((v) => v.rule.name !== 'no-folder-circle');
+    expect(others.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
+    const newCircles = circles.filter((v) => knownEdgeIn(v) < 0).map((v) => folderOfCircle(v).join(' → '));
+    expect(newCircles).toEqual([]);
+    const stillClosing = new Set(circles.map(knownEdgeIn));
+    const gone = KNOWN_CIRCLE_EDGES.filter((_, i) => !stillClosing.has(i)).map((e) => `${e.from} → ${e.to.source}`);
+    expect(gone, 'these known circles are gone: remove them from KNOWN_CIRCLE_EDGES').toEqual([]);
+  }, 120_000);
+});
