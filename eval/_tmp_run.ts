@@ -1,0 +1,2 @@
+import { evalOpenSarShip, printOpenSarShip } from './shipChips.ts';
+printOpenSarShip(await evalOpenSarShip());
