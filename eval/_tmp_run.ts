@@ -1,2 +1,0 @@
-import { evalOpenSarShip, printOpenSarShip } from './shipChips.ts';
-printOpenSarShip(await evalOpenSarShip());
