@@ -6,6 +6,10 @@
  * the CSIRO dev chips (eval/oilChips.ts; development-only data beside the clone, skipped with a
  * message when absent — src/devData.ts).
  *
+ * Ships lead with real data too: SSDD chips (detection, inshore and offshore apart, under a stated
+ * pixel-size assumption) and OpenSARShip chips (length, width, heading vs AIS, per scene) —
+ * eval/shipChips.ts, development-only data beside the clone, skipped with a message when absent.
+ *
  * Ships: 4 generated open-sea scenes of 2000 × 2000 px (20 × 20 km, VV+VH; crops of a full-width
  * IW image, in IW1, IW2, IW3 and IW1), wind 3, 5, 7 and 10 m/s, 40 vessels each of 20–300 m (log-uniform), placed ≥ 500 m apart. A detection's
  * centroid within 100 m of a vessel centre matches it (one-to-one, closest first;
@@ -51,6 +55,7 @@ import { GENERATED_SLICK_TARGETS, iou, overlaps } from './scoring/slickEval.ts';
 import { evalOilChips, printOilChips } from './oilChips.ts';
 import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
 import { evalIdlefarm, printIdlefarm } from './idlefarm.ts';
+import { evalOpenSarShip, evalSsdd, printOpenSarShip, printSsdd } from './shipChips.ts';
 
 const NORTH_SEA_DIR = path.join(S1_DATA, 'grd-safe-northsea-ships');
 const NORTH_SEA_SAFE = path.join(NORTH_SEA_DIR, 'notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
@@ -465,8 +470,15 @@ async function main(): Promise<void> {
     // Real data leads: the oil-slick model on the real validation chips.
     const oilReal = runs('oilslick') ? await evalOilChips(REPO_ROOT) : undefined;
     if (oilReal && !values.json) printOilChips(oilReal);
-    const ship = runs('ship') ? await evalShips(dir) : undefined;
-    if (ship && !values.json) printShips(ship);
+    // Ships: the real chips first (eval/shipChips.ts), then generated scenes and the North-Sea crop.
+    const shipReal = runs('ship') ? { ssdd: await evalSsdd(), attributes: await evalOpenSarShip() } : undefined;
+    if (shipReal && !values.json) {
+      printSsdd(shipReal.ssdd);
+      printOpenSarShip(shipReal.attributes);
+    }
+    const shipGenerated = runs('ship') ? await evalShips(dir) : undefined;
+    if (shipGenerated && !values.json) printShips(shipGenerated);
+    const ship = shipGenerated ? { real: shipReal, ...shipGenerated } : undefined;
     const oilGenerated = runs('oilslick') ? await evalSlicks(dir) : undefined;
     if (oilGenerated && !values.json) printSlicks(oilGenerated);
     const oilHard = runs('oilslick') ? await evalSlicksHard(dir) : undefined;

@@ -1,6 +1,6 @@
 /**
  * Development-only data that stays outside the repository (too large, or kept apart on
- * purpose) — today the CSIRO oil / no-oil chips, `oil-csiro-dev` — looked for beside the
+ * purpose) — the CSIRO oil / no-oil chips (`oil-csiro-dev`), the SSDD and OpenSARShip ship chips — looked for beside the
  * clone (`../shared/data`, or SARWATCH_DEV_DATA). This is the one place that looks outside;
  * a fresh clone has nothing there, so whatever needs such data is skipped and says so.
  */
@@ -12,7 +12,7 @@ import { REPO_ROOT } from './repoPaths.ts';
 export const DEV_DATA = process.env.SARWATCH_DEV_DATA ?? path.resolve(REPO_ROOT, '../shared/data');
 
 /** The development-only data sets known here. */
-export type DevDatasetName = 'oil-csiro-dev';
+export type DevDatasetName = 'oil-csiro-dev' | 'ship-ssdd-dev' | 'ship-opensarship-dev';
 
 export interface DevDataset {
   name: DevDatasetName;

@@ -37,13 +37,20 @@ export function distanceM(a: [number, number], b: [number, number]): number {
  * never spent on a nearby uncertain one.
  */
 export function scoreDetections(detections: Array<[number, number]>, truth: TruthPoint[], maxDistanceM = 100): Score {
+  return scoreMatches(detections.length, truth, maxDistanceM, (det, t) => distanceM(detections[det]!, [t.lon, t.lat]));
+}
+
+/**
+ * The same matching in any plane (e.g. image pixels of a chip without georeferencing):
+ * `distance(det, truth)` in the unit of `maxDistance`.
+ */
+export function scoreMatches<T extends Pick<TruthPoint, 'certain' | 'id'>>(detectionCount: number, truth: T[], maxDistance: number, distance: (det: number, t: T) => number): Score {
   const pairs: Array<{ d: number; det: number; t: number; certain: boolean }> = [];
-  detections.forEach((p, det) =>
+  for (let det = 0; det < detectionCount; det++)
     truth.forEach((t, ti) => {
-      const d = distanceM(p, [t.lon, t.lat]);
-      if (d <= maxDistanceM) pairs.push({ d, det, t: ti, certain: t.certain });
-    }),
-  );
+      const d = distance(det, t);
+      if (d <= maxDistance) pairs.push({ d, det, t: ti, certain: t.certain });
+    });
   pairs.sort((a, b) => Number(b.certain) - Number(a.certain) || a.d - b.d);
   const detUsed = new Set<number>();
   const truthUsed = new Set<number>();
@@ -57,7 +64,8 @@ export function scoreDetections(detections: Array<[number, number]>, truth: Trut
     else ignored++;
   }
   const certain = truth.filter((t) => t.certain).length;
-  const falseAlarms = detections.map((_, i) => i).filter((i) => !detUsed.has(i));
+  const falseAlarms: number[] = [];
+  for (let i = 0; i < detectionCount; i++) if (!detUsed.has(i)) falseAlarms.push(i);
   const fp = falseAlarms.length;
   const fn = certain - tp;
   const precision = tp + fp > 0 ? tp / (tp + fp) : 1;

@@ -75,7 +75,18 @@ describe('ships on the real North-Sea GRD crop (S1A IW, 2022-06-12, 1000 × 1000
       expect(f.geometry.type).toBe('Polygon');
       expect(findPolygonIssue(f.geometry.coordinates, 0, false)).toBeNull();
       expect(f.properties.confidence).toBeNull();
-      expect(Object.keys(f.properties).sort()).toEqual(['area_sqm', 'confidence']);
+      // The spec's members plus issue 23's per-vessel attributes (additive).
+      expect(Object.keys(f.properties).sort()).toEqual(['area_sqm', 'confidence', 'distance_to_shore_m', 'heading_ambiguous', 'heading_deg', 'length_m', 'near_shore', 'width_m']);
+      const p = f.properties as Record<string, number | boolean>;
+      // The crop is open sea, > 2 km from any coast (the land-mask test holds it all sea with a 2 km buffer).
+      expect(p.near_shore).toBe(false);
+      expect(p.distance_to_shore_m as number).toBeGreaterThan(2000);
+      expect(p.length_m as number).toBeGreaterThanOrEqual(20);
+      expect(p.length_m as number).toBeLessThanOrEqual(600);
+      expect(p.width_m as number).toBeLessThan(p.length_m as number);
+      expect(p.heading_deg as number).toBeGreaterThanOrEqual(0);
+      expect(p.heading_deg as number).toBeLessThan(180);
+      expect(p.heading_ambiguous).toBe(true);
       expect(f.properties.area_sqm).toBeCloseTo(geodesicAreaSqm(f.geometry as Polygon), 1);
       for (const [x, y] of f.geometry.coordinates[0]!) {
         minx = Math.min(minx, x);

@@ -6,6 +6,7 @@
 import { geodesicAreaSqm } from '../../geo/area.ts';
 import { AoiClipper, convexHull } from '../../geo/aoiClipper.ts';
 import { rasterizeLandMask } from '../../geo/landMask.ts';
+import { vesselProperties } from './vesselProperties.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import { intersectWindows, isSafeProduct, openSafeProduct, planTiles, SIGMA_FLOOR_LINEAR, type PixelWindow, type Sigma0Band, type Sigma0Product, type Tile } from '../../imagery/index.ts';
@@ -27,7 +28,7 @@ export interface DetectShipsOptions {
   /** 0–100 as tiles complete. */
   onProgress?: (percent: number) => void;
   signal?: AbortSignal;
-  /** Add length_m, width_m and peak contrast to each feature's properties. Default false (the spec's members only). */
+  /** Add the peak contrast (contrast_db) to each feature's properties. Default false. (length_m, width_m, heading_deg, heading_ambiguous, distance_to_shore_m and near_shore are always there: vesselProperties.ts.) */
   includeMeasurements?: boolean;
   /**
    * Run detectShipsInTile on this many worker threads of the shared analysis pool
@@ -270,9 +271,10 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
     keptDetections.push(d);
     polygons.push({
       geometry,
-      properties: options.includeMeasurements
-        ? { length_m: Math.round(d.lengthM), width_m: Math.round(d.widthM), contrast_db: Math.round(d.contrastDb * 10) / 10 }
-        : {},
+      properties: {
+        ...vesselProperties(d, (line, pixel) => geolocation.pixelToLonLat(line, pixel)),
+        ...(options.includeMeasurements ? { contrast_db: Math.round(d.contrastDb * 10) / 10 } : {}),
+      },
     });
   }
   const result = finalizeFeatureCollection(polygons);

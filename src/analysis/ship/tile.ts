@@ -3,6 +3,7 @@
 // not import src/imagery (geotiff cannot load inside a worker thread). Algorithm: docs/ship.md.
 
 import type { PixelWindow } from '../../imagery/window.ts';
+import { vesselAttributes, vesselShape, type VesselAttributes } from './attributes.ts';
 import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
 import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters } from './cluster.ts';
@@ -70,6 +71,8 @@ export interface ShipDetection {
   orientationDeg: number;
   /** Channels in which the vessel has detected pixels. */
   channels: Channel[];
+  /** Estimated hull length, width and axis (attributes.ts), fitted to AIS: the result's length_m, width_m, heading_deg. */
+  attributes: VesselAttributes;
 }
 
 /** Halo (pixels) a tile needs so that every detection it owns is decided exactly as on the whole image. */
@@ -267,6 +270,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       diagonalM: shape.diagonalM,
       orientationDeg: shape.orientationDeg,
       channels: channels.filter((ch) => used.has(ch)),
+      attributes: vesselAttributes(shape.lengthM, vesselShape(cluster.pixels, primary.values, w, spacing, c.background)),
     });
   });
   return out;
