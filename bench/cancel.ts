@@ -49,14 +49,16 @@ export async function benchCancel(opts: { workDir: string }): Promise<BenchCance
     const { accountId } = await createAccount(service.db, { name: 'bench', credits: 1_000_000 });
     const { apiKey } = await createApiKey(service.db, { accountId });
     const client = new SarwatchClient({ baseUrl: service.url, apiKey });
+    // Polled from the store, not the API: a poll every 50 ms would exceed the API's rate limit.
+    const jobRow = (id: string) => service.db.selectFrom('jobs').select(['status', 'progress', 'error_code']).where('id', '=', id).executeTakeFirstOrThrow();
     const body = { satellite_id: 'sentinel-1' as const, scene_id: sceneId };
     if (process.env.SARWATCH_BENCH_CANCEL_FULL !== '0') {
       loop.reset();
       const { job_id } = await client.submit('detect', 'ship', body);
       const t0 = performance.now();
       let job;
-      while (!['completed', 'failed'].includes((job = await client.getJob(job_id)).status)) await new Promise((r) => setTimeout(r, 200));
-      if (job.status !== 'completed') throw new Error(`the full job failed: ${job.error_code} ${job.error_message}`);
+      while (!['completed', 'failed'].includes((job = await jobRow(job_id)).status)) await new Promise((r) => setTimeout(r, 200));
+      if (job.status !== 'completed') throw new Error(`the full job failed: ${job.error_code}`);
       full = { seconds: (performance.now() - t0) / 1000, blockedMs: loop.max / 1e6, loadAverage: os.loadavg()[0]! };
     }
     loop.reset();
@@ -64,7 +66,7 @@ export async function benchCancel(opts: { workDir: string }): Promise<BenchCance
     let running = first;
     for (let round = 0; round < rounds; round++) {
       const { job_id: next } = await client.submit('detect', 'ship', body);
-      while (!((await client.getJob(running)).progress! >= 10)) await new Promise((r) => setTimeout(r, 50));
+      while (!(Number((await jobRow(running)).progress) >= 10)) await new Promise((r) => setTimeout(r, 50));
       loads.push(os.loadavg()[0]!);
       // Times are the store's: the canceled job's completed_at, the next job's started_at.
       const sentAt = Date.now();
