@@ -66,7 +66,12 @@ export async function benchCancel(opts: { workDir: string }): Promise<BenchCance
     let running = first;
     for (let round = 0; round < rounds; round++) {
       const { job_id: next } = await client.submit('detect', 'ship', body);
-      while (!(Number((await jobRow(running)).progress) >= 10)) await new Promise((r) => setTimeout(r, 50));
+      for (;;) {
+        const row = await jobRow(running);
+        if (row.status === 'completed' || row.status === 'failed') throw new Error(`job ${running} ended (${row.status} ${row.error_code}) before it could be canceled`);
+        if (Number(row.progress) >= 10) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       loads.push(os.loadavg()[0]!);
       // Times are the store's: the canceled job's completed_at, the next job's started_at.
       const sentAt = Date.now();

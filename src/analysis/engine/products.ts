@@ -1,8 +1,9 @@
 /**
  * The products a thread of the analysis pool has open, by their source (product.source): a
  * tile task that reads its own pixels opens the scene once per thread and reuses it for the
- * thread's next tiles. At most MAX_OPEN stay open (the least recently used is closed), and each
- * is closed after IDLE_MS without a tile, so a thread holds no file of a finished job for long.
+ * thread's next tiles. A product is never closed while a task uses it; once unused, at most
+ * MAX_OPEN stay open (the least recently used is closed first), each for IDLE_MS, so a thread
+ * holds no file of a finished job for long.
  */
 import type { ProductSource, Sigma0Product } from '../../imagery/sigma0/types.ts';
 
@@ -15,6 +16,7 @@ const IDLE_MS = 30_000;
 
 interface Entry {
   product: Promise<Sigma0Product>;
+  users: number;
   timer: NodeJS.Timeout | null;
 }
 
@@ -26,27 +28,40 @@ function close(key: string, entry: Entry): void {
   entry.product.then((p) => p.close()).catch(() => {});
 }
 
-/** The product `source` describes, opened on this thread (or reused): the caller does not close it. */
-export async function openedProduct(source: ProductSource): Promise<Sigma0Product> {
+/** Closes unused products beyond MAX_OPEN, least recently used first. */
+function trim(): void {
+  for (const [k, e] of open) {
+    if (open.size <= MAX_OPEN) break;
+    if (e.users === 0) close(k, e);
+  }
+}
+
+/** Runs `use` on the product `source` describes, opened on this thread (or reused); the product stays open while `use` runs. */
+export async function withOpenedProduct<T>(source: ProductSource, use: (product: Sigma0Product) => Promise<T>): Promise<T> {
   const key = JSON.stringify(source);
   let entry = open.get(key);
   if (entry) {
     open.delete(key); // re-inserted below: the Map's order is the use order
   } else {
-    const fresh: Entry = { product: openProductSource(source), timer: null };
+    const fresh: Entry = { product: openProductSource(source), users: 0, timer: null };
     // A failed open is not kept: the next tile tries again (and reports its own error).
     fresh.product.catch(() => open.get(key) === fresh && open.delete(key));
     entry = fresh;
   }
   open.set(key, entry);
   if (entry.timer) clearTimeout(entry.timer);
-  const self = entry;
-  entry.timer = setTimeout(() => close(key, self), IDLE_MS).unref();
-  for (const [k, e] of open) {
-    if (open.size <= MAX_OPEN) break;
-    close(k, e);
+  entry.timer = null;
+  entry.users++;
+  try {
+    return await use(await entry.product);
+  } finally {
+    entry.users--;
+    if (entry.users === 0 && open.get(key) === entry) {
+      const idle = entry;
+      entry.timer = setTimeout(() => close(key, idle), IDLE_MS).unref();
+    }
+    trim();
   }
-  return entry.product;
 }
 
 /** Closes every product this thread has open (tests). */

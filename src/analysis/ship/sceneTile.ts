@@ -11,7 +11,7 @@ import { rasterizeLandMask } from '../../geo/landMask.ts';
 // readers themselves load with a thread's first scene tile (engine/products.ts).
 import { isSafeProduct, type ProductSource, type Sigma0Product } from '../../imagery/sigma0/types.ts';
 import type { Tile } from '../../imagery/tiles.ts';
-import { openedProduct } from '../engine/products.ts';
+import { withOpenedProduct } from '../engine/products.ts';
 import { prepareTileCalibration } from './calibrate.ts';
 import type { ShipParams } from './params.ts';
 import { detectShipsInTile, detectShipsInTileWithSources, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
@@ -89,12 +89,12 @@ export interface ShipSceneTile {
 
 /** Pool task: read the tile from its scene on this thread, then detectShipsInTile. */
 export async function detectShipsInSceneTile(task: ShipSceneTile, params: ShipParams): Promise<ShipDetection[]> {
-  const input = await readShipTile(await openedProduct(task.source), task.reading, task.tile);
+  const input = await withOpenedProduct(task.source, (product) => readShipTile(product, task.reading, task.tile));
   return detectShipsInTile(input, params);
 }
 
 /** Pool task: read the tile from its scene on this thread, then detectShipsInTileWithSources. */
 export async function detectShipsInSceneTileWithSources(task: ShipSceneTile, params: ShipParams): Promise<{ detections: ShipDetection[]; sources: PooledSources }> {
-  const input = await readShipTile(await openedProduct(task.source), task.reading, task.tile);
+  const input = await withOpenedProduct(task.source, (product) => readShipTile(product, task.reading, task.tile));
   return detectShipsInTileWithSources(input, params);
 }
