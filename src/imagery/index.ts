@@ -16,6 +16,7 @@ export type { ImageryErrorCode } from './errors.js';
 export { intersectWindows } from './window.js';
 export type { LonLatPolygon, PixelWindow } from './window.js';
 export * from './sigma0/index.js';
+export { openProductSource } from './source.js';
 export { RemoteAccess, remoteAccess, setRemoteAccess, isRemoteHref, CachedRangeSource } from './remote/access.js';
 export type { RemoteAccessOptions, RemoteObject } from './remote/access.js';
 export { ByteCache } from './remote/byteCache.js';

@@ -1,7 +1,8 @@
 /**
  * The tile engine (src/analysis/engine/mapTiles.ts): merges in plan order whatever order the
- * pool finishes in, bounds the tasks out at once, stops on abort with the signal's reason and
- * leaves no task running behind a failure. Tasks are the pool's self-test tasks (a sum, and a
+ * pool finishes in, bounds the tasks out at once, stops on abort with the signal's reason (at
+ * once, even while a read is awaited) and leaves no task running behind a failure; with no
+ * `read` each task gets its tile alone. Tasks are the pool's self-test tasks (a sum, and a
  * task that holds its thread until released), so the order of events is set by the test.
  */
 import { MessageChannel } from 'node:worker_threads';
@@ -71,7 +72,8 @@ describe('mapTiles', () => {
   it('keeps at most `threads` tasks out, and merges a tile only once every earlier tile is merged', async () => {
     const held = heldTiles();
     const merged: number[] = [];
-    const run = mapTiles(held.plan, async () => null, held.task, (_tile, _out, index) => merged.push(index), { threads: 2 });
+    // No read: the tasks need none (as a task that reads its own tile).
+    const run = mapTiles(held.plan, null, held.task, (_tile, _out, index) => merged.push(index), { threads: 2 });
     await held.startedCount(2);
     expect(held.started.sort()).toEqual([0, 1]);
     // Tile 1 finishes first: it waits for tile 0, and a third task goes out in its place.
@@ -92,12 +94,44 @@ describe('mapTiles', () => {
     const abort = new AbortController();
     const merged: number[] = [];
     const reason = new Error('job cancelled');
-    const run = mapTiles(held.plan, async () => null, held.task, (_tile, _out, index) => merged.push(index), { threads: 2, signal: abort.signal });
+    const run = mapTiles(held.plan, null, held.task, (_tile, _out, index) => merged.push(index), { threads: 2, signal: abort.signal });
     await held.startedCount(2);
     abort.abort(reason);
     await expect(run).rejects.toBe(reason);
     expect(merged).toEqual([]);
     expect(held.started).toHaveLength(2);
+  });
+
+  it('an abort while a read is awaited ends the run at once: the read is not waited for, and no tile is read or dispatched after it', async () => {
+    const plan = planTiles(40, 10, 10, 0);
+    const abort = new AbortController();
+    const reason = new Error('job cancelled');
+    const reads: number[] = [];
+    const dispatched: number[] = [];
+    const run = mapTiles(
+      plan,
+      // A read that never ends (a stalled file system): before, the loop waited on it past the abort.
+      (_window, tile) => {
+        reads.push(tile.index);
+        return new Promise<Float32Array>(() => {});
+      },
+      {
+        name: 'sumOnWorker',
+        run: sumOnWorker,
+        params: undefined,
+        input: (tile, data) => {
+          dispatched.push(tile.index);
+          return { input: { data }, keep: undefined };
+        },
+      },
+      () => {},
+      { threads: 2, prefetch: 0, signal: abort.signal },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reads).toEqual([0]);
+    abort.abort(reason);
+    await expect(run).rejects.toBe(reason);
+    expect({ reads, dispatched }).toEqual({ reads: [0], dispatched: [] });
   });
 
   it('a failing tile fails the run after the tiles before it are merged, with no task left running', async () => {

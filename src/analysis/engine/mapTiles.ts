@@ -3,9 +3,14 @@
  * tiles in order with bounded read-ahead, turns each into its tile task's input on this thread,
  * runs the task in this thread or on the shared analysis pool (pool.ts) with a bounded number
  * out at once, and hands the results to the detector's merge in plan order — so a result never
- * depends on which thread finished first, and equals the one-thread result bit for bit. Abort
- * and progress are the engine's too: the signal is checked after every read and passed to the
- * pool (a running task's thread is terminated), and progress is the share of tiles merged.
+ * depends on which thread finished first, and equals the one-thread result bit for bit. With no
+ * `read`, the task reads its own tile (its input names the tile and the product's source): this
+ * thread then only plans, dispatches and merges, and its event loop stays free.
+ *
+ * Abort and progress are the engine's too: an abort ends the loop at once (a read or task being
+ * awaited is not waited for), no further task is dispatched, the signal goes to the pool (a
+ * queued task is dropped, a running one's thread terminated), and progress is the share of
+ * tiles merged.
  *
  * A detector is then its parameters, a tile task (a function of the task table, tasks.ts, run
  * by name on the pool and called directly in this thread) and a merge.
@@ -33,7 +38,7 @@ export interface TileTask<N extends TileTaskName, D, K> {
   /** The same function of the task table, called directly when no thread is asked for. */
   run: Tasks[N];
   params: TileTaskParams<N>;
-  /** From a tile's read data to its task input, on this thread (masks, calibration vectors). */
+  /** From a tile's read data (undefined when mapTiles has no `read`) to its task input, on this thread. */
   input(tile: Tile, data: D): TileInput<N, K>;
 }
 
@@ -65,9 +70,24 @@ interface Pending<R, K> {
   done: Promise<void>;
 }
 
+/** Reads no pixels on this thread: each tile's task reads its own (task.input gets the tile alone). */
+export async function mapTiles<N extends TileTaskName, K>(
+  plan: TilePlan,
+  read: null,
+  task: TileTask<N, undefined, K>,
+  merge: (tile: Tile, result: TileTaskResult<N>, keep: K) => void,
+  options?: MapTilesOptions,
+): Promise<TileTimings>;
 export async function mapTiles<N extends TileTaskName, D, K>(
   plan: TilePlan,
   read: (window: PixelWindow, tile: Tile) => Promise<D>,
+  task: TileTask<N, D, K>,
+  merge: (tile: Tile, result: TileTaskResult<N>, keep: K) => void,
+  options?: MapTilesOptions,
+): Promise<TileTimings>;
+export async function mapTiles<N extends TileTaskName, D, K>(
+  plan: TilePlan,
+  read: ((window: PixelWindow, tile: Tile) => Promise<D>) | null,
   task: TileTask<N, D, K>,
   merge: (tile: Tile, result: TileTaskResult<N>, keep: K) => void,
   options: MapTilesOptions = {},
@@ -106,17 +126,37 @@ export async function mapTiles<N extends TileTaskName, D, K>(
   };
   const resolved = (tile: Tile, keep: K, value: TileTaskResult<N>): Pending<TileTaskResult<N>, K> => ({ tile, keep, settled: true, failed: false, value, done: Promise.resolve() });
   /** Waits until a task settles (the head, when the held tiles reach the cap). */
+  // Rejects when the signal aborts: every wait below races it, so an abort ends the loop at once.
+  const aborted = signal
+    ? new Promise<never>((_, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      })
+    : null;
+  aborted?.catch(() => {}); // surfaced where it is raced
+  const unlessAborted = <T>(p: Promise<T>): Promise<T> => (aborted ? Promise.race([p, aborted]) : p);
   const waitForTask = async (): Promise<void> => {
     const started = performance.now();
     const unsettled = pending.filter((p) => !p.settled);
-    if (pending.length >= cap) await pending[0]!.done;
-    else await Promise.race(unsettled.map((p) => p.done));
+    if (pending.length >= cap) await unlessAborted(pending[0]!.done);
+    else await unlessAborted(Promise.race(unsettled.map((p) => p.done)));
     timings.tasks += performance.now() - started;
   };
+  const tiles: AsyncIterator<{ tile: Tile; data: D }> = read
+    ? readTiles(plan, read, { prefetch: options.prefetch ?? 1 })
+    : (async function* () {
+        for (const tile of plan.tiles) yield { tile, data: undefined as D };
+      })();
 
   try {
     let clock = performance.now();
-    for await (const { tile, data } of readTiles(plan, read, { prefetch: options.prefetch ?? 1 })) {
+    for (;;) {
+      signal?.throwIfAborted();
+      const next = tiles.next();
+      next.catch(() => {}); // a read still running when an abort ends the loop: its failure is moot
+      const step = await unlessAborted(next);
+      if (step.done) break;
+      const { tile, data } = step.value;
       timings.read += performance.now() - clock;
       signal?.throwIfAborted();
       clock = performance.now();
@@ -126,8 +166,8 @@ export async function mapTiles<N extends TileTaskName, D, K>(
         pending.push(resolved(tile, prepared.keep, prepared.result));
       } else if (threads === 0) {
         clock = performance.now();
-        const run = task.run as (input: unknown, params: unknown) => TileTaskResult<N>;
-        const value = run(prepared.input, task.params);
+        const run = task.run as (input: unknown, params: unknown) => TileTaskResult<N> | Promise<TileTaskResult<N>>;
+        const value = await unlessAborted(Promise.resolve(run(prepared.input, task.params)));
         timings.tasks += performance.now() - clock;
         pending.push(resolved(tile, prepared.keep, value));
       } else {
@@ -145,6 +185,7 @@ export async function mapTiles<N extends TileTaskName, D, K>(
       while (running >= Math.max(1, threads) || pending.length >= cap) {
         if (pending.every((p) => p.settled)) break;
         await waitForTask();
+        signal?.throwIfAborted();
         mergeSettled();
       }
       clock = performance.now();
@@ -154,7 +195,8 @@ export async function mapTiles<N extends TileTaskName, D, K>(
       mergeSettled();
     }
   } catch (error) {
-    // No task is left running behind a failure or an abort.
+    // No task is left running behind a failure or an abort (an aborted task's promise settles
+    // at once: the pool drops or terminates it).
     await Promise.all(pending.map((p) => p.done));
     throw error;
   }

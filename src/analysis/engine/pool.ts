@@ -23,6 +23,10 @@ function getPool(): Piscina {
       minThreads: 1,
       maxThreads: analysisThreads(),
       idleTimeout: 30_000,
+      // Tasks that read their own tiles load src/imagery, whose geotiff imports the web-worker
+      // package; on a worker thread that package destructures workerData, which must then be an
+      // object (undefined fails at import; {} makes it the plain module it is on the main thread).
+      workerData: {},
     });
   }
   return pool;

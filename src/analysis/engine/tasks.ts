@@ -1,9 +1,11 @@
 /**
  * Every function the analysis pool may run on a worker thread, by name. The pool imports
  * this table's type (task names, inputs and results are checked at compile time); the
- * worker thread imports its values. A task is a name in this table, never a file path.
+ * worker thread imports its values. A task is a name in this table, never a file path. A task
+ * may be async (the pool awaits it): the ship's scene-tile tasks read their tile on the thread.
  */
 import { detectShipsInTile, detectShipsInTileWithSources } from '../ship/tile.ts';
+import { detectShipsInSceneTile, detectShipsInSceneTileWithSources } from '../ship/sceneTile.ts';
 import { detectSlicksInTile } from '../oilslick/tile.ts';
 import { detectChangeTileTask } from '../change/tile.ts';
 import { renderQuicklook } from '../quicklook/render.ts';
@@ -13,6 +15,8 @@ import { holdUntilReleased, sumOnWorker } from './selfTest.ts';
 export const TILE_TASKS = {
   detectShipsInTile,
   detectShipsInTileWithSources,
+  detectShipsInSceneTile,
+  detectShipsInSceneTileWithSources,
   detectSlicksInTile,
   detectChangeTileTask,
   renderQuicklook,
@@ -29,7 +33,8 @@ export type TileTask<N extends TileTaskName = TileTaskName> = N extends TileTask
   ? { name: N; input: Parameters<Tasks[N]>[0]; params?: Parameters<Tasks[N]>[1] }
   : never;
 
-export type TileTaskResult<N extends TileTaskName> = ReturnType<Tasks[N]>;
+/** What a task returns (an async task, e.g. one that reads its own tile: what its promise gives). */
+export type TileTaskResult<N extends TileTaskName> = Awaited<ReturnType<Tasks[N]>>;
 
 export function isTileTaskName(name: unknown): name is TileTaskName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(TILE_TASKS, name);

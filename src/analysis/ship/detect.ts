@@ -1,5 +1,6 @@
-// Ship detection over a whole SAFE GRD product: tiles streamed from src/imagery, land mask,
-// detectShipsInTile (tile.ts) in this thread or on the analysis worker pool, azimuth-ambiguity
+// Ship detection over a whole SAFE GRD product: tiles read with their land mask (sceneTile.ts)
+// and detectShipsInTile (tile.ts) in this thread or on the analysis worker pool (which then
+// reads each tile itself), azimuth-ambiguity
 // suppression, vectorisation, the result FeatureCollection. Algorithm and measurements:
 // docs/ship.md.
 
@@ -14,8 +15,8 @@ import { finalizeFeatureCollection, type FinalizedCollection } from '../common/r
 import { mapTiles } from '../engine/mapTiles.ts';
 import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { BrightSourceMap, findAzimuthAmbiguities, readAmbiguityGeometry } from './ambiguity.ts';
-import { prepareTileCalibration } from './calibrate.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
+import { detectShipsInSceneTile, detectShipsInSceneTileWithSources, readShipTile, type ShipTileReading } from './sceneTile.ts';
 import { detectShipsInTile, detectShipsInTileWithSources, requiredHalo, type Channel, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
 
 export { detectShipsInTile, requiredHalo };
@@ -48,7 +49,11 @@ export interface ShipSceneReport {
   ambiguitySkipped: boolean;
   /** Full-image window that was analysed. */
   region: PixelWindow | null;
-  /** Wall-clock milliseconds per stage: waiting for reads, tile inputs on this thread (valid and land masks, calibration vectors), detectShipsInTile (run or awaited) and merging, the ambiguity step, polygons. */
+  /**
+   * Wall-clock milliseconds per stage on this thread: waiting for tile reads (with their valid and land masks and
+   * calibration vectors; 0 when the pool's tasks read their own tiles), task inputs, detectShipsInTile (run or
+   * awaited, with its read on the pool) and merging, the ambiguity step, polygons.
+   */
   timings: { read: number; input: number; detect: number; ambiguity: number; vectorize: number; total: number };
 }
 
@@ -144,80 +149,51 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
 
   const plan = planTiles(product.width, product.height, params.tileSize, halo, region);
   const sources = params.ambiguity.enabled && safe ? new BrightSourceMap(product.width, product.height, 8) : null;
-  // SAFE without noise removal: the main thread reads DN only and the tile's worker calibrates
-  // it (calibrate.ts, bit-identical σ0), since reading is the critical path of a scene.
-  const calibration = safe && !params.denoise ? { vh: bands.vh && safe.bands[bands.vh.polarisation]!.calibration, vv: bands.vv && safe.bands[bands.vv.polarisation]!.calibration } : null;
-  const readOptions = calibration ? { quantity: 'dn' as const, denoise: false } : { quantity: 'sigma0' as const, denoise: params.denoise };
-
+  // SAFE without noise removal: DN is read and the tile's task calibrates it (calibrate.ts,
+  // bit-identical σ0).
+  const reading: ShipTileReading = {
+    ...(bands.vh ? { vh: bands.vh.polarisation } : {}),
+    ...(bands.vv ? { vv: bands.vv.polarisation } : {}),
+    calibrateOnTask: !!safe && !params.denoise,
+    floor: SIGMA_FLOOR_LINEAR,
+    denoise: params.denoise,
+    landMask: params.landMask,
+    landBufferM: params.landBufferM,
+    pixelSpacing: spacing,
+  };
   const detections: ShipDetection[] = [];
-  const readTile = async (window: PixelWindow) => {
-    const [vh, vv] = await Promise.all([bands.vh?.readWindow(window, readOptions), bands.vv?.readWindow(window, readOptions)]);
-    return { vh, vv };
-  };
-  type TileData = Awaited<ReturnType<typeof readTile>>;
-  const tileInput = (tile: Tile, data: TileData): ShipTileInput => {
-    const win = tile.halo;
-    const n = win.width * win.height;
-    let valid = (data.vh ?? data.vv)!.valid;
-    if (data.vh && data.vv) {
-      valid = valid.slice();
-      const other = data.vv.valid;
-      for (let i = 0; i < n; i++) valid[i] = valid[i]! & other[i]!;
-    }
-    let land: Uint8Array | undefined;
-    if (params.landMask) {
-      land = rasterizeLandMask({
-        width: win.width,
-        height: win.height,
-        pixelToLonLat: (r, c) => geolocation.pixelToLonLat(win.y0 + r, win.x0 + c),
-        lonLatToPixel: (lon, lat) => {
-          const p = geolocation.lonLatToPixel(lon, lat);
-          return [p.line - win.y0, p.pixel - win.x0];
-        },
-        bufferMeters: params.landBufferM,
-        pixelSpacing: spacing,
-      });
-    }
-    const origin = { row: win.y0, col: win.x0 };
-    return {
-      sigma0: { ...(data.vh ? { vh: data.vh.data } : {}), ...(data.vv ? { vv: data.vv.data } : {}) },
-      valid,
-      ...(land ? { land } : {}),
-      width: win.width,
-      height: win.height,
-      pixelSpacing: spacing,
-      core: tile.coreInHalo,
-      origin,
-      ...(calibration
-        ? {
-            calibrate: {
-              ...(data.vh && calibration.vh ? { vh: prepareTileCalibration(calibration.vh.vectors, win, SIGMA_FLOOR_LINEAR) } : {}),
-              ...(data.vv && calibration.vv ? { vv: prepareTileCalibration(calibration.vv.vectors, win, SIGMA_FLOOR_LINEAR) } : {}),
-            },
-          }
-        : {}),
-    };
-  };
-  // The tile's arrays move to the worker (not copied).
-  const prepare = (tile: Tile, data: TileData) => {
-    const input = tileInput(tile, data);
-    const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
-    return { input, transfer, keep: undefined };
-  };
   const engine = {
     signal: options.signal,
     threads: options.threads,
     onProgress: (done: number, total: number) => options.onProgress?.(Math.floor((100 * done) / total)),
   };
-  // With ambiguity suppression the tile also pools its core for the source map (on the worker).
-  const tileTimings = sources
-    ? await mapTiles(plan, readTile, { name: 'detectShipsInTileWithSources', run: detectShipsInTileWithSources, params, input: prepare }, (_tile, out) => {
-        sources.merge(out.sources);
-        detections.push(...out.detections);
-      }, engine)
-    : await mapTiles(plan, readTile, { name: 'detectShipsInTile', run: detectShipsInTile, params, input: prepare }, (_tile, found) => {
-        detections.push(...found);
-      }, engine);
+  const mergeWithSources = (_tile: Tile, out: { detections: ShipDetection[]; sources: PooledSources }) => {
+    sources!.merge(out.sources);
+    detections.push(...out.detections);
+  };
+  const mergeFound = (_tile: Tile, found: ShipDetection[]) => {
+    detections.push(...found);
+  };
+  let tileTimings;
+  const source = product.source;
+  if (source && (options.threads ?? 0) > 0) {
+    // On the pool, each task reads its own tile from the product's source: this thread only
+    // plans, dispatches and merges, so its event loop stays free (a cancel is seen at once).
+    const input = (tile: Tile) => ({ input: { source, reading, tile }, keep: undefined });
+    tileTimings = sources
+      ? await mapTiles(plan, null, { name: 'detectShipsInSceneTileWithSources', run: detectShipsInSceneTileWithSources, params, input }, mergeWithSources, engine)
+      : await mapTiles(plan, null, { name: 'detectShipsInSceneTile', run: detectShipsInSceneTile, params, input }, mergeFound, engine);
+  } else {
+    // In this thread (or a product only this thread can read): tiles read here, their arrays moved to the pool.
+    const readTile = (_window: PixelWindow, tile: Tile) => readShipTile(product, reading, tile);
+    const prepare = (_tile: Tile, input: ShipTileInput) => {
+      const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
+      return { input, transfer, keep: undefined };
+    };
+    tileTimings = sources
+      ? await mapTiles(plan, readTile, { name: 'detectShipsInTileWithSources', run: detectShipsInTileWithSources, params, input: prepare }, mergeWithSources, engine)
+      : await mapTiles(plan, readTile, { name: 'detectShipsInTile', run: detectShipsInTile, params, input: prepare }, mergeFound, engine);
+  }
   timings.read = tileTimings.read;
   timings.input = tileTimings.input;
   timings.detect = tileTimings.tasks + tileTimings.merge;

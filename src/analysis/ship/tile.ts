@@ -1,6 +1,6 @@
 // Ship detection in one tile: pure, on typed arrays and plain objects, so it runs unchanged on
-// a worker thread (src/analysis/engine runs `ship/tile.ts#detectShipsInTile`). This module must
-// not import src/imagery (geotiff cannot load inside a worker thread). Algorithm: docs/ship.md.
+// a worker thread (src/analysis/engine runs `ship/tile.ts#detectShipsInTile`). It reads nothing:
+// sceneTile.ts reads a tile into its input. Algorithm: docs/ship.md.
 
 import type { PixelWindow } from '../../imagery/window.ts';
 import { vesselAttributes, vesselShape, type VesselAttributes } from './attributes.ts';

@@ -6,6 +6,8 @@ import { parseAnnotation, type ProductAnnotation } from './annotation.js';
 import { readCalibratedWindow, type CalibratedWindow, type ReadWindowOptions } from './calibrate.js';
 import { parseCalibration, type CalibrationLut } from './calibration.js';
 import { openSafeContainer, type SafeContainer } from './container.js';
+import { isRemoteHref } from '../remote/access.js';
+import type { ProductSource } from '../sigma0/types.js';
 import { GeolocationGrid, type GridInterpolation } from './geolocation.js';
 import { parseManifest, type SafeManifest } from './manifest.js';
 import { measurementPlacement, type MeasurementPlacement } from './measurement.js';
@@ -74,6 +76,8 @@ export interface SafeProduct {
   readonly validWindow: PixelWindow | null;
   /** Outline of validWindow in lon/lat (for a crop: the crop; for a full product: the scene). */
   readonly validFootprint: LonLatPolygon | null;
+  /** How another thread opens this product: set by openSafeProduct for a local folder or zip. */
+  readonly source?: ProductSource;
   close(): Promise<void>;
 }
 
@@ -195,7 +199,9 @@ async function openMeasurement(
  * only opened (header) and read by window later.
  */
 export async function openSafeProduct(path: string, options: OpenSafeOptions = {}): Promise<SafeProduct> {
-  return openSafeProductFrom(await openSafeContainer(path), options);
+  const product = await openSafeProductFrom(await openSafeContainer(path), options);
+  // A local product can be opened again by path on another thread (a remote one needs this thread's access settings).
+  return isRemoteHref(path) ? product : Object.assign(product, { source: { kind: 'safe' as const, path, options } });
 }
 
 /** openSafeProduct on an opened container (a SAFE folder, zip, or STAC-assembled product). */

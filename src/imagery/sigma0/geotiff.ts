@@ -21,6 +21,7 @@ import type { GeoTIFF, GeoTIFFImage } from 'geotiff';
 import { BlockReader, type BlockReaderOptions } from '../blockreader.js';
 import { ImageryError } from '../errors.js';
 import { openTiff } from '../geotiff-source.js';
+import { isRemoteHref } from '../remote/access.js';
 import { SIGMA_FLOOR_LINEAR, type CalibratedWindow, type ReadWindowOptions } from '../safe/calibrate.js';
 import { assertWindow, closeCounterClockwise, intersectWindows, type LonLatPolygon, type PixelWindow } from '../window.js';
 import { attr, children, parseXml, text } from '../xml.js';
@@ -320,6 +321,8 @@ export async function openSigma0GeoTiff(path: string, options: OpenSigma0Options
     let closing: Promise<void> | null = null;
     return {
       location: path,
+      // A local file can be opened again by path on another thread (a remote one needs this thread's access settings).
+      ...(isRemoteHref(path) ? {} : { source: { kind: 'sigma0-geotiff' as const, path, options } }),
       productId: basename(path, extname(path)),
       polarisations,
       width,

@@ -6,7 +6,8 @@
  * incidence-angle grid).
  */
 import type { CalibratedWindow, ReadWindowOptions } from '../safe/calibrate.js';
-import type { SafeProduct } from '../safe/product.js';
+import type { OpenSafeOptions, SafeProduct } from '../safe/product.js';
+import type { OpenSigma0Options } from './geotiff.js';
 import type { LonLatPolygon, PixelWindow } from '../window.js';
 
 /** One polarisation's σ0. */
@@ -47,8 +48,16 @@ export interface Sigma0Product {
   readonly validWindow: PixelWindow | null;
   /** Outline of validWindow in lon/lat. */
   readonly validFootprint: LonLatPolygon | null;
+  /** How another thread opens this same product (openProductSource); absent when it cannot (a remote or assembled product). */
+  readonly source?: ProductSource;
   close(): Promise<void>;
 }
+
+/**
+ * A product as plain, structured-cloneable data: the opener and its arguments. A worker thread
+ * opens the same product from it (src/imagery/source.ts) and reads its own windows.
+ */
+export type ProductSource = { kind: 'safe'; path: string; options: OpenSafeOptions } | { kind: 'sigma0-geotiff'; path: string; options: OpenSigma0Options };
 
 /** A SAFE GRD product (with its annotation: orbit, PRF, incidence grid), not a bare σ0 raster. */
 export function isSafeProduct(product: Sigma0Product): product is SafeProduct {
