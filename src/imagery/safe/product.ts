@@ -7,7 +7,6 @@ import { readCalibratedWindow, type CalibratedWindow, type ReadWindowOptions } f
 import { parseCalibration, type CalibrationLut } from './calibration.js';
 import { openSafeContainer, type SafeContainer } from './container.js';
 import { isRemoteHref } from '../remote/access.js';
-import type { ProductSource } from '../sigma0/types.js';
 import { GeolocationGrid, type GridInterpolation } from './geolocation.js';
 import { parseManifest, type SafeManifest } from './manifest.js';
 import { measurementPlacement, type MeasurementPlacement } from './measurement.js';
@@ -77,9 +76,12 @@ export interface SafeProduct {
   /** Outline of validWindow in lon/lat (for a crop: the crop; for a full product: the scene). */
   readonly validFootprint: LonLatPolygon | null;
   /** How another thread opens this product: set by openSafeProduct for a local folder or zip. */
-  readonly source?: ProductSource;
+  readonly source?: SafeSource;
   close(): Promise<void>;
 }
+
+/** A SAFE product as structured-cloneable data (one kind of sigma0/types.ts' ProductSource, defined here so safe/ needs nothing of sigma0/). */
+export type SafeSource = { kind: 'safe'; path: string; options: OpenSafeOptions };
 
 export interface OpenSafeOptions {
   geolocationInterpolation?: GridInterpolation;

@@ -6,7 +6,7 @@
  * incidence-angle grid).
  */
 import type { CalibratedWindow, ReadWindowOptions } from '../safe/calibrate.js';
-import type { OpenSafeOptions, SafeProduct } from '../safe/product.js';
+import type { SafeProduct, SafeSource } from '../safe/product.js';
 import type { OpenSigma0Options } from './geotiff.js';
 import type { LonLatPolygon, PixelWindow } from '../window.js';
 
@@ -57,7 +57,7 @@ export interface Sigma0Product {
  * A product as plain, structured-cloneable data: the opener and its arguments. A worker thread
  * opens the same product from it (src/imagery/source.ts) and reads its own windows.
  */
-export type ProductSource = { kind: 'safe'; path: string; options: OpenSafeOptions } | { kind: 'sigma0-geotiff'; path: string; options: OpenSigma0Options };
+export type ProductSource = SafeSource | { kind: 'sigma0-geotiff'; path: string; options: OpenSigma0Options };
 
 /** A SAFE GRD product (with its annotation: orbit, PRF, incidence grid), not a bare σ0 raster. */
 export function isSafeProduct(product: Sigma0Product): product is SafeProduct {
