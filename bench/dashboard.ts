@@ -99,6 +99,7 @@ function jobView(s: Scenario) {
     created_at: '2026-12-01T10:00:00.000Z', completed_at: '2026-12-01T10:01:00.000Z',
     result_path: `/api/v1/jobs/${s.jobId}/result.geojson`, error_code: null, error_message: null, error: null,
     area_sqkm: 450, coverage: null, scene_selection: null, warnings: [], progress: 100,
+    credits_used: 4.5, request_params: { satellite_id: 'sentinel-1', polygon: s.polygon },
   };
 }
 
@@ -114,7 +115,7 @@ async function openPage(browser: Browser, url: string, apiKey: string, scenarios
     (u) => u.pathname === '/api/v1/jobs',
     (route) => {
       const ep = new URL(route.request().url()).searchParams.get('endpoint_id');
-      const jobs = scenarios.filter((s) => !ep || s.endpoint === ep).map((s) => ({ ...jobView(s), credits_used: 4.5, lat: null, lon: null, request_params: { satellite_id: 'sentinel-1', polygon: s.polygon } }));
+      const jobs = scenarios.filter((s) => !ep || s.endpoint === ep).map((s) => ({ ...jobView(s), lat: null, lon: null }));
       return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ jobs }) });
     },
   );

@@ -2,7 +2,8 @@
  * One job: its fields, warnings, coverage and scene selection; a map with the AOI, the
  * coverage polygon, the quicklook overlay (when the job view has one) and the result features
  * styled per endpoint; a feature's properties (and a time-series cell's chart) on click;
- * download buttons. Polls the job until it settles, then draws the result.
+ * download buttons. Follows a running job by its event stream (polling when the stream cannot
+ * be had), then draws the result.
  */
 import { api, ApiError } from '../api.ts';
 import { cellChart, renderChart } from '../chart.ts';
@@ -11,11 +12,14 @@ import { fmtNumber, fmtTime, fmtValue } from '../format.ts';
 import { legend } from '../map/resultStyle.ts';
 import { land, MapView } from '../map/mapView.ts';
 import type { Cleanup } from '../router.ts';
-import type { Job, JobListItem, WebConfig } from '../types.ts';
+import { followJob } from '../events.ts';
+import type { Job, WebConfig } from '../types.ts';
 import { bboxOf, parseArea } from '../wkt.ts';
 import { inputSummary, statusBadge } from './jobs.ts';
 
 const POLL_MS = 2000;
+/** Streams cut short (or broken) in a row before the page polls instead. */
+const MAX_STREAM_FAILURES = 3;
 
 export async function jobPage(main: HTMLElement, params: Record<string, string>, config: WebConfig): Promise<Cleanup> {
   const jobId = params.id!;
@@ -42,23 +46,54 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
 
   let stopped = false;
   let timer: number | undefined;
-  let listItem: JobListItem | undefined;
   let resultDrawn = false;
+  let current: Job | null = null;
+  let stream: AbortController | null = null;
+  let streamFailures = 0;
+
+  /**
+   * Live status of a running job (`data-live` on the details says how): its event stream, each
+   * event updating the fields in place; when the stream ends (after the terminal event, or cut
+   * short) the job view is read again. An API error opening the stream (429
+   * TOO_MANY_STREAMS, …) or repeated breaks: polling every POLL_MS instead.
+   */
+  function follow(): void {
+    if (streamFailures >= MAX_STREAM_FAILURES || typeof TextDecoderStream === 'undefined') {
+      details.dataset.live = 'polling';
+      timer = window.setTimeout(() => void load(), POLL_MS);
+      return;
+    }
+    details.dataset.live = 'events';
+    const ctrl = (stream = new AbortController());
+    followJob(
+      jobId,
+      (e) => {
+        if (stopped || !current || e.job_id !== current.job_id) return;
+        current = { ...current, status: e.status, progress: e.progress };
+        renderDetails(details, current);
+      },
+      ctrl.signal,
+    )
+      .then(
+        (terminal) => void (streamFailures = terminal ? 0 : streamFailures + 1),
+        (err: unknown) => void (streamFailures = err instanceof ApiError ? MAX_STREAM_FAILURES : streamFailures + 1),
+      )
+      .finally(() => {
+        if (stopped || stream !== ctrl) return;
+        stream = null;
+        void load();
+      });
+  }
 
   async function load(): Promise<void> {
     try {
       const job = await api.job(jobId);
       performance.mark('sarwatch:job-view');
       if (stopped) return;
-      const settled = job.status === 'completed' || job.status === 'failed';
       const wantResult = job.status === 'completed' && !resultDrawn;
-      // The list entry (the job view has no request_params; the list of the endpoint's newest
-      // 30 does), the result and the overlay at once, before the map: it then renders once,
-      // where everything is, instead of re-tiling through intermediate views.
-      const [, result, overlay, landData] = await Promise.all([
-        job.endpoint_id && (!listItem || (settled && listItem.status !== job.status))
-          ? api.jobs(new URLSearchParams({ endpoint_id: job.endpoint_id, limit: '30' })).then((r) => (listItem = r.jobs.find((j) => j.job_id === job.job_id)))
-          : null,
+      // The result and the overlay at once, before the map: it then renders once, where
+      // everything is, instead of re-tiling through intermediate views.
+      const [result, overlay, landData] = await Promise.all([
         wantResult ? fetchResult(job) : null,
         wantResult && job.overlay ? api.download(job.overlay.path).then((png) => ({ png }), (err: unknown) => ({ err })) : null,
         view ? null : land(),
@@ -66,9 +101,10 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
       if (stopped) return;
       title.textContent = `${job.endpoint_id ?? 'Job'} job`;
       clear(status);
-      renderDetails(details, job, listItem);
+      current = job;
+      renderDetails(details, job);
 
-      const polygon = listItem?.request_params?.polygon;
+      const polygon = job.request_params?.polygon;
       const aoi = typeof polygon === 'string' ? parseArea(polygon) : null;
       const coverage = job.coverage?.polygon ? parseArea(job.coverage.polygon) : null;
       const overlayBox: GeoJSON.Geometry[] = job.overlay ? [{ type: 'MultiPoint', coordinates: [job.overlay.bounds.slice(0, 2), job.overlay.bounds.slice(2, 4)] }] : [];
@@ -97,7 +133,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
         }
         if (!created) await view.fitTo(bounds); // the job completed while the page was open
       } else if (job.status === 'pending' || job.status === 'processing') {
-        timer = window.setTimeout(() => void load(), POLL_MS);
+        follow();
       } else if (job.status === 'failed') {
         clear(downloads);
       }
@@ -112,6 +148,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   return () => {
     stopped = true;
     window.clearTimeout(timer);
+    stream?.abort();
     view?.release();
   };
 }
@@ -141,7 +178,7 @@ function renderDownloads(downloads: HTMLElement, job: Job, status: HTMLElement):
   if (job.quicklook_path) append(downloads, button('Download quicklook (PNG)', () => void save(job.quicklook_path!, `${job.job_id}-quicklook.png`, status)));
 }
 
-function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined): void {
+function renderDetails(box: HTMLElement, job: Job): void {
   clear(box);
   append(
     box,
@@ -153,8 +190,8 @@ function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined
         ['Created', fmtTime(job.created_at)],
         ['Completed', fmtTime(job.completed_at)],
         ['Area analysed', job.area_sqkm === null ? '—' : `${fmtNumber(job.area_sqkm, 3)} km²`],
-        ['Credits used', item ? fmtNumber(item.credits_used, 4) : '—'],
-        ['Input', inputSummary(item?.request_params ?? null)],
+        ['Credits used', fmtNumber(job.credits_used ?? null, 4)],
+        ['Input', inputSummary(job.request_params ?? null)],
       ],
       { 'data-testid': 'job-fields' },
     ),
@@ -178,9 +215,10 @@ function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined
   );
   append(box, el('h2', {}, 'Warnings'));
   append(box, job.warnings.length ? el('ul', { class: 'warnings' }, ...job.warnings.map((w) => el('li', {}, el('strong', {}, w.code), ` ${w.message}`))) : el('p', {}, 'None.'));
-  if (item?.request_params) {
+  if (job.request_params) {
+    // Untrusted (what the submitter typed): names and values become text nodes (dom.ts).
     append(box, el('h2', {}, 'Request parameters'));
-    append(box, definitions(Object.entries(item.request_params).map(([k, v]) => [k, fmtValue(v, 200)])));
+    append(box, definitions(Object.entries(job.request_params).map(([k, v]) => [k, fmtValue(v, 200)]), { 'data-testid': 'request-params' }));
   }
 }
 
