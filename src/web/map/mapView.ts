@@ -69,6 +69,8 @@ export class MapView {
   private resultById = new Map<number | string, GeoJSON.Feature>();
   private clickHandlers: Array<(f: GeoJSON.Feature) => void> = [];
   private pageListeners: Array<[string, (e: any) => void]> = [];
+  /** The current result has been reported all drawn (the sarwatch:all-features-drawn mark). */
+  private allDrawn = false;
   private static parked: MapView | null = null;
 
   /** The map for a page: the parked one moved into `host` and framed on `opts.bounds`, else a new one. */
@@ -242,6 +244,7 @@ export class MapView {
     });
     this.host.dataset.resultFeatures = String(fc.features.length);
     delete this.host.dataset.renderedFeatures;
+    this.allDrawn = false;
   }
 
   onFeatureClick(fn: (f: GeoJSON.Feature) => void): void {
@@ -276,8 +279,14 @@ export class MapView {
     const c = this.map.getCenter();
     this.host.dataset.view = JSON.stringify({ lon: c.lng, lat: c.lat, zoom: this.map.getZoom() });
     if (this.host.dataset.resultFeatures !== undefined) {
-      this.host.dataset.renderedFeatures = String(this.renderedResultFeatures());
+      const rendered = this.renderedResultFeatures();
+      this.host.dataset.renderedFeatures = String(rendered);
       performance.mark('sarwatch:map-idle-with-result');
+      // The page's render time ends here: MapLibre idle, every result feature drawn (once per result).
+      if (rendered === Number(this.host.dataset.resultFeatures) && !this.allDrawn) {
+        this.allDrawn = true;
+        performance.mark('sarwatch:all-features-drawn');
+      }
     }
     this.host.dispatchEvent(new CustomEvent('map-idle'));
   }

@@ -6,7 +6,6 @@
  * be had), then draws the result.
  */
 import { api, ApiError } from '../api.ts';
-import { cellChart, renderChart } from '../chart.ts';
 import { append, button, clear, definitions, el, message } from '../dom.ts';
 import { fmtNumber, fmtTime, fmtValue } from '../format.ts';
 import { legend } from '../map/resultStyle.ts';
@@ -253,7 +252,11 @@ async function save(path: string, filename: string, status: HTMLElement): Promis
   }
 }
 
+/** Clicks so far: a chart whose module arrives after the next click is not drawn. */
+let shown = 0;
+
 export function showProperties(panel: HTMLElement, f: GeoJSON.Feature): void {
+  const click = ++shown;
   clear(panel);
   const props = (f.properties ?? {}) as Record<string, unknown>;
   append(panel, el('h2', { id: 'props-title', tabindex: '-1' }, `Feature ${fmtValue(f.id ?? '', 40)}`));
@@ -261,10 +264,13 @@ export function showProperties(panel: HTMLElement, f: GeoJSON.Feature): void {
     .filter(([k]) => k !== 'chart')
     .map(([k, v]) => [k, fmtValue(v)] as [string, string]);
   append(panel, definitions(rows, { 'data-testid': 'feature-properties' }));
-  const chart = cellChart(props.chart);
-  if (chart) {
+  (panel.querySelector('h2') as HTMLElement | null)?.focus();
+  if (props.chart === undefined) return;
+  // The chart library (uPlot) is loaded on the first chart asked for, not with the page.
+  void import('../chart.ts').then(({ cellChart, renderChart }) => {
+    const chart = cellChart(props.chart);
+    if (!chart || click !== shown) return;
     const cps = Array.isArray(props.changePointDates) ? props.changePointDates.filter((d): d is string => typeof d === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(d)) : [];
     renderChart(panel, chart, cps, Math.max(260, Math.min(panel.clientWidth - 16, 640)));
-  }
-  (panel.querySelector('h2') as HTMLElement | null)?.focus();
+  });
 }
