@@ -29,7 +29,7 @@ const EMPTY: GeoJSON.FeatureCollection = { type: 'FeatureCollection', features: 
 let landPromise: Promise<GeoJSON.FeatureCollection> | null = null;
 
 /** world-atlas's land as GeoJSON, fetched and converted once per page (an immutable, hashed asset). */
-export function land(): Promise<GeoJSON.FeatureCollection> {
+function land(): Promise<GeoJSON.FeatureCollection> {
   landPromise ??= fetch(landUrl)
     .then((r) => r.json() as Promise<Topology>)
     .then((topo) => {
@@ -50,8 +50,6 @@ export interface MapViewOptions {
   label: string;
   /** The first view, [w, s, e, n]: given when known, the map renders there from its first frame. */
   bounds?: [number, number, number, number] | null;
-  /** The land layer's data when the page already has it (see land()); else fetched after load. */
-  land?: GeoJSON.FeatureCollection;
 }
 
 /** A bbox with a margin, as the map is fitted to it. */
@@ -92,7 +90,7 @@ export class MapView {
     const sources: Record<string, any> = {
       // 1:50m land holds nothing finer than a z6 tile shows: tiled up to z6, overzoomed past it
       // (far less work in the map's worker than tiling the world's coastlines at every zoom).
-      land: { type: 'geojson', data: opts.land ?? EMPTY, maxzoom: 6 },
+      land: { type: 'geojson', data: EMPTY, maxzoom: 6 },
       aoi: { type: 'geojson', data: EMPTY },
       coverage: { type: 'geojson', data: EMPTY },
       result: { type: 'geojson', data: EMPTY },
@@ -138,7 +136,9 @@ export class MapView {
         resolve();
       }),
     );
-    if (!opts.land) void this.ready.then(async () => (this.map.getSource('land') as GeoJSONSource).setData(await land()));
+    // Land is fetched and converted while MapLibre starts; handed over once the style is loaded.
+    const landData = land();
+    void this.ready.then(async () => (this.map.getSource('land') as GeoJSONSource).setData(await landData));
     this.map.on('idle', () => this.publish());
     this.map.on('click', (e) => {
       const hits = this.map.queryRenderedFeatures(e.point, { layers: RESULT_LAYERS.filter((l) => this.map.getLayer(l)) });
@@ -260,10 +260,11 @@ export class MapView {
     if (f) for (const h of this.clickHandlers) h(f);
   }
 
-  async fitTo(bbox: [number, number, number, number] | null): Promise<void> {
-    await this.ready;
-    if (!bbox) return;
+  /** Frames the map on a bbox (at once: the camera needs no style loaded); false for none. */
+  fitTo(bbox: [number, number, number, number] | null): boolean {
+    if (!bbox) return false;
     this.map.fitBounds(padded(bbox) as LngLatBoundsLike, { animate: false, padding: 10 });
+    return true;
   }
 
   /** Result features MapLibre reports on screen now, counted by feature id. */

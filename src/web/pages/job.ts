@@ -9,7 +9,7 @@ import { api, ApiError } from '../api.ts';
 import { append, button, clear, definitions, el, message } from '../dom.ts';
 import { fmtNumber, fmtTime, fmtValue } from '../format.ts';
 import { legend } from '../map/resultStyle.ts';
-import { land, MapView } from '../map/mapView.ts';
+import { MapView } from '../map/mapView.ts';
 import type { Cleanup } from '../router.ts';
 import { followJob } from '../events.ts';
 import type { Job, WebConfig } from '../types.ts';
@@ -25,7 +25,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   const title = el('h1', {}, 'Job');
   const status = el('div', { class: 'status', 'aria-live': 'polite' });
   const details = el('section', { class: 'details', 'aria-label': 'Job details' });
-  const downloads = el('div', { class: 'downloads' });
+  const downloadBox = el('div', { class: 'downloads' });
   const mapBox = el('div', { id: 'job-map' });
   const legendBox = el('div', { class: 'legend' });
   const drawn = el('p', { class: 'drawn', 'aria-live': 'polite' });
@@ -35,9 +35,13 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
     el('p', {}, el('a', { href: '#/jobs' }, '← Jobs')),
     title,
     status,
-    el('div', { class: 'job-layout' }, el('div', { class: 'col' }, details, downloads), el('div', { class: 'col wide' }, mapBox, legendBox, drawn, props)),
+    el('div', { class: 'job-layout' }, el('div', { class: 'col' }, details, downloadBox), el('div', { class: 'col wide' }, mapBox, legendBox, drawn, props)),
   );
-  let view: MapView | null = null;
+  // The map first, before the job view is asked for: on a first visit, making it (WebGL
+  // context, MapLibre's worker, shaders, the land layer) is the page's longest step, and it
+  // needs nothing from the job. It is framed once the job view (or the result) tells where.
+  const view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features' });
+  view.onFeatureClick((f) => showProperties(props, f));
   mapBox.addEventListener('map-idle', () => {
     const total = mapBox.dataset.resultFeatures;
     if (total !== undefined) drawn.textContent = `${mapBox.dataset.renderedFeatures ?? 0} of ${total} result features drawn in this view.`;
@@ -46,6 +50,8 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   let stopped = false;
   let timer: number | undefined;
   let resultDrawn = false;
+  /** The map has been framed (once: later reads of a running job leave the view to the user). */
+  let fitted = false;
   let current: Job | null = null;
   let stream: AbortController | null = null;
   let streamFailures = 0;
@@ -90,14 +96,11 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
       performance.mark('sarwatch:job-view');
       if (stopped) return;
       const wantResult = job.status === 'completed' && !resultDrawn;
-      // The result and the overlay at once, before the map: it then renders once, where
-      // everything is, instead of re-tiling through intermediate views.
-      const [result, overlay, landData] = await Promise.all([
+      // The result and the overlay start downloading now, while the fields and the map are set up.
+      const downloads = Promise.all([
         wantResult ? fetchResult(job) : null,
         wantResult && job.overlay ? api.download(job.overlay.path).then((png) => ({ png }), (err: unknown) => ({ err })) : null,
-        view ? null : land(),
       ]);
-      if (stopped) return;
       title.textContent = `${job.endpoint_id ?? 'Job'} job`;
       clear(status);
       current = job;
@@ -107,22 +110,22 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
       const aoi = typeof polygon === 'string' ? parseArea(polygon) : null;
       const coverage = job.coverage?.polygon ? parseArea(job.coverage.polygon) : null;
       const overlayBox: GeoJSON.Geometry[] = job.overlay ? [{ type: 'MultiPoint', coordinates: [job.overlay.bounds.slice(0, 2), job.overlay.bounds.slice(2, 4)] }] : [];
-      // The whole AOI with everything found in it (and the overlay, which can reach beyond it).
-      const bounds = bboxOf([aoi, coverage, ...overlayBox, ...(result && 'fc' in result ? result.fc.features.map((f) => f.geometry) : [])]);
-      const created = !view;
-      if (!view) {
-        view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features', bounds, land: landData ?? undefined });
-        view.onFeatureClick((f) => showProperties(props, f));
-      }
+      // The AOI (and the overlay, which can reach beyond it) frames the map before the result
+      // arrives, so it is tiled once, at its final view; without one, the result frames it.
+      const framed = bboxOf([aoi, coverage, ...overlayBox]);
+      if (framed && !fitted) fitted = view.fitTo(framed);
       await view.setAoi(aoi);
       await view.setCoverage(coverage);
       if (stopped) return; // left meanwhile: the map may already serve another page
       if (wantResult) {
+        const [result, overlay] = await downloads;
+        if (stopped) return;
         resultDrawn = true;
-        renderDownloads(downloads, job, status);
+        renderDownloads(downloadBox, job, status);
         if (overlay && 'png' in overlay) await view.setOverlay({ png: overlay.png, bounds: job.overlay!.bounds });
         else if (overlay) append(status, message('error', `Quicklook overlay not shown: ${overlay.err instanceof ApiError ? overlay.err.message : 'download failed'}`));
         if (result && 'fc' in result && job.endpoint_id) {
+          if (!fitted) fitted = view.fitTo(bboxOf(result.fc.features.map((f) => f.geometry)));
           await view.setResult(job.endpoint_id, result.fc);
           performance.mark('sarwatch:result-set');
           clear(legendBox);
@@ -130,11 +133,10 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
         } else if (result && 'err' in result) {
           append(status, message('error', `Result not shown: ${result.err instanceof ApiError ? `${result.err.code}: ${result.err.message}` : 'download failed'}`));
         }
-        if (!created) await view.fitTo(bounds); // the job completed while the page was open
       } else if (job.status === 'pending' || job.status === 'processing') {
         follow();
       } else if (job.status === 'failed') {
-        clear(downloads);
+        clear(downloadBox);
       }
     } catch (err) {
       if (stopped) return;
@@ -148,7 +150,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
     stopped = true;
     window.clearTimeout(timer);
     stream?.abort();
-    view?.release();
+    view.release();
   };
 }
 
