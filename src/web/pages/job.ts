@@ -37,9 +37,12 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
     status,
     el('div', { class: 'job-layout' }, el('div', { class: 'col' }, details, downloadBox), el('div', { class: 'col wide' }, mapBox, legendBox, drawn, props)),
   );
-  // The map first, before the job view is asked for: on a first visit, making it (WebGL
-  // context, MapLibre's worker, shaders, the land layer) is the page's longest step, and it
-  // needs nothing from the job. It is framed once the job view (or the result) tells where.
+  // The job view is asked for, then the map is made while it comes: on a first visit, making
+  // the map (WebGL context, MapLibre's worker, shaders, the land layer) is the page's longest
+  // step, and it needs nothing from the job. It is framed once the job view (or the result)
+  // tells where.
+  let firstView: Promise<Job> | null = api.job(jobId);
+  firstView.catch(() => {}); // read (and its error handled) in load()
   const view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features' });
   view.onFeatureClick((f) => showProperties(props, f));
   mapBox.addEventListener('map-idle', () => {
@@ -92,7 +95,9 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
 
   async function load(): Promise<void> {
     try {
-      const job = await api.job(jobId);
+      const request = firstView ?? api.job(jobId);
+      firstView = null;
+      const job = await request;
       performance.mark('sarwatch:job-view');
       if (stopped) return;
       const wantResult = job.status === 'completed' && !resultDrawn;
