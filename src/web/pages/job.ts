@@ -37,14 +37,15 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
     status,
     el('div', { class: 'job-layout' }, el('div', { class: 'col' }, details, downloadBox), el('div', { class: 'col wide' }, mapBox, legendBox, drawn, props)),
   );
-  // The job view is asked for, then the map is made while it comes: on a first visit, making
-  // the map (WebGL context, MapLibre's worker, shaders, the land layer) is the page's longest
-  // step, and it needs nothing from the job. It is framed once the job view (or the result)
-  // tells where.
-  let firstView: Promise<Job> | null = api.job(jobId);
-  firstView.catch(() => {}); // read (and its error handled) in load()
-  const view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features' });
-  view.onFeatureClick((f) => showProperties(props, f));
+  let view: MapView | null = null;
+  /** The map has been framed (once: later reads of a running job leave the view to the user). */
+  let fitted = false;
+  function openMap(frame: [number, number, number, number] | null): MapView {
+    const v = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features', bounds: frame });
+    v.onFeatureClick((f) => showProperties(props, f));
+    fitted = frame !== null;
+    return v;
+  }
   mapBox.addEventListener('map-idle', () => {
     const total = mapBox.dataset.resultFeatures;
     if (total !== undefined) drawn.textContent = `${mapBox.dataset.renderedFeatures ?? 0} of ${total} result features drawn in this view.`;
@@ -53,8 +54,6 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   let stopped = false;
   let timer: number | undefined;
   let resultDrawn = false;
-  /** The map has been framed (once: later reads of a running job leave the view to the user). */
-  let fitted = false;
   let current: Job | null = null;
   let stream: AbortController | null = null;
   let streamFailures = 0;
@@ -95,9 +94,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
 
   async function load(): Promise<void> {
     try {
-      const request = firstView ?? api.job(jobId);
-      firstView = null;
-      const job = await request;
+      const job = await api.job(jobId);
       performance.mark('sarwatch:job-view');
       if (stopped) return;
       const wantResult = job.status === 'completed' && !resultDrawn;
@@ -115,10 +112,16 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
       const aoi = typeof polygon === 'string' ? parseArea(polygon) : null;
       const coverage = job.coverage?.polygon ? parseArea(job.coverage.polygon) : null;
       const overlayBox: GeoJSON.Geometry[] = job.overlay ? [{ type: 'MultiPoint', coordinates: [job.overlay.bounds.slice(0, 2), job.overlay.bounds.slice(2, 4)] }] : [];
-      // The AOI (and the overlay, which can reach beyond it) frames the map before the result
-      // arrives, so it is tiled once, at its final view; without one, the result frames it.
+      // The map is made as soon as it is known where it goes, so it is tiled and drawn once, at
+      // its final view: framed by the AOI (and the overlay, which can reach beyond it) while the
+      // result still downloads (making the map is a first visit's longest step); with no AOI
+      // to go by, by the result once it is in.
       const framed = bboxOf([aoi, coverage, ...overlayBox]);
-      if (framed && !fitted) fitted = view.fitTo(framed);
+      if (!view) {
+        const [early] = framed || !wantResult ? [null] : await downloads;
+        if (stopped) return;
+        view = openMap(framed ?? (early && 'fc' in early ? bboxOf(early.fc.features.map((f) => f.geometry)) : null));
+      } else if (framed && !fitted) fitted = view.fitTo(framed);
       await view.setAoi(aoi);
       await view.setCoverage(coverage);
       if (stopped) return; // left meanwhile: the map may already serve another page
@@ -155,7 +158,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
     stopped = true;
     window.clearTimeout(timer);
     stream?.abort();
-    view.release();
+    view?.release();
   };
 }
 
