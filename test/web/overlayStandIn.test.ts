@@ -34,7 +34,9 @@ const RESULT = {
   ],
 };
 
-function jobView(withOverlay: boolean) {
+const HOSTILE_PARAMS = { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-14', [IMG]: `<script>window.__xss=3</script>`, note: IMG };
+
+function jobView(withOverlay: boolean, requestParams: Record<string, unknown> = HOSTILE_PARAMS) {
   return {
     job_id: JOB,
     endpoint_id: 'ship',
@@ -54,7 +56,7 @@ function jobView(withOverlay: boolean) {
     quicklook_path: withOverlay ? `/api/v1/jobs/${JOB}/quicklook.png` : null,
     overlay: withOverlay ? { path: `/api/v1/jobs/${JOB}/overlay`, bounds: BOUNDS, crs: 'EPSG:3857' } : null,
     credits_used: 4.536,
-    request_params: { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-14', [IMG]: `<script>window.__xss=3</script>`, note: IMG },
+    request_params: requestParams,
   };
 }
 
@@ -80,14 +82,14 @@ describe.skipIf(!CHROMIUM)(`job page against a network-layer stand-in of the qui
     web?.cleanup();
   });
 
-  async function openJob(withOverlay: boolean): Promise<{ page: Page; watch: ReturnType<typeof watchPage>; overlayRequests: string[] }> {
+  async function openJob(withOverlay: boolean, requestParams?: Record<string, unknown>): Promise<{ page: Page; watch: ReturnType<typeof watchPage>; overlayRequests: string[] }> {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const watch = watchPage(page);
     const overlayRequests: string[] = [];
     const json = (route: Route, body: unknown) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
-    await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}`, (route) => json(route, jobView(withOverlay)));
+    await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}`, (route) => json(route, jobView(withOverlay, requestParams)));
     await page.route((u) => u.pathname === '/api/v1/jobs', (route) =>
-      json(route, { jobs: [{ ...jobView(withOverlay), lat: 52.48, lon: 4.35 }] }),
+      json(route, { jobs: [{ ...jobView(withOverlay, requestParams), lat: 52.48, lon: 4.35 }] }),
     );
     await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}/result.geojson`, (route) => route.fulfill({ status: 302, headers: { Location: signed.result } }));
     await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}/overlay`, (route) => {
@@ -140,6 +142,18 @@ describe.skipIf(!CHROMIUM)(`job page against a network-layer stand-in of the qui
     expect(magenta(await pixelAt(page, ...INSIDE))).toBe(false);
     expect(overlayRequests).toEqual([]);
     expect(await page.getByRole('button', { name: 'Download quicklook (PNG)' }).count()).toBe(0);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a scene job (no AOI to frame the map by): the map is framed by the result once it is in, every feature drawn', async () => {
+    const { page, watch } = await openJob(false, { satellite_id: 'sentinel-1', scene_id: 'S1A_IW_GRDH_1SDV_20240614T055000_20240614T055025_054321_069ABC_1234' });
+    const view = JSON.parse((await page.locator('#job-map').getAttribute('data-view'))!) as { lon: number; lat: number; zoom: number };
+    // The result's bbox (4.3–4.411, 52.45–52.511) in the middle, at a zoom that holds it (> the default view's 3).
+    expect(view.lon).toBeCloseTo(4.3555, 2);
+    expect(view.lat).toBeCloseTo(52.4805, 2);
+    expect(view.zoom).toBeGreaterThan(9);
+    expect(await page.getByTestId('job-fields').textContent()).toContain('scene S1A_IW_GRDH');
     expect(watch.errors).toEqual([]);
     await page.close();
   });
