@@ -5,10 +5,15 @@
  * The real embedded service serves the built dashboard and the result from its object store
  * (a signed URL); the job view and the list entry are answered at the browser's network layer
  * (the stand-in of test/web/overlayStandIn.test.ts), since making 5,000 real detections would
- * measure the detector, not the page. Timed: from navigation to the map's own report that
- * every result feature is on screen (`data-rendered-features` = N, counted at MapLibre's idle
- * event), on a first visit (new browser context: assets from the server, nothing cached) and
- * on returning to the page within the app (median of 5).
+ * measure the detector, not the page.
+ *
+ * Render time, as the page itself times it: from navigation start to MapLibre's first `idle`
+ * event at which every result feature is on screen (the page's `sarwatch:all-features-drawn`
+ * mark: `queryRenderedFeatures` finds all N ids). Navigation start is the document's on a
+ * first visit (a new browser context: every asset from the server, nothing cached) and the
+ * hash change (`sarwatch:navigate`) on returning to the page within the app (median of 5).
+ * Beside it the bench's own wall time (Playwright's navigation to its sight of the count) and
+ * the CPU seconds of every process involved.
  *
  *   SARWATCH_BENCH_SHIPS (5000), SARWATCH_BENCH_CELLS (2000), SARWATCH_BENCH_DATES (91: three
  *   years at the 12-day revisit, the time series' limit) size the results.
@@ -99,6 +104,7 @@ function jobView(s: Scenario) {
     created_at: '2026-12-01T10:00:00.000Z', completed_at: '2026-12-01T10:01:00.000Z',
     result_path: `/api/v1/jobs/${s.jobId}/result.geojson`, error_code: null, error_message: null, error: null,
     area_sqkm: 450, coverage: null, scene_selection: null, warnings: [], progress: 100,
+    credits_used: 4.5, request_params: { satellite_id: 'sentinel-1', polygon: s.polygon },
   };
 }
 
@@ -114,25 +120,32 @@ async function openPage(browser: Browser, url: string, apiKey: string, scenarios
     (u) => u.pathname === '/api/v1/jobs',
     (route) => {
       const ep = new URL(route.request().url()).searchParams.get('endpoint_id');
-      const jobs = scenarios.filter((s) => !ep || s.endpoint === ep).map((s) => ({ ...jobView(s), credits_used: 4.5, lat: null, lon: null, request_params: { satellite_id: 'sentinel-1', polygon: s.polygon } }));
+      const jobs = scenarios.filter((s) => !ep || s.endpoint === ep).map((s) => ({ ...jobView(s), lat: null, lon: null }));
       return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ jobs }) });
     },
   );
   return page;
 }
 
-/** The page's own marks (src/web: job view, result download/parse/hand-over, map idle), ms after the last job-view mark. */
-async function marks(page: Page): Promise<string> {
+/**
+ * The page's own marks (src/web), ms from navigation start (the document's on a first visit,
+ * the last `sarwatch:navigate` within the app): the breakdown, and the render time (the last
+ * mark, all-features-drawn).
+ */
+async function marks(page: Page, withinApp: boolean): Promise<{ breakdown: string; renderSeconds: number }> {
+  const names = ['app-start', 'job-view', 'map-loaded', 'result-requested', 'result-downloaded', 'result-parsed', 'result-set', 'all-features-drawn'];
   // A string, not a function: tsx's name-keeping helper does not exist in the page.
-  const names = ['map-loaded', 'result-requested', 'result-downloaded', 'result-parsed', 'result-set', 'map-idle-with-result'];
   const times = (await page.evaluate(`(() => {
     const all = performance.getEntriesByType('mark');
     const last = (n) => { const m = all.filter((e) => e.name === n); return m.length ? m[m.length - 1].startTime : null; };
-    const t0 = last('sarwatch:job-view') || 0;
+    const t0 = ${withinApp} ? last('sarwatch:navigate') : 0;
     return ${JSON.stringify(names)}.map((n) => { const t = last('sarwatch:' + n); return t === null ? null : Math.round(t - t0); });
   })()`)) as Array<number | null>;
-  // A map-loaded mark before the job view: the map was made for an earlier page and reused.
-  return names.map((n, i) => `${n} ${times[i] === null ? '—' : times[i]! < 0 && n === 'map-loaded' ? '(reused)' : times[i]}`).join(', ');
+  const drawnAt = times[times.length - 1];
+  if (drawnAt === null || drawnAt === undefined || drawnAt < 0) throw new Error(`no all-features-drawn mark after navigation: ${JSON.stringify(times)}`);
+  // A mark before navigation: made for an earlier page (the map, the script) and reused.
+  const breakdown = names.map((n, i) => `${n} ${times[i] === null ? '—' : times[i]! < 0 ? '(before)' : times[i]}`).join(', ');
+  return { breakdown, renderSeconds: drawnAt / 1000 };
 }
 
 /**
@@ -197,6 +210,7 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
     const sizes: Record<string, string> = {};
     const verdicts: Record<string, string> = {};
     const breakdown: Record<string, string> = {};
+    const wall: Record<string, string> = {};
     for (const s of scenarios) {
       const n = s.fc.features.length;
       sizes[s.endpoint] = `${(Buffer.byteLength(JSON.stringify(s.fc)) / 2 ** 20).toFixed(1)} MB`;
@@ -206,12 +220,16 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
       let cpu0 = treeCpuSeconds();
       await page.goto(`${service.url}/#/jobs/${s.jobId}`);
       await drawn(page, n);
-      const first = (performance.now() - t0) / 1000;
+      const firstWall = (performance.now() - t0) / 1000;
       const firstCpu = treeCpuSeconds() - cpu0;
-      breakdown[`${s.endpoint} first`] = await marks(page);
+      const firstMarks = await marks(page, false);
+      const first = firstMarks.renderSeconds;
+      breakdown[`${s.endpoint} first`] = firstMarks.breakdown;
+      wall[`${s.endpoint} first`] = `${firstWall.toFixed(2)} s`;
       stages.push({ name: `${s.name}: first visit`, seconds: first, mpxPerSecond: 0, peakRssMb: 0, cpuSeconds: firstCpu, loadAverage: os.loadavg()[0] });
       // Back to the page within the app: assets cached, the result downloaded and drawn again.
       const again: number[] = [];
+      const againWall: number[] = [];
       const againCpu: number[] = [];
       for (let i = 0; i < 5; i++) {
         await page.evaluate(() => ((globalThis as any).location.hash = '#/jobs'));
@@ -220,18 +238,22 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
         cpu0 = treeCpuSeconds();
         await page.evaluate((id) => ((globalThis as any).location.hash = `#/jobs/${id}`), s.jobId);
         await drawn(page, n);
-        again.push((performance.now() - t0) / 1000);
+        againWall.push((performance.now() - t0) / 1000);
         againCpu.push(treeCpuSeconds() - cpu0);
-        if (i === 4) breakdown[`${s.endpoint} again`] = await marks(page);
+        const m = await marks(page, true);
+        again.push(m.renderSeconds);
+        if (i === 4) breakdown[`${s.endpoint} again`] = m.breakdown;
       }
       again.sort((a, b) => a - b);
+      againWall.sort((a, b) => a - b);
       againCpu.sort((a, b) => a - b);
+      wall[`${s.endpoint} again`] = `${againWall[2]!.toFixed(2)} s`;
       const median = again[2]!;
       stages.push({ name: `${s.name}: again in the app (median of 5)`, seconds: median, mpxPerSecond: 0, peakRssMb: 0, cpuSeconds: againCpu[2]!, loadAverage: os.loadavg()[0] });
       verdicts[s.endpoint] = `first ${first.toFixed(2)} s, again ${median.toFixed(2)} s: ${Math.max(first, median) <= 1 ? 'within' : 'over'} 1 s`;
       await page.context().close();
     }
-    return { stages, details: { resultSizes: sizes, breakdownMs: breakdown, target: verdicts, chromium: (await browser.version()), load: os.loadavg().map((l) => l.toFixed(2)).join(' ') } };
+    return { stages, details: { renderTime: 'navigation start → MapLibre idle with every result feature on screen (page marks)', resultSizes: sizes, breakdownMs: breakdown, benchWallTime: wall, target: verdicts, chromium: (await browser.version()), load: os.loadavg().map((l) => l.toFixed(2)).join(' ') } };
   } finally {
     await browser?.close();
     await service.close();

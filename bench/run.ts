@@ -97,7 +97,7 @@ const SUITES: Record<string, Suite> = {
     const { stages, details } = await benchDashboard();
     return {
       name: 'dashboard',
-      description: 'the job page in headless Chromium (SwiftShader WebGL): navigation → every result feature on screen, as MapLibre reports it',
+      description: 'the job page in headless Chromium (SwiftShader WebGL): render time, from navigation start to MapLibre idle with every result feature on screen (the page marks it)',
       stages,
       details,
     };

@@ -5,7 +5,8 @@
  *
  * Each response carries a strict Content-Security-Policy (dashboardCsp) and cache headers:
  * Vite's hashed files under assets/ never change (immutable for a year); index.html and the
- * config are revalidated on every load, so a new build is picked up at once.
+ * config are revalidated on every load, so a new build is picked up at once. Text files go out
+ * brotli- or gzip-compressed when the browser accepts it, from twins the build made.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -117,6 +118,8 @@ export async function dashboardRoutes(app: FastifyInstance, opts: DashboardOptio
     wildcard: false,
     index: ['index.html'],
     cacheControl: false,
+    // The build's .br/.gz twins (bin/build-web.js), sent by Accept-Encoding with Vary.
+    preCompressed: true,
     dotfiles: 'deny',
     setHeaders(reply, filePath) {
       const rel = path.relative(opts.webDir, filePath).split(path.sep).join('/');

@@ -91,6 +91,12 @@ export const JobStatusResponse = Type.Object({
   overlay: Type.Union([Overlay, Type.Null()], {
     description: 'The analysed imagery as a PNG on a Web-Mercator grid, for a web map; null when the job has none (sarwatch extension, additive to v1)',
   }),
+  credits_used: Type.Union([Type.Number(), Type.Null()], {
+    description: 'Credits charged, as on the list item (sarwatch extension, additive to v1); null until the job has settled',
+  }),
+  request_params: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+    description: 'Parameters passed at submission, as on the list item (sarwatch extension, additive to v1). Untrusted user input: escape before display',
+  }),
 });
 export type JobStatusResponse = Static<typeof JobStatusResponse>;
 

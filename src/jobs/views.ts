@@ -59,6 +59,8 @@ export function toJobStatus(row: JobRow): JobStatusResponse {
     monitor_id: row.monitor_id ?? null,
     quicklook_path: quicklookPathOf(row),
     overlay: overlayOf(row),
+    credits_used: row.credits_used_micros === null ? null : fromMicros(row.credits_used_micros),
+    request_params: parseJson<Record<string, unknown>>(row.request_params),
   };
 }
 

@@ -20,10 +20,11 @@ export function setUnauthorizedHandler(fn: () => void): void {
   onUnauthorized = fn;
 }
 
-async function request(method: string, path: string, init: { body?: unknown; raw?: Blob; contentType?: string; key?: string } = {}): Promise<Response> {
+async function request(method: string, path: string, init: { body?: unknown; raw?: Blob; contentType?: string; key?: string; accept?: string; signal?: AbortSignal } = {}): Promise<Response> {
   const key = init.key ?? session.key();
   const headers: Record<string, string> = {};
   if (key) headers.Authorization = `Bearer ${key}`;
+  if (init.accept) headers.Accept = init.accept;
   let body: BodyInit | undefined;
   if (init.raw) {
     body = init.raw;
@@ -32,7 +33,7 @@ async function request(method: string, path: string, init: { body?: unknown; raw
     body = JSON.stringify(init.body);
     headers['Content-Type'] = 'application/json';
   }
-  const res = await fetch(path, { method, headers, body, cache: 'no-store' });
+  const res = await fetch(path, { method, headers, body, cache: 'no-store', signal: init.signal });
   if (!res.ok) {
     let code = `HTTP_${res.status}`;
     let msg = res.statusText || 'request failed';
@@ -55,6 +56,8 @@ export const api = {
   account: (key?: string) => json<T.Account>(request('GET', '/api/v1/account', { key })),
   jobs: (query: URLSearchParams) => json<{ jobs: T.JobListItem[] }>(request('GET', `/api/v1/jobs?${query}`)),
   job: (id: string) => json<T.Job>(request('GET', `/api/v1/jobs/${encodeURIComponent(id)}`)),
+  /** The job's event stream (Server-Sent Events) as a response to read; see events.ts. */
+  jobEvents: (id: string, signal: AbortSignal) => request('GET', `/api/v1/jobs/${encodeURIComponent(id)}/events`, { accept: 'text/event-stream', signal }),
   submit: (family: T.Family, endpoint: string, body: T.SubmissionBody) => json<{ job_id: string }>(request('POST', `/api/v1/${family}/${endpoint}`, { body })),
   preview: (endpoint: string, body: T.SubmissionBody) => json<T.Preview>(request('POST', `/api/v1/analyze/${endpoint}/preview`, { body })),
   scenes: (query: URLSearchParams) => json<{ scenes: T.Scene[] }>(request('GET', `/api/v1/scenes?${query}`)),

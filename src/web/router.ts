@@ -44,6 +44,8 @@ export class Router {
       return;
     }
     const gen = ++this.generation;
+    // Where a page's timings start when it is reached within the app (the dashboard bench).
+    performance.mark('sarwatch:navigate');
     this.cleanup?.();
     this.cleanup = null;
     while (this.main.firstChild) this.main.removeChild(this.main.firstChild);

@@ -43,6 +43,9 @@ export interface Job {
   /** Quicklook (issue 22 §1): present once the quicklook helper's fields are served. */
   quicklook_path?: string | null;
   overlay?: Overlay | null;
+  /** As on the list item (issue 22): charged credits, and the submission's parameters (untrusted). */
+  credits_used?: number | null;
+  request_params?: Record<string, unknown> | null;
 }
 export interface JobListItem {
   job_id: string;

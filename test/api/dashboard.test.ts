@@ -5,7 +5,9 @@
  * without a build says how to make one; the API keeps its auth; GET /api/v1/account.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -20,7 +22,25 @@ function fakeBuild(): string {
   fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>t</title><script type="module" src="/assets/app-abc123.js"></script>');
   fs.writeFileSync(path.join(dir, 'assets', 'app-abc123.js'), 'console.log(1)');
   fs.writeFileSync(path.join(dir, 'assets', 'worker-def456.mjs'), 'self.onmessage = () => {}');
+  // The build's compressed twins (bin/build-web.js), of a file big enough to have them.
+  fs.writeFileSync(path.join(dir, 'assets', 'big-789abc.js'), BIG_JS);
+  fs.writeFileSync(path.join(dir, 'assets', 'big-789abc.js.br'), zlib.brotliCompressSync(BIG_JS));
+  fs.writeFileSync(path.join(dir, 'assets', 'big-789abc.js.gz'), zlib.gzipSync(BIG_JS));
   return dir;
+}
+const BIG_JS = Array.from({ length: 400 }, (_, i) => `export const v${i} = ${i * 7};`).join('\n');
+
+/** A GET with exactly these request headers (fetch would add its own Accept-Encoding and decode). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
+  });
 }
 
 describe('the dashboard served at /', () => {
@@ -55,6 +75,25 @@ describe('the dashboard served at /', () => {
     const worker = await t.http('GET', '/assets/worker-def456.mjs', { key: null });
     expect(worker.status).toBe(200);
     expect(worker.headers.get('content-type')).toMatch(/^(text|application)\/javascript/);
+  });
+
+  it('text assets go out as the build’s brotli or gzip twin when the browser accepts it, plain otherwise; Vary: Accept-Encoding, same cache and policy headers', async () => {
+    const url = `${t.url}/assets/big-789abc.js`;
+    const br = await rawGet(url, { 'Accept-Encoding': 'gzip, deflate, br' });
+    expect(br.status).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(zlib.brotliDecompressSync(br.body).toString()).toBe(BIG_JS);
+    expect(br.body.length).toBeLessThan(BIG_JS.length / 3);
+    expect(br.headers.vary).toMatch(/accept-encoding/i);
+    expect(br.headers['content-type']).toMatch(/^(text|application)\/javascript/);
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(br.headers['content-security-policy']).toContain("default-src 'none'");
+    const gz = await rawGet(url, { 'Accept-Encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(gz.body).toString()).toBe(BIG_JS);
+    const plain = await rawGet(url, {});
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString()).toBe(BIG_JS);
   });
 
   it('the API keeps its key, and unknown /api/v1 paths keep their envelope (the static files add no catch-all route)', async () => {

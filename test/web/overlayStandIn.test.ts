@@ -3,8 +3,9 @@
  * job API answered by a STAND-IN AT THE BROWSER'S NETWORK LAYER (Playwright's page.route):
  * the real service serves the dashboard, the account and the signed object URLs, but the job
  * view, its list entry and the 302s of its result and overlay are fakes in the shapes of
- * issue 22 §1 (`overlay: {path, bounds, crs}`, a 302 to a signed PNG). The quicklook helper's routes are not on this branch;
- * the real end-to-end check of the overlay comes with them.
+ * issue 22 §1 (`overlay: {path, bounds, crs}`, a 302 to a signed PNG). The real end-to-end
+ * check of the overlay is test/web/dashboard.test.ts. The stand-in's request_params carry
+ * hostile names and values too, which the real API would refuse at submission.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG } from 'pngjs';
@@ -33,7 +34,9 @@ const RESULT = {
   ],
 };
 
-function jobView(withOverlay: boolean) {
+const HOSTILE_PARAMS = { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-14', [IMG]: `<script>window.__xss=3</script>`, note: IMG };
+
+function jobView(withOverlay: boolean, requestParams: Record<string, unknown> = HOSTILE_PARAMS) {
   return {
     job_id: JOB,
     endpoint_id: 'ship',
@@ -52,6 +55,8 @@ function jobView(withOverlay: boolean) {
     progress: 100,
     quicklook_path: withOverlay ? `/api/v1/jobs/${JOB}/quicklook.png` : null,
     overlay: withOverlay ? { path: `/api/v1/jobs/${JOB}/overlay`, bounds: BOUNDS, crs: 'EPSG:3857' } : null,
+    credits_used: 4.536,
+    request_params: requestParams,
   };
 }
 
@@ -77,14 +82,14 @@ describe.skipIf(!CHROMIUM)(`job page against a network-layer stand-in of the qui
     web?.cleanup();
   });
 
-  async function openJob(withOverlay: boolean): Promise<{ page: Page; watch: ReturnType<typeof watchPage>; overlayRequests: string[] }> {
+  async function openJob(withOverlay: boolean, requestParams?: Record<string, unknown>): Promise<{ page: Page; watch: ReturnType<typeof watchPage>; overlayRequests: string[] }> {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const watch = watchPage(page);
     const overlayRequests: string[] = [];
     const json = (route: Route, body: unknown) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
-    await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}`, (route) => json(route, jobView(withOverlay)));
+    await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}`, (route) => json(route, jobView(withOverlay, requestParams)));
     await page.route((u) => u.pathname === '/api/v1/jobs', (route) =>
-      json(route, { jobs: [{ ...jobView(withOverlay), credits_used: 4.536, lat: 52.48, lon: 4.35, request_params: { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-14' } }] }),
+      json(route, { jobs: [{ ...jobView(withOverlay, requestParams), lat: 52.48, lon: 4.35 }] }),
     );
     await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}/result.geojson`, (route) => route.fulfill({ status: 302, headers: { Location: signed.result } }));
     await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}/overlay`, (route) => {
@@ -141,8 +146,26 @@ describe.skipIf(!CHROMIUM)(`job page against a network-layer stand-in of the qui
     await page.close();
   });
 
-  it('hostile property names and values in a result are shown as text on click; nothing executes', async () => {
+  it('a scene job (no AOI to frame the map by): the map is framed by the result once it is in, every feature drawn', async () => {
+    const { page, watch } = await openJob(false, { satellite_id: 'sentinel-1', scene_id: 'S1A_IW_GRDH_1SDV_20240614T055000_20240614T055025_054321_069ABC_1234' });
+    const view = JSON.parse((await page.locator('#job-map').getAttribute('data-view'))!) as { lon: number; lat: number; zoom: number };
+    // The result's bbox (4.3–4.411, 52.45–52.511) in the middle, at a zoom that holds it (> the default view's 3).
+    expect(view.lon).toBeCloseTo(4.3555, 2);
+    expect(view.lat).toBeCloseTo(52.4805, 2);
+    expect(view.zoom).toBeGreaterThan(9);
+    expect(await page.getByTestId('job-fields').textContent()).toContain('scene S1A_IW_GRDH');
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('hostile property names and values in a result (on click) and in the job view’s request_params are shown as text; nothing executes', async () => {
     const { page, watch } = await openJob(false);
+    // request_params from the job view itself (no list look-up): every name and value as text.
+    const params = (await page.getByTestId('request-params').textContent())!;
+    expect(params).toContain(IMG);
+    expect(params).toContain('<script>window.__xss=3</script>');
+    expect(params).toContain(PORT);
+    expect(await page.getByTestId('job-fields').textContent()).toContain('4.536');
     const map = page.locator('#job-map');
     const view = JSON.parse((await map.getAttribute('data-view'))!) as { lon: number; lat: number; zoom: number };
     const box = (await map.boundingBox())!;

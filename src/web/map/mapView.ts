@@ -29,7 +29,7 @@ const EMPTY: GeoJSON.FeatureCollection = { type: 'FeatureCollection', features: 
 let landPromise: Promise<GeoJSON.FeatureCollection> | null = null;
 
 /** world-atlas's land as GeoJSON, fetched and converted once per page (an immutable, hashed asset). */
-export function land(): Promise<GeoJSON.FeatureCollection> {
+function land(): Promise<GeoJSON.FeatureCollection> {
   landPromise ??= fetch(landUrl)
     .then((r) => r.json() as Promise<Topology>)
     .then((topo) => {
@@ -50,8 +50,6 @@ export interface MapViewOptions {
   label: string;
   /** The first view, [w, s, e, n]: given when known, the map renders there from its first frame. */
   bounds?: [number, number, number, number] | null;
-  /** The land layer's data when the page already has it (see land()); else fetched after load. */
-  land?: GeoJSON.FeatureCollection;
 }
 
 /** A bbox with a margin, as the map is fitted to it. */
@@ -69,6 +67,8 @@ export class MapView {
   private resultById = new Map<number | string, GeoJSON.Feature>();
   private clickHandlers: Array<(f: GeoJSON.Feature) => void> = [];
   private pageListeners: Array<[string, (e: any) => void]> = [];
+  /** The current result has been reported all drawn (the sarwatch:all-features-drawn mark). */
+  private allDrawn = false;
   private static parked: MapView | null = null;
 
   /** The map for a page: the parked one moved into `host` and framed on `opts.bounds`, else a new one. */
@@ -90,7 +90,7 @@ export class MapView {
     const sources: Record<string, any> = {
       // 1:50m land holds nothing finer than a z6 tile shows: tiled up to z6, overzoomed past it
       // (far less work in the map's worker than tiling the world's coastlines at every zoom).
-      land: { type: 'geojson', data: opts.land ?? EMPTY, maxzoom: 6 },
+      land: { type: 'geojson', data: EMPTY, maxzoom: 6 },
       aoi: { type: 'geojson', data: EMPTY },
       coverage: { type: 'geojson', data: EMPTY },
       result: { type: 'geojson', data: EMPTY },
@@ -136,7 +136,9 @@ export class MapView {
         resolve();
       }),
     );
-    if (!opts.land) void this.ready.then(async () => (this.map.getSource('land') as GeoJSONSource).setData(await land()));
+    // Land is fetched and converted while MapLibre starts; handed over once the style is loaded.
+    const landData = land();
+    void this.ready.then(async () => (this.map.getSource('land') as GeoJSONSource).setData(await landData));
     this.map.on('idle', () => this.publish());
     this.map.on('click', (e) => {
       const hits = this.map.queryRenderedFeatures(e.point, { layers: RESULT_LAYERS.filter((l) => this.map.getLayer(l)) });
@@ -242,6 +244,7 @@ export class MapView {
     });
     this.host.dataset.resultFeatures = String(fc.features.length);
     delete this.host.dataset.renderedFeatures;
+    this.allDrawn = false;
   }
 
   onFeatureClick(fn: (f: GeoJSON.Feature) => void): void {
@@ -257,10 +260,11 @@ export class MapView {
     if (f) for (const h of this.clickHandlers) h(f);
   }
 
-  async fitTo(bbox: [number, number, number, number] | null): Promise<void> {
-    await this.ready;
-    if (!bbox) return;
+  /** Frames the map on a bbox (at once: the camera needs no style loaded); false for none. */
+  fitTo(bbox: [number, number, number, number] | null): boolean {
+    if (!bbox) return false;
     this.map.fitBounds(padded(bbox) as LngLatBoundsLike, { animate: false, padding: 10 });
+    return true;
   }
 
   /** Result features MapLibre reports on screen now, counted by feature id. */
@@ -276,8 +280,14 @@ export class MapView {
     const c = this.map.getCenter();
     this.host.dataset.view = JSON.stringify({ lon: c.lng, lat: c.lat, zoom: this.map.getZoom() });
     if (this.host.dataset.resultFeatures !== undefined) {
-      this.host.dataset.renderedFeatures = String(this.renderedResultFeatures());
+      const rendered = this.renderedResultFeatures();
+      this.host.dataset.renderedFeatures = String(rendered);
       performance.mark('sarwatch:map-idle-with-result');
+      // The page's render time ends here: MapLibre idle, every result feature drawn (once per result).
+      if (rendered === Number(this.host.dataset.resultFeatures) && !this.allDrawn) {
+        this.allDrawn = true;
+        performance.mark('sarwatch:all-features-drawn');
+      }
     }
     this.host.dispatchEvent(new CustomEvent('map-idle'));
   }

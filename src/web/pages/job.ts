@@ -2,27 +2,30 @@
  * One job: its fields, warnings, coverage and scene selection; a map with the AOI, the
  * coverage polygon, the quicklook overlay (when the job view has one) and the result features
  * styled per endpoint; a feature's properties (and a time-series cell's chart) on click;
- * download buttons. Polls the job until it settles, then draws the result.
+ * download buttons. Follows a running job by its event stream (polling when the stream cannot
+ * be had), then draws the result.
  */
 import { api, ApiError } from '../api.ts';
-import { cellChart, renderChart } from '../chart.ts';
 import { append, button, clear, definitions, el, message } from '../dom.ts';
 import { fmtNumber, fmtTime, fmtValue } from '../format.ts';
 import { legend } from '../map/resultStyle.ts';
-import { land, MapView } from '../map/mapView.ts';
+import { MapView } from '../map/mapView.ts';
 import type { Cleanup } from '../router.ts';
-import type { Job, JobListItem, WebConfig } from '../types.ts';
+import { followJob } from '../events.ts';
+import type { Job, WebConfig } from '../types.ts';
 import { bboxOf, parseArea } from '../wkt.ts';
 import { inputSummary, statusBadge } from './jobs.ts';
 
 const POLL_MS = 2000;
+/** Streams cut short (or broken) in a row before the page polls instead. */
+const MAX_STREAM_FAILURES = 3;
 
 export async function jobPage(main: HTMLElement, params: Record<string, string>, config: WebConfig): Promise<Cleanup> {
   const jobId = params.id!;
   const title = el('h1', {}, 'Job');
   const status = el('div', { class: 'status', 'aria-live': 'polite' });
   const details = el('section', { class: 'details', 'aria-label': 'Job details' });
-  const downloads = el('div', { class: 'downloads' });
+  const downloadBox = el('div', { class: 'downloads' });
   const mapBox = el('div', { id: 'job-map' });
   const legendBox = el('div', { class: 'legend' });
   const drawn = el('p', { class: 'drawn', 'aria-live': 'polite' });
@@ -32,9 +35,17 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
     el('p', {}, el('a', { href: '#/jobs' }, '← Jobs')),
     title,
     status,
-    el('div', { class: 'job-layout' }, el('div', { class: 'col' }, details, downloads), el('div', { class: 'col wide' }, mapBox, legendBox, drawn, props)),
+    el('div', { class: 'job-layout' }, el('div', { class: 'col' }, details, downloadBox), el('div', { class: 'col wide' }, mapBox, legendBox, drawn, props)),
   );
   let view: MapView | null = null;
+  /** The map has been framed (once: later reads of a running job leave the view to the user). */
+  let fitted = false;
+  function openMap(frame: [number, number, number, number] | null): MapView {
+    const v = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features', bounds: frame });
+    v.onFeatureClick((f) => showProperties(props, f));
+    fitted = frame !== null;
+    return v;
+  }
   mapBox.addEventListener('map-idle', () => {
     const total = mapBox.dataset.resultFeatures;
     if (total !== undefined) drawn.textContent = `${mapBox.dataset.renderedFeatures ?? 0} of ${total} result features drawn in this view.`;
@@ -42,52 +53,87 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
 
   let stopped = false;
   let timer: number | undefined;
-  let listItem: JobListItem | undefined;
   let resultDrawn = false;
+  let current: Job | null = null;
+  let stream: AbortController | null = null;
+  let streamFailures = 0;
+
+  /**
+   * Live status of a running job (`data-live` on the details says how): its event stream, each
+   * event updating the fields in place; when the stream ends (after the terminal event, or cut
+   * short) the job view is read again. An API error opening the stream (429
+   * TOO_MANY_STREAMS, …) or repeated breaks: polling every POLL_MS instead.
+   */
+  function follow(): void {
+    if (streamFailures >= MAX_STREAM_FAILURES || typeof TextDecoderStream === 'undefined') {
+      details.dataset.live = 'polling';
+      timer = window.setTimeout(() => void load(), POLL_MS);
+      return;
+    }
+    details.dataset.live = 'events';
+    const ctrl = (stream = new AbortController());
+    followJob(
+      jobId,
+      (e) => {
+        if (stopped || !current || e.job_id !== current.job_id) return;
+        current = { ...current, status: e.status, progress: e.progress };
+        renderDetails(details, current);
+      },
+      ctrl.signal,
+    )
+      .then(
+        (terminal) => void (streamFailures = terminal ? 0 : streamFailures + 1),
+        (err: unknown) => void (streamFailures = err instanceof ApiError ? MAX_STREAM_FAILURES : streamFailures + 1),
+      )
+      .finally(() => {
+        if (stopped || stream !== ctrl) return;
+        stream = null;
+        void load();
+      });
+  }
 
   async function load(): Promise<void> {
     try {
       const job = await api.job(jobId);
       performance.mark('sarwatch:job-view');
       if (stopped) return;
-      const settled = job.status === 'completed' || job.status === 'failed';
       const wantResult = job.status === 'completed' && !resultDrawn;
-      // The list entry (the job view has no request_params; the list of the endpoint's newest
-      // 30 does), the result and the overlay at once, before the map: it then renders once,
-      // where everything is, instead of re-tiling through intermediate views.
-      const [, result, overlay, landData] = await Promise.all([
-        job.endpoint_id && (!listItem || (settled && listItem.status !== job.status))
-          ? api.jobs(new URLSearchParams({ endpoint_id: job.endpoint_id, limit: '30' })).then((r) => (listItem = r.jobs.find((j) => j.job_id === job.job_id)))
-          : null,
+      // The result and the overlay start downloading now, while the fields and the map are set up.
+      const downloads = Promise.all([
         wantResult ? fetchResult(job) : null,
         wantResult && job.overlay ? api.download(job.overlay.path).then((png) => ({ png }), (err: unknown) => ({ err })) : null,
-        view ? null : land(),
       ]);
-      if (stopped) return;
       title.textContent = `${job.endpoint_id ?? 'Job'} job`;
       clear(status);
-      renderDetails(details, job, listItem);
+      current = job;
+      renderDetails(details, job);
 
-      const polygon = listItem?.request_params?.polygon;
+      const polygon = job.request_params?.polygon;
       const aoi = typeof polygon === 'string' ? parseArea(polygon) : null;
       const coverage = job.coverage?.polygon ? parseArea(job.coverage.polygon) : null;
       const overlayBox: GeoJSON.Geometry[] = job.overlay ? [{ type: 'MultiPoint', coordinates: [job.overlay.bounds.slice(0, 2), job.overlay.bounds.slice(2, 4)] }] : [];
-      // The whole AOI with everything found in it (and the overlay, which can reach beyond it).
-      const bounds = bboxOf([aoi, coverage, ...overlayBox, ...(result && 'fc' in result ? result.fc.features.map((f) => f.geometry) : [])]);
-      const created = !view;
+      // The map is made as soon as it is known where it goes, so it is tiled and drawn once, at
+      // its final view: framed by the AOI (and the overlay, which can reach beyond it) while the
+      // result still downloads (making the map is a first visit's longest step); with no AOI
+      // to go by, by the result once it is in.
+      const framed = bboxOf([aoi, coverage, ...overlayBox]);
       if (!view) {
-        view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features', bounds, land: landData ?? undefined });
-        view.onFeatureClick((f) => showProperties(props, f));
-      }
+        const [early] = framed || !wantResult ? [null] : await downloads;
+        if (stopped) return;
+        view = openMap(framed ?? (early && 'fc' in early ? bboxOf(early.fc.features.map((f) => f.geometry)) : null));
+      } else if (framed && !fitted) fitted = view.fitTo(framed);
       await view.setAoi(aoi);
       await view.setCoverage(coverage);
       if (stopped) return; // left meanwhile: the map may already serve another page
       if (wantResult) {
+        const [result, overlay] = await downloads;
+        if (stopped) return;
         resultDrawn = true;
-        renderDownloads(downloads, job, status);
+        renderDownloads(downloadBox, job, status);
         if (overlay && 'png' in overlay) await view.setOverlay({ png: overlay.png, bounds: job.overlay!.bounds });
         else if (overlay) append(status, message('error', `Quicklook overlay not shown: ${overlay.err instanceof ApiError ? overlay.err.message : 'download failed'}`));
         if (result && 'fc' in result && job.endpoint_id) {
+          if (!fitted) fitted = view.fitTo(bboxOf(result.fc.features.map((f) => f.geometry)));
           await view.setResult(job.endpoint_id, result.fc);
           performance.mark('sarwatch:result-set');
           clear(legendBox);
@@ -95,11 +141,10 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
         } else if (result && 'err' in result) {
           append(status, message('error', `Result not shown: ${result.err instanceof ApiError ? `${result.err.code}: ${result.err.message}` : 'download failed'}`));
         }
-        if (!created) await view.fitTo(bounds); // the job completed while the page was open
       } else if (job.status === 'pending' || job.status === 'processing') {
-        timer = window.setTimeout(() => void load(), POLL_MS);
+        follow();
       } else if (job.status === 'failed') {
-        clear(downloads);
+        clear(downloadBox);
       }
     } catch (err) {
       if (stopped) return;
@@ -112,6 +157,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   return () => {
     stopped = true;
     window.clearTimeout(timer);
+    stream?.abort();
     view?.release();
   };
 }
@@ -141,7 +187,7 @@ function renderDownloads(downloads: HTMLElement, job: Job, status: HTMLElement):
   if (job.quicklook_path) append(downloads, button('Download quicklook (PNG)', () => void save(job.quicklook_path!, `${job.job_id}-quicklook.png`, status)));
 }
 
-function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined): void {
+function renderDetails(box: HTMLElement, job: Job): void {
   clear(box);
   append(
     box,
@@ -153,8 +199,8 @@ function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined
         ['Created', fmtTime(job.created_at)],
         ['Completed', fmtTime(job.completed_at)],
         ['Area analysed', job.area_sqkm === null ? '—' : `${fmtNumber(job.area_sqkm, 3)} km²`],
-        ['Credits used', item ? fmtNumber(item.credits_used, 4) : '—'],
-        ['Input', inputSummary(item?.request_params ?? null)],
+        ['Credits used', fmtNumber(job.credits_used ?? null, 4)],
+        ['Input', inputSummary(job.request_params ?? null)],
       ],
       { 'data-testid': 'job-fields' },
     ),
@@ -178,9 +224,10 @@ function renderDetails(box: HTMLElement, job: Job, item: JobListItem | undefined
   );
   append(box, el('h2', {}, 'Warnings'));
   append(box, job.warnings.length ? el('ul', { class: 'warnings' }, ...job.warnings.map((w) => el('li', {}, el('strong', {}, w.code), ` ${w.message}`))) : el('p', {}, 'None.'));
-  if (item?.request_params) {
+  if (job.request_params) {
+    // Untrusted (what the submitter typed): names and values become text nodes (dom.ts).
     append(box, el('h2', {}, 'Request parameters'));
-    append(box, definitions(Object.entries(item.request_params).map(([k, v]) => [k, fmtValue(v, 200)])));
+    append(box, definitions(Object.entries(job.request_params).map(([k, v]) => [k, fmtValue(v, 200)]), { 'data-testid': 'request-params' }));
   }
 }
 
@@ -215,7 +262,11 @@ async function save(path: string, filename: string, status: HTMLElement): Promis
   }
 }
 
+/** Clicks so far: a chart whose module arrives after the next click is not drawn. */
+let shown = 0;
+
 export function showProperties(panel: HTMLElement, f: GeoJSON.Feature): void {
+  const click = ++shown;
   clear(panel);
   const props = (f.properties ?? {}) as Record<string, unknown>;
   append(panel, el('h2', { id: 'props-title', tabindex: '-1' }, `Feature ${fmtValue(f.id ?? '', 40)}`));
@@ -223,10 +274,13 @@ export function showProperties(panel: HTMLElement, f: GeoJSON.Feature): void {
     .filter(([k]) => k !== 'chart')
     .map(([k, v]) => [k, fmtValue(v)] as [string, string]);
   append(panel, definitions(rows, { 'data-testid': 'feature-properties' }));
-  const chart = cellChart(props.chart);
-  if (chart) {
+  (panel.querySelector('h2') as HTMLElement | null)?.focus();
+  if (props.chart === undefined) return;
+  // The chart library (uPlot) is loaded on the first chart asked for, not with the page.
+  void import('../chart.ts').then(({ cellChart, renderChart }) => {
+    const chart = cellChart(props.chart);
+    if (!chart || click !== shown) return;
     const cps = Array.isArray(props.changePointDates) ? props.changePointDates.filter((d): d is string => typeof d === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(d)) : [];
     renderChart(panel, chart, cps, Math.max(260, Math.min(panel.clientWidth - 16, 640)));
-  }
-  (panel.querySelector('h2') as HTMLElement | null)?.focus();
+  });
 }

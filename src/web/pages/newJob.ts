@@ -232,7 +232,7 @@ export async function newJobPage(main: HTMLElement, config: WebConfig): Promise<
       const cov = p.coverage?.polygon ? parseArea(p.coverage.polygon) : null;
       await view.setAoi(aoi);
       await view.setCoverage(cov);
-      if (aoi || cov) await view.fitTo(bboxOf([aoi, cov]));
+      if (aoi || cov) view.fitTo(bboxOf([aoi, cov]));
     } catch (err) {
       if (seq !== previewSeq) return;
       append(preview, message('error', err instanceof ApiError ? `${err.code}: ${err.message}` : 'The preview failed.'));
@@ -265,7 +265,7 @@ export async function newJobPage(main: HTMLElement, config: WebConfig): Promise<
       if (g) footprints.push({ type: 'Feature', properties: {}, geometry: g });
     }
     await view.setFootprints({ type: 'FeatureCollection', features: footprints });
-    await view.fitTo(bboxOf(footprints.map((f) => f.geometry)));
+    view.fitTo(bboxOf(footprints.map((f) => f.geometry)));
     if (!scenes.length) {
       append(sceneResults, el('p', {}, 'No scene over this polygon in ±12 days of the date.'));
       return;
