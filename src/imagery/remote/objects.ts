@@ -160,9 +160,9 @@ export class S3Object implements RangeReadable {
     ({ bucket: this.bucket, key: this.key } = parseS3Href(href));
   }
 
-  private async s3(): Promise<{ client: S3Client; sdk: Awaited<ReturnType<typeof sdk>> }> {
+  private async s3(): Promise<{ client: S3Client; aws: Awaited<ReturnType<typeof sdk>> }> {
     const [client, module] = await Promise.all([typeof this.client === 'function' ? this.client() : this.client, sdk()]);
-    return { client, sdk: module };
+    return { client, aws: module };
   }
 
   private async call<T>(fn: () => Promise<T>, what: string): Promise<T> {
@@ -181,16 +181,16 @@ export class S3Object implements RangeReadable {
   }
 
   async size(): Promise<number> {
-    const { client, sdk } = await this.s3();
-    const head = await this.call(() => client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.key })), `HEAD ${this.href}`);
+    const { client, aws } = await this.s3();
+    const head = await this.call(() => client.send(new aws.HeadObjectCommand({ Bucket: this.bucket, Key: this.key })), `HEAD ${this.href}`);
     return Number(head.ContentLength ?? 0);
   }
 
   async read(offset: number, length: number): Promise<Uint8Array> {
     if (length <= 0) return new Uint8Array(0);
-    const { client, sdk } = await this.s3();
+    const { client, aws } = await this.s3();
     return this.call(async () => {
-      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.key, Range: `bytes=${offset}-${offset + length - 1}` }));
+      const out = await client.send(new aws.GetObjectCommand({ Bucket: this.bucket, Key: this.key, Range: `bytes=${offset}-${offset + length - 1}` }));
       const bytes = await out.Body!.transformToByteArray();
       if (bytes.byteLength !== length) throw new TransientError(`${this.href}: ${bytes.byteLength} of ${length} bytes`, 'network');
       return bytes;
@@ -198,9 +198,9 @@ export class S3Object implements RangeReadable {
   }
 
   async text(): Promise<string> {
-    const { client, sdk } = await this.s3();
+    const { client, aws } = await this.s3();
     return this.call(async () => {
-      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.key }));
+      const out = await client.send(new aws.GetObjectCommand({ Bucket: this.bucket, Key: this.key }));
       return out.Body!.transformToString('utf8');
     }, `GET ${this.href}`);
   }
