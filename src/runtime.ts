@@ -145,7 +145,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const roles = opts.roles ?? { api: true, worker: true };
   const db = await openDb(config, { migrate: opts.migrate ?? true, sqliteBusyTimeoutMs: opts.sqliteBusyTimeoutMs });
   const objectSecret = loadOrCreateSecret(config.dataDir, 'object-signing.key');
-  const objects = openObjectStore(config, objectSecret);
+  const objects = await openObjectStore(config, objectSecret);
   const { queue, reconcile } = openQueue(config, db, { pollMs: opts.queuePollMs });
   const { catalog, reindex } = openCatalog(config, db);
   // Cancels reach the workers at once: in-process embedded, over Redis pub/sub scaled out.

@@ -7,9 +7,12 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ObjectStore } from './port.ts';
+
+// The AWS SDK is loaded only when an S3 store is opened: the embedded mode never needs it
+// (and so never prints its runtime warnings). Node caches the modules after the first import.
+const sdk = () => import('@aws-sdk/client-s3');
 
 export interface S3Location {
   bucket: string;
@@ -33,7 +36,8 @@ export interface S3Options {
   region?: string;
 }
 
-export function createS3Client(opts: S3Options): S3Client {
+export async function createS3Client(opts: S3Options): Promise<S3Client> {
+  const { S3Client } = await sdk();
   return new S3Client({
     endpoint: opts.endpoint || undefined,
     forcePathStyle: opts.forcePathStyle ?? false,
@@ -63,18 +67,21 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: Buffer | string, contentType: string): Promise<void> {
+    const { PutObjectCommand } = await sdk();
     await this.client.send(new PutObjectCommand({ Bucket: this.location.bucket, Key: this.key(key), Body: body, ContentType: contentType }));
   }
 
   async putFile(key: string, file: string, contentType: string): Promise<void> {
     // One PUT, streamed from the file (S3 takes up to 5 GB so; the upload limit stays below).
     const { size } = await stat(file);
+    const { PutObjectCommand } = await sdk();
     await this.client.send(
       new PutObjectCommand({ Bucket: this.location.bucket, Key: this.key(key), Body: createReadStream(file), ContentLength: size, ContentType: contentType }),
     );
   }
 
   async get(key: string): Promise<{ body: Readable; size: number; contentType: string } | null> {
+    const { GetObjectCommand } = await sdk();
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.key(key) }));
       return { body: out.Body as Readable, size: Number(out.ContentLength ?? 0), contentType: out.ContentType ?? 'application/octet-stream' };
@@ -85,10 +92,12 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async delete(key: string): Promise<void> {
+    const { DeleteObjectCommand } = await sdk();
     await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.key(key) }));
   }
 
   async presign(key: string, opts: { expiresInSeconds: number; filename: string; contentType: string }): Promise<string> {
+    const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([sdk(), import('@aws-sdk/s3-request-presigner')]);
     const command = new GetObjectCommand({
       Bucket: this.location.bucket,
       Key: this.key(key),
@@ -100,6 +109,7 @@ export class S3ObjectStore implements ObjectStore {
 
   /** Whether the bucket answers (readiness probes). */
   async reachable(): Promise<boolean> {
+    const { HeadBucketCommand } = await sdk();
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
       return true;

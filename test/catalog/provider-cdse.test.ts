@@ -39,7 +39,7 @@ beforeAll(async () => {
     await writeZstdCog(files[pol]!.file, cog);
     files[pol] = { path: `/odata/${KEY_PREFIX}/measurement/s1a-iw-grd-${pol}-cog.tiff`, file: cog };
   }
-  const client = s3Client({ endpoint: s3Url, accessKey: 'S3RVER', secretKey: 'S3RVER' });
+  const client = await s3Client({ endpoint: s3Url, accessKey: 'S3RVER', secretKey: 'S3RVER' });
   for (const f of Object.values(files)) {
     await client.send(new PutObjectCommand({ Bucket: 'eodata', Key: f.path.replace('/odata/', ''), Body: readFileSync(f.file) }));
   }

@@ -11,6 +11,9 @@
  * at load 20). The 2 s bound needs the worker's event loop: the detector's main-thread tile
  * reads hold it for seconds on an overloaded machine (2 cores at load 25–45: misses of
  * 2.7–7.9 s, each spent before the worker could see the cancel); a miss says where the time went.
+ *
+ * Runs only with SARWATCH_E2E_FULL=1 (.ci/run sets it): the 1.7 GB scene and two full-scene
+ * jobs would make up minutes of a plain `npm test` (issue 19 §3); skipped otherwise, saying so.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,6 +30,8 @@ import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestD
 import { REPO_ROOT, SARWATCH_BIN } from '../helpers/cli.ts';
 
 const BENCH_DIR = process.env.SARWATCH_BENCH_DIR ?? path.join(os.tmpdir(), 'sarwatch-bench');
+const FULL = process.env.SARWATCH_E2E_FULL === '1';
+if (!FULL) console.info('test/e2e/cancelFullScene.test.ts skipped: the full-scene cancel test runs with SARWATCH_E2E_FULL=1 (.ci/run sets it)');
 /** The next job must have been claimed this soon after the cancel was sent (issue 21: "within 2 s"). */
 const FREE_WITHIN_MS = 2000;
 
@@ -34,6 +39,7 @@ let archiveDir: string;
 let sceneId: string;
 
 beforeAll(async () => {
+  if (!FULL) return;
   const { productPath } = await ensureBenchScene(BENCH_DIR, 25_000, 16_700);
   // An archive holding only the full scene, linked (not copied) from the bench folder.
   archiveDir = tempDataDir();
@@ -84,7 +90,7 @@ async function cancelMidRun(t: TestService, client: SarwatchClient): Promise<{ f
   return { first, next, freeMs, committedMs, sentAt };
 }
 
-describe('issue 21 §4: a full-scene job canceled mid-run frees its worker within 2 s', () => {
+describe.skipIf(!FULL)('issue 21 §4: a full-scene job canceled mid-run frees its worker within 2 s (SARWATCH_E2E_FULL=1)', () => {
   it('issue 21 §4: embedded service (in-process worker): the analysis stops, the next job is claimed within 2 s, the canceled job is never charged', async () => {
     const t = await startTestService({ SARWATCH_ARCHIVE_DIR: archiveDir }, { scenes: [], credits: 2000 });
     try {

@@ -6,12 +6,12 @@
  * are downloaded and decoded.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
-import { generateDemoArchive, type DemoArchiveResult } from '../../src/synth/index.ts';
+import { linkDemoArchive } from '../helpers/demoArchive.ts';
+import type { DemoArchiveResult } from '../../src/synth/index.ts';
 import { geodesicAreaSqkm, geodesicAreaSqm, intersectAoi, parseAoiWkt, type AoiGeometry } from '../../src/geo/index.ts';
 
 // Inside the demo city stack (IJburg, 2 × 2 km around 4.995 E, 52.356 N).
@@ -24,7 +24,7 @@ beforeAll(async () => {
     credits: 100_000,
     scenes: [],
     beforeIndex: async (archiveDir) => {
-      demo = await generateDemoArchive(path.join(archiveDir, 'demo'), { seed: 20240613 });
+      demo = await linkDemoArchive(archiveDir);
     },
   });
 }, 240_000);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { expectResultRules, ogrFeatureCount } from '../helpers/resultRules.ts';
-import { generateDemoArchive } from '../../src/synth/index.ts';
+import { linkDemoArchive } from '../helpers/demoArchive.ts';
 import { geodesicAreaSqkm, parseAoiWkt } from '../../src/geo/index.ts';
 
 const PORT = 'POLYGON ((4.2 52.38, 4.5 52.38, 4.5 52.58, 4.2 52.58, 4.2 52.38))';
@@ -21,7 +21,7 @@ beforeAll(async () => {
     credits: 100_000,
     scenes: [],
     beforeIndex: async (archiveDir) => {
-      await generateDemoArchive(path.join(archiveDir, 'demo'), { seed: 20240613 });
+      await linkDemoArchive(archiveDir);
     },
   });
   const scenes = (await t.http('GET', '/api/v1/scenes?product_type=GRD&date_start=2024-06-13&date_end=2024-06-13')).json.scenes;

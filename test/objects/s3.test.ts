@@ -35,10 +35,10 @@ describe('STORAGE_URL parsing', () => {
 });
 
 describe('S3ObjectStore on s3rver', () => {
-  const store = () => new S3ObjectStore(createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), parseS3Url(`s3://${s3.bucket}/p`));
+  const store = async () => new S3ObjectStore(await createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), parseS3Url(`s3://${s3.bucket}/p`));
 
   it('put, get, delete; a missing object is null', async () => {
-    const objects = store();
+    const objects = await store();
     await objects.put('results/a.geojson', '{"type":"FeatureCollection","features":[]}', 'application/geo+json');
     const got = await objects.get('results/a.geojson');
     expect(got?.contentType).toBe('application/geo+json');
@@ -52,7 +52,7 @@ describe('S3ObjectStore on s3rver', () => {
   });
 
   it('issue 14: putFile streams a local file into the bucket (an image upload), byte for byte', async () => {
-    const objects = store();
+    const objects = await store();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-s3-putfile-'));
     const file = path.join(dir, 'image.tif');
     const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 31) % 251));
@@ -69,7 +69,7 @@ describe('S3ObjectStore on s3rver', () => {
   });
 
   it('a presigned URL downloads without credentials, with the filename and content type, until it expires', async () => {
-    const objects = store();
+    const objects = await store();
     await objects.put('results/b.geojson', '{"type":"FeatureCollection","features":[]}', 'application/octet-stream');
     const url = await objects.presign('results/b.geojson', { expiresInSeconds: 60, filename: 'ship_b.geojson', contentType: 'application/geo+json' });
     expect(url.startsWith(`${s3.endpoint}/${s3.bucket}/p/results/b.geojson?`)).toBe(true);
@@ -90,8 +90,8 @@ describe('S3ObjectStore on s3rver', () => {
   });
 
   it('an unreachable bucket is reported, not thrown', async () => {
-    expect(await store().reachable()).toBe(true);
-    const missing = new S3ObjectStore(createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), parseS3Url('s3://no-such-bucket'));
+    expect(await (await store()).reachable()).toBe(true);
+    const missing = new S3ObjectStore(await createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), parseS3Url('s3://no-such-bucket'));
     expect(await missing.reachable()).toBe(false);
   });
 });

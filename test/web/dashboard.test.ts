@@ -6,11 +6,10 @@
  * request parameters rendered as text with nothing executed; axe-core on every page;
  * screenshots of every page into test-output/screenshots (git-ignored).
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { generateDemoArchive } from '../../src/synth/index.ts';
+import { linkDemoArchive } from '../helpers/demoArchive.ts';
 import { ensureDemoAccount } from '../../src/cli/demo.ts';
 import { axeSerious, BROWSER_SKIP_NOTE, CHROMIUM, dashboardDir, launchBrowser, project, screenshot, watchPage } from '../helpers/browser.ts';
 
@@ -31,7 +30,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     web = dashboardDir();
     t = await startTestService(
       { SARWATCH_WEB_DIR: web.dir },
-      { credits: 100_000, scenes: [], beforeIndex: (dir) => generateDemoArchive(path.join(dir, 'demo'), { seed: 20240613 }).then(() => {}) },
+      { credits: 100_000, scenes: [], beforeIndex: (dir) => linkDemoArchive(dir).then(() => {}) },
     );
     // The key `npm start` prints: the demo account of this data directory.
     demoKey = (await ensureDemoAccount(t.service.db, t.dataDir, 10_000)).apiKey;

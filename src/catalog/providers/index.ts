@@ -13,7 +13,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../../config.ts';
 import { RemoteAccess, type RemoteAccessOptions } from '../../imagery/remote/access.ts';
 import type { RetryPolicy } from '../../imagery/remote/retry.ts';
@@ -50,7 +50,9 @@ function cacheOf(config: Config): RemoteAccessOptions['cache'] {
 }
 
 /** An S3 client for `s3://` hrefs: endpoint, keys and a cap on concurrent connections. */
-export function s3Client(opts: { endpoint?: string; accessKey?: string; secretKey?: string; forcePathStyle?: boolean; maxConnections?: number; region?: string }): S3Client {
+export async function s3Client(opts: { endpoint?: string; accessKey?: string; secretKey?: string; forcePathStyle?: boolean; maxConnections?: number; region?: string }): Promise<S3Client> {
+  // The AWS SDK is loaded at the first s3:// read, never by a process that makes none.
+  const { S3Client } = await import('@aws-sdk/client-s3');
   const max = opts.maxConnections ?? 50;
   return new S3Client({
     region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
@@ -68,7 +70,7 @@ function stacOptions(config: Config, url: string, o: ProviderOverrides): StacCat
 export function openCatalogProvider(config: Config, o: ProviderOverrides = {}): CatalogProvider {
   const retry = retryOf(config, o);
   const common: RemoteAccessOptions = { cache: cacheOf(config), retry, timeoutMs: config.remoteTimeoutMs, ...(o.fetch ? { fetch: o.fetch } : {}) };
-  const genericS3 = () => o.s3 ?? s3Client({ endpoint: config.catalogS3Endpoint || undefined, forcePathStyle: config.catalogS3ForcePathStyle });
+  const genericS3 = () => o.s3 ?? (() => s3Client({ endpoint: config.catalogS3Endpoint || undefined, forcePathStyle: config.catalogS3ForcePathStyle }));
 
   switch (config.catalogProvider) {
     case 'local':
@@ -120,7 +122,7 @@ export function openCatalogProvider(config: Config, o: ProviderOverrides = {}): 
           })
         : undefined;
       const catalog = new StacSceneCatalog({ ...stacOptions(config, url, o), collections: { GRD: ['sentinel-1-grd'], RTC: [] } });
-      const s3 = o.s3 ?? s3Client({ endpoint: c.s3Endpoint, accessKey: c.s3AccessKey, secretKey: c.s3SecretKey, maxConnections: c.s3MaxConnections, forcePathStyle: true });
+      const s3 = o.s3 ?? (() => s3Client({ endpoint: c.s3Endpoint, accessKey: c.s3AccessKey, secretKey: c.s3SecretKey, maxConnections: c.s3MaxConnections, forcePathStyle: true }));
       const access = new RemoteAccess({
         ...common,
         s3,

@@ -4,12 +4,12 @@
  * cache, the retry budget. The composition root builds one from the catalog provider's
  * configuration and installs it as the default; imagery code opens remote hrefs through it.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { GeoTIFF } from 'geotiff';
 import { ImageryError } from '../errors.js';
 import type { TiffSource } from '../geotiff-source.js';
 import { ByteCache, type ByteCacheOptions, type RangeReadable } from './byteCache.js';
-import { HttpObject, S3Object, type HttpAuth } from './objects.js';
+import { HttpObject, S3Object, type HttpAuth, type S3ClientSource } from './objects.js';
 import type { RetryPolicy } from './retry.js';
 
 export interface RemoteAccessOptions {
@@ -18,8 +18,11 @@ export interface RemoteAccessOptions {
     sign?: (href: string, collection?: string) => Promise<string>;
     headers?: (href: string) => Promise<Record<string, string>>;
   };
-  /** S3 client for `s3://` hrefs; default: the AWS SDK's environment credentials and region. */
-  s3?: S3Client;
+  /**
+   * S3 client for `s3://` hrefs, or its factory (called once, at the first s3:// read, so the
+   * AWS SDK is loaded only then); default: the SDK's environment credentials and region.
+   */
+  s3?: S3ClientSource;
   cache?: ByteCache | ByteCacheOptions;
   retry?: RetryPolicy;
   /** Per-request timeout, ms. Default 60 s. */
@@ -40,11 +43,10 @@ export function isRemoteHref(href: string): boolean {
 
 export class RemoteAccess {
   readonly cache: ByteCache;
-  private s3Client: S3Client | null;
+  private s3Client: Promise<S3Client> | null = null;
 
   constructor(private readonly opts: RemoteAccessOptions = {}) {
     this.cache = opts.cache instanceof ByteCache ? opts.cache : new ByteCache(opts.cache);
-    this.s3Client = opts.s3 ?? null;
   }
 
   /** The href to read for a STAC asset (see RemoteAccessOptions.assetHref). */
@@ -69,10 +71,15 @@ export class RemoteAccess {
     };
   }
 
+  private s3(): Promise<S3Client> {
+    const s3 = this.opts.s3;
+    this.s3Client ??= typeof s3 === 'function' ? s3() : s3 ? Promise.resolve(s3) : import('@aws-sdk/client-s3').then(({ S3Client }) => new S3Client({}));
+    return this.s3Client;
+  }
+
   object(href: string, collection?: string): RemoteObject {
     if (/^s3:\/\//i.test(href)) {
-      this.s3Client ??= new S3Client({});
-      return new S3Object(href, this.s3Client, this.retry);
+      return new S3Object(href, () => this.s3(), this.retry);
     }
     if (/^https?:\/\//i.test(href)) return new HttpObject(href, this.httpAuth(collection), this.retry, this.opts.timeoutMs, this.fetchImpl);
     throw new ImageryError('NOT_FOUND', `not a remote href: ${href}`);

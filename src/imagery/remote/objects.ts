@@ -4,7 +4,7 @@
  * the AWS SDK. Transient failures (429, 5xx, timeouts, resets) are retried with backoff;
  * what remains after the budget is an ImageryError REMOTE_UNAVAILABLE.
  */
-import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ImageryError } from '../errors.js';
 import type { RangeReadable } from './byteCache.js';
 import { fetchTransient, isRetryableStatus, TransientError, withRetries, type RetryPolicy } from './retry.js';
@@ -138,6 +138,14 @@ function s3Transient(e: unknown, what: string): unknown {
   return e;
 }
 
+/**
+ * An S3 client, or how to make one when the first `s3://` object is read: the AWS SDK is
+ * loaded only then, so a process that reads no S3 imagery never loads it.
+ */
+export type S3ClientSource = S3Client | (() => Promise<S3Client>);
+
+const sdk = () => import('@aws-sdk/client-s3');
+
 export class S3Object implements RangeReadable {
   readonly cacheKey: string;
   private readonly bucket: string;
@@ -145,11 +153,16 @@ export class S3Object implements RangeReadable {
 
   constructor(
     readonly href: string,
-    private readonly client: S3Client,
+    private readonly client: S3ClientSource,
     private readonly retry: RetryPolicy = {},
   ) {
     this.cacheKey = cacheKeyOf(href);
     ({ bucket: this.bucket, key: this.key } = parseS3Href(href));
+  }
+
+  private async s3(): Promise<{ client: S3Client; aws: Awaited<ReturnType<typeof sdk>> }> {
+    const [client, module] = await Promise.all([typeof this.client === 'function' ? this.client() : this.client, sdk()]);
+    return { client, aws: module };
   }
 
   private async call<T>(fn: () => Promise<T>, what: string): Promise<T> {
@@ -168,14 +181,16 @@ export class S3Object implements RangeReadable {
   }
 
   async size(): Promise<number> {
-    const head = await this.call(() => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key })), `HEAD ${this.href}`);
+    const { client, aws } = await this.s3();
+    const head = await this.call(() => client.send(new aws.HeadObjectCommand({ Bucket: this.bucket, Key: this.key })), `HEAD ${this.href}`);
     return Number(head.ContentLength ?? 0);
   }
 
   async read(offset: number, length: number): Promise<Uint8Array> {
     if (length <= 0) return new Uint8Array(0);
+    const { client, aws } = await this.s3();
     return this.call(async () => {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key, Range: `bytes=${offset}-${offset + length - 1}` }));
+      const out = await client.send(new aws.GetObjectCommand({ Bucket: this.bucket, Key: this.key, Range: `bytes=${offset}-${offset + length - 1}` }));
       const bytes = await out.Body!.transformToByteArray();
       if (bytes.byteLength !== length) throw new TransientError(`${this.href}: ${bytes.byteLength} of ${length} bytes`, 'network');
       return bytes;
@@ -183,8 +198,9 @@ export class S3Object implements RangeReadable {
   }
 
   async text(): Promise<string> {
+    const { client, aws } = await this.s3();
     return this.call(async () => {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key }));
+      const out = await client.send(new aws.GetObjectCommand({ Bucket: this.bucket, Key: this.key }));
       return out.Body!.transformToString('utf8');
     }, `GET ${this.href}`);
   }

@@ -1,0 +1,41 @@
+/**
+ * The demo archive (seed 20240613, full scale: what `npm start` writes), made once per machine
+ * and shared by the test files that run on it (issue 19 §3). test/globalSetup.ts generates it
+ * before a run into <tmp>/sarwatch-test-cache, in a folder keyed by DEMO_ARCHIVE_VERSION and a
+ * hash of the generator's sources (src/synth), so a changed generator makes a new one; each
+ * test links it into its own archive folder and only reads it. test/cli/cli.test.ts still
+ * generates its own: the first `npm start` doing so is what it checks.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEMO_ARCHIVE_VERSION, generateDemoArchive, type DemoArchiveResult } from '../../src/synth/index.ts';
+
+/** The seed `sarwatch serve` uses (src/cli/main.ts). */
+export const DEMO_SEED = 20240613;
+
+function generatorHash(): string {
+  const root = path.resolve(import.meta.dirname, '../../src/synth');
+  const hash = createHash('sha256');
+  const files = (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort();
+  for (const f of files) hash.update(f).update('\0').update(fs.readFileSync(path.join(root, f))).update('\0');
+  return hash.digest('hex').slice(0, 12);
+}
+
+export const DEMO_CACHE_DIR = path.join(os.tmpdir(), 'sarwatch-test-cache', `demo-v${DEMO_ARCHIVE_VERSION}-seed${DEMO_SEED}-${generatorHash()}`);
+
+/** Generates the cached demo archive unless it is there already (globalSetup; one process). */
+export function ensureDemoArchiveCache(): Promise<DemoArchiveResult> {
+  return generateDemoArchive(DEMO_CACHE_DIR, { seed: DEMO_SEED });
+}
+
+/** Links the cached demo archive in as `<archiveDir>/demo`; its products and truth files. */
+export async function linkDemoArchive(archiveDir: string): Promise<DemoArchiveResult> {
+  fs.mkdirSync(archiveDir, { recursive: true });
+  const link = path.join(archiveDir, 'demo');
+  fs.symlinkSync(DEMO_CACHE_DIR, link, 'dir');
+  const demo = await generateDemoArchive(link, { seed: DEMO_SEED });
+  if (demo.generated) throw new Error(`the demo archive was not in ${DEMO_CACHE_DIR}: test/globalSetup.ts makes it before a run`);
+  return demo;
+}
