@@ -8,9 +8,11 @@
  * detector, the real abort path; nothing sleeps (polls with deadlines).
  *
  * The first run generates the scene (about 40 s on a quiet 2-core machine, 1.7 GB on disk; 7 min
- * at load 20). The 2 s bound needs the worker's event loop: the detector's main-thread tile
- * reads hold it for seconds on an overloaded machine (2 cores at load 25–45: misses of
- * 2.7–7.9 s, each spent before the worker could see the cancel); a miss says where the time went.
+ * at load 20). The 2 s bound needs the worker's event loop free: the ship tiles are read on the
+ * pool (analysis/ship/sceneTile.ts), so what still holds the loop is opening the scene, the
+ * ambiguity step, polygons and the quicklook sampling — on an overloaded machine (2 cores at load
+ * 27–31) still up to 4.1 s, a miss of 4.2 s embedded while scaled out passed at 1.44 s; a miss
+ * says where the time went.
  *
  * Runs only with SARWATCH_E2E_FULL=1 (.ci/run sets it): the 1.7 GB scene and two full-scene
  * jobs would make up minutes of a plain `npm test` (issue 19 §3); skipped otherwise, saying so.
