@@ -50,6 +50,7 @@ import { f3, table } from './format.ts';
 import { GENERATED_SLICK_TARGETS, iou, overlaps } from './scoring/slickEval.ts';
 import { evalOilChips, printOilChips } from './oilChips.ts';
 import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
+import { evalChipOutlines, evalGeneratedOutlines, printOutlines } from './oilOutline.ts';
 import { evalIdlefarm, printIdlefarm } from './idlefarm.ts';
 
 const NORTH_SEA_DIR = path.join(S1_DATA, 'grd-safe-northsea-ships');
@@ -465,13 +466,16 @@ async function main(): Promise<void> {
     // Real data leads: the oil-slick model on the real validation chips.
     const oilReal = runs('oilslick') ? await evalOilChips(REPO_ROOT) : undefined;
     if (oilReal && !values.json) printOilChips(oilReal);
+    // Outlines (issue 24 §1): completeness on the real chips, pixel IoU on generated broken slicks.
+    const oilOutlines = runs('oilslick') ? { real: evalChipOutlines(), generated: evalGeneratedOutlines() } : undefined;
+    if (oilOutlines && !values.json) printOutlines(oilOutlines.real, oilOutlines.generated);
     const ship = runs('ship') ? await evalShips(dir) : undefined;
     if (ship && !values.json) printShips(ship);
     const oilGenerated = runs('oilslick') ? await evalSlicks(dir) : undefined;
     if (oilGenerated && !values.json) printSlicks(oilGenerated);
     const oilHard = runs('oilslick') ? await evalSlicksHard(dir) : undefined;
     if (oilHard && !values.json) printSlicksHard(oilHard);
-    const oilslick = oilGenerated ? { real: oilReal, ...oilGenerated, harder: oilHard } : undefined;
+    const oilslick = oilGenerated ? { real: oilReal, outlines: oilOutlines, ...oilGenerated, harder: oilHard } : undefined;
     // Building change and time series: eval/change.ts.
     const change = runs('change') ? await evalChange(dir) : undefined;
     if (change && !values.json) printChange(change);

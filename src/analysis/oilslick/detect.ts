@@ -276,6 +276,43 @@ export function detectSlicksInRaster(input: SlickRasterInput, params: OilSlickPa
   return classifyRegions(mergeTileRegions(placed), spacing, m, incidenceAt, params, options.model === undefined ? loadOilModel() : options.model);
 }
 
+/**
+ * The reported outline of every accepted slick of an in-memory raster, as one full-resolution
+ * mask (1 inside any slick): the refined outline (refineOutline.ts) where it can be drawn, else
+ * the working-grid region — what detectSlicksInSafe outlines, on a raster held in memory (chips,
+ * evaluations).
+ */
+export function slickMaskOfRaster(input: SlickRasterInput, candidates: readonly SlickCandidate[], params: OilSlickParams): Uint8Array {
+  const { width, height } = input;
+  const m = params.multilook;
+  const out = new Uint8Array(width * height);
+  const bounds = { x0: 0, y0: 0, width, height };
+  for (const c of candidates) {
+    if (!c.isSlick) continue;
+    const win = outlineWindow(c.region, m, input.pixelSpacing, bounds);
+    let mask: Uint8Array | null = null;
+    if (win) {
+      const sigma0 = new Float32Array(win.width * win.height);
+      const valid = new Uint8Array(win.width * win.height);
+      const land = input.land ? new Uint8Array(win.width * win.height) : undefined;
+      for (let y = 0; y < win.height; y++) {
+        const from = (win.y0 + y) * width + win.x0;
+        sigma0.set(input.sigma0VV.subarray(from, from + win.width), y * win.width);
+        valid.set(input.valid.subarray(from, from + win.width), y * win.width);
+        if (land) land.set(input.land!.subarray(from, from + win.width), y * win.width);
+      }
+      mask = refineOutlineMask(c.region, c.features.backgroundDb, m, input.pixelSpacing, { ...win, sigma0, valid, land }, params.thresholdShiftDb);
+      if (mask) {
+        for (let y = 0; y < win.height; y++) {
+          for (let x = 0; x < win.width; x++) if (mask[y * win.width + x]) out[(win.y0 + y) * width + win.x0 + x] = 1;
+        }
+      }
+    }
+    if (!mask) regionMask(c.region, m, width, height, out);
+  }
+  return out;
+}
+
 /** A region as a full-resolution mask (1 inside) of a width × height image. */
 export function regionMask(region: SlickRegion, multilook: number, width: number, height: number, out = new Uint8Array(width * height)): Uint8Array {
   const { runs } = region;
