@@ -51,6 +51,7 @@ import { GENERATED_SLICK_TARGETS, iou, overlaps } from './scoring/slickEval.ts';
 import { evalOilChips, printOilChips } from './oilChips.ts';
 import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
 import { evalChipOutlines, evalGeneratedOutlines, printOutlines } from './oilOutline.ts';
+import { evalOilCalibrated, printOilCalibrated } from './oilCalibrated.ts';
 import { evalIdlefarm, printIdlefarm } from './idlefarm.ts';
 
 const NORTH_SEA_DIR = path.join(S1_DATA, 'grd-safe-northsea-ships');
@@ -469,13 +470,16 @@ async function main(): Promise<void> {
     // Outlines (issue 24 §1): completeness on the real chips, pixel IoU on generated broken slicks.
     const oilOutlines = runs('oilslick') ? { real: evalChipOutlines(), generated: evalGeneratedOutlines() } : undefined;
     if (oilOutlines && !values.json) printOutlines(oilOutlines.real, oilOutlines.generated);
+    // The calibrated path (issue 24 §2): the real chips as σ0 at CMOD5.N levels, per wind range.
+    const oilCalibrated = runs('oilslick') ? evalOilCalibrated() : undefined;
+    if (oilCalibrated && !values.json) printOilCalibrated(oilCalibrated);
     const ship = runs('ship') ? await evalShips(dir) : undefined;
     if (ship && !values.json) printShips(ship);
     const oilGenerated = runs('oilslick') ? await evalSlicks(dir) : undefined;
     if (oilGenerated && !values.json) printSlicks(oilGenerated);
     const oilHard = runs('oilslick') ? await evalSlicksHard(dir) : undefined;
     if (oilHard && !values.json) printSlicksHard(oilHard);
-    const oilslick = oilGenerated ? { real: oilReal, outlines: oilOutlines, ...oilGenerated, harder: oilHard } : undefined;
+    const oilslick = oilGenerated ? { real: oilReal, outlines: oilOutlines, calibrated: oilCalibrated, ...oilGenerated, harder: oilHard } : undefined;
     // Building change and time series: eval/change.ts.
     const change = runs('change') ? await evalChange(dir) : undefined;
     if (change && !values.json) printChange(change);
