@@ -406,7 +406,9 @@ export function evalGeneratedOutlines(options: { scenes?: number } = {}): Genera
     const { input, truth, lookAlike } = generateOutlineScene(seed, windSpeed);
     const all = detectSlicksInRaster(input, params, { incidenceDeg: INCIDENCE, model });
     for (const d of decisions) {
-      const candidates = all.map((c) => ({ ...c, isSlick: c.isSlick && !c.reasons.some((r) => d.vetoes.includes(r)) }));
+      // A fragment goes with its slick: not reported when that slick is vetoed.
+      const vetoed = (c: SlickCandidate): boolean => c.reasons.some((r) => d.vetoes.includes(r));
+      const candidates = all.map((c) => ({ ...c, isSlick: c.isSlick && !vetoed(c) && (c.fragmentOf === null || !vetoed(all[c.fragmentOf]!)) }));
       const s = pixelSums(slickMaskOfRaster(input, candidates, params), truth, lookAlike);
       for (const key of ['tp', 'fp', 'fn', 'la', 'laFlag'] as const) d.sums[key] += s[key];
       d.scenes.push({ seed, windSpeed, truthPx: s.tp + s.fn, lookAlikePx: s.la, detectedPx: s.detected, iou: s.tp / Math.max(1, s.tp + s.fp + s.fn), lookAlikeFlaggedPx: s.laFlag, otherFlaggedPx: s.other });

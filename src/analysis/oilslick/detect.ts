@@ -168,6 +168,63 @@ export interface SlickCandidate {
    */
   reasons: LookAlikeReason[];
   isSlick: boolean;
+  /**
+   * A fragment of a spill (issue 24 §1): a candidate below the threshold that lies within
+   * FRAGMENT_REACH_M of a slick the model accepted, has at least FRAGMENT_MIN_PROBABILITY and
+   * no veto — reported with it (isSlick true) as a part of that spill. The index (into the
+   * returned candidates) of that slick; null otherwise.
+   */
+  fragmentOf: number | null;
+}
+
+/** How close (m, pixel to pixel) a fragment must lie to a slick the model accepted. */
+export const FRAGMENT_REACH_M = 500;
+/** The least oil probability of a fragment (the model's threshold is for a chip's best candidate). */
+export const FRAGMENT_MIN_PROBABILITY = 0.3;
+
+/** Least pixel distance (working pixels) between two regions' row runs, or Infinity beyond `limit`. */
+function runDistance(a: SlickRegion, b: SlickRegion, limit: number): number {
+  const gapX = Math.max(0, a.box.x0 - b.box.x1, b.box.x0 - a.box.x1);
+  const gapY = Math.max(0, a.box.y0 - b.box.y1, b.box.y0 - a.box.y1);
+  if (Math.hypot(gapX, gapY) > limit) return Infinity;
+  let best = Infinity;
+  const ra = a.runs;
+  const rb = b.runs;
+  for (let i = 0; i < ra.length; i += 3) {
+    for (let j = 0; j < rb.length; j += 3) {
+      const dy = Math.abs(ra[i]! - rb[j]!);
+      if (dy > limit) continue;
+      const dx = Math.max(0, ra[i + 1]! - (rb[j + 2]! - 1), rb[j + 1]! - (ra[i + 2]! - 1));
+      const d = Math.hypot(dx, dy);
+      if (d < best) best = d;
+    }
+  }
+  return best <= limit ? best : Infinity;
+}
+
+/** Mark the fragments of accepted slicks (see SlickCandidate.fragmentOf); in place. */
+export function markFragments(candidates: SlickCandidate[], spacing: PixelSpacing, params: OilSlickParams): void {
+  const limit = FRAGMENT_REACH_M / Math.min(spacing.range, spacing.azimuth);
+  const accepted = candidates.map((c, k) => (c.isSlick ? k : -1)).filter((k) => k >= 0);
+  if (accepted.length === 0) return;
+  const vetoes = params.vetoRules as readonly string[];
+  candidates.forEach((c, k) => {
+    if (c.isSlick || !(c.oilProbability >= FRAGMENT_MIN_PROBABILITY)) return;
+    if (c.reasons.some((r) => r === 'too_small' || vetoes.includes(r))) return;
+    let best = Infinity;
+    let parent = -1;
+    for (const a of accepted) {
+      const d = runDistance(c.region, candidates[a]!.region, limit);
+      if (d < best) {
+        best = d;
+        parent = a;
+      }
+    }
+    if (parent >= 0) {
+      c.isSlick = true;
+      c.fragmentOf = parent;
+    }
+  });
 }
 
 /** The probability threshold in force: the parameter, else the model's own. */
@@ -200,16 +257,18 @@ export function classifyRegions(
     return regionFeatures(s, spacing, incidenceAt(line, pixel), params);
   });
   const contexts = neighbourhoodContext(all, centres, all.map((f) => f.areaSqkm >= params.minAreaSqkm));
-  return regions.map((region, k) => {
+  const out: SlickCandidate[] = regions.map((region, k) => {
     const features = { ...all[k]!, context: contexts[k]! };
     const rules = lookAlikeReasons(features, params);
     const tooSmall = rules.includes('too_small');
-    if (!model) return { region, features, oilProbability: Number.NaN, reasons: rules, isSlick: rules.length === 0 };
+    if (!model) return { region, features, oilProbability: Number.NaN, reasons: rules, isSlick: rules.length === 0, fragmentOf: null };
     const p = oilProbability(model, features);
     const reasons: LookAlikeReason[] = [...(tooSmall ? (['too_small'] as const) : []), ...(p < threshold ? (['low_probability'] as const) : []), ...rules.filter((r) => r !== 'too_small')];
     const isSlick = !tooSmall && p >= threshold && !rules.some((r) => (params.vetoRules as readonly string[]).includes(r));
-    return { region, features, oilProbability: p, reasons, isSlick };
+    return { region, features, oilProbability: p, reasons, isSlick, fragmentOf: null };
   });
+  if (model) markFragments(out, spacing, params);
+  return out;
 }
 
 // ------------------------------------------------------------- in-memory rasters

@@ -4,7 +4,7 @@
  * "working pixels" are pixels of the multilooked grid the detector runs on.
  */
 /** The hand-set look-alike rules (discriminate.ts lookAlikeReasons). */
-export const LOOK_ALIKE_RULES = ['too_small', 'low_contrast', 'low_wind', 'dark_surroundings', 'compact_shape', 'diffuse_edge'] as const;
+export const LOOK_ALIKE_RULES = ['too_small', 'low_contrast', 'low_wind', 'dark_surroundings', 'compact_shape', 'diffuse_edge', 'faint_diffuse'] as const;
 export type LookAlikeRule = (typeof LOOK_ALIKE_RULES)[number];
 
 export interface OilSlickParams {
