@@ -89,11 +89,7 @@ export function evalOilCalibrated(options: { limit?: number } = {}): OilCalibrat
     { name: 'model + low_wind', vetoes: ['low_wind'] },
     { name: 'model + compact_shape', vetoes: ['compact_shape'] },
     { name: 'model + diffuse_edge', vetoes: ['diffuse_edge'] },
-    { name: 'model + faint_diffuse', vetoes: ['faint_diffuse'] },
-    { name: 'model + low_wind, compact_shape', vetoes: ['low_wind', 'compact_shape'] },
-    { name: 'model + low_wind, faint_diffuse', vetoes: ['low_wind', 'faint_diffuse'] },
-    { name: 'model + low_wind, compact_shape, faint_diffuse', vetoes: ['low_wind', 'compact_shape', 'faint_diffuse'] },
-    { name: 'model + low_wind, compact_shape, diffuse_edge', vetoes: ['low_wind', 'compact_shape', 'diffuse_edge'] },
+    { name: 'model + low_wind, compact_shape, diffuse_edge (the service before issue 24)', vetoes: ['low_wind', 'compact_shape', 'diffuse_edge'] },
     { name: `service (${service.join(', ') || 'no vetoes'})`, vetoes: service },
   ];
   const scores: Array<{ wind: number; label: 0 | 1; byDecision: number[] }> = [];

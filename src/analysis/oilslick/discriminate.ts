@@ -466,8 +466,5 @@ export function lookAlikeReasons(f: SlickFeatures, params: OilSlickParams): Look
   if (f.elongation < params.compactMaxElongation && f.compactness > params.compactMinCompactness) reasons.push('compact_shape');
   // Oil films have sharp edges; wind-speed changes fade over hundreds of metres.
   if (f.edgeGradientDbPer100m < params.minEdgeGradientDbPer100m) reasons.push('diffuse_edge');
-  // Both faint and soft-edged (biogenic films, ship wakes, wind-speed changes): the edge rule
-  // only where the damping is weak too, where real slicks are rare (issue 24 §2).
-  if (f.edgeGradientDbPer100m < params.minEdgeGradientDbPer100m && !(f.contrastDb >= params.minContrastDb)) reasons.push('faint_diffuse');
   return reasons;
 }
