@@ -54,6 +54,8 @@ import { f3, table } from './format.ts';
 import { GENERATED_SLICK_TARGETS, iou, overlaps } from './scoring/slickEval.ts';
 import { evalOilChips, printOilChips } from './oilChips.ts';
 import { evalSlicksHard, printSlicksHard } from './oilHard.ts';
+import { evalChipOutlines, evalGeneratedOutlines, printOutlines } from './oilOutline.ts';
+import { evalOilCalibrated, printOilCalibrated } from './oilCalibrated.ts';
 import { evalIdlefarm, printIdlefarm } from './idlefarm.ts';
 import { evalOpenSarShip, evalSsdd, printOpenSarShip, printSsdd } from './shipChips.ts';
 
@@ -470,6 +472,12 @@ async function main(): Promise<void> {
     // Real data leads: the oil-slick model on the real validation chips.
     const oilReal = runs('oilslick') ? await evalOilChips(REPO_ROOT) : undefined;
     if (oilReal && !values.json) printOilChips(oilReal);
+    // Outlines (issue 24 §1): completeness on the real chips, pixel IoU on generated broken slicks.
+    const oilOutlines = runs('oilslick') ? { real: evalChipOutlines(), generated: evalGeneratedOutlines() } : undefined;
+    if (oilOutlines && !values.json) printOutlines(oilOutlines.real, oilOutlines.generated);
+    // The calibrated path (issue 24 §2): the real chips as σ0 at CMOD5.N levels, per wind range.
+    const oilCalibrated = runs('oilslick') ? evalOilCalibrated() : undefined;
+    if (oilCalibrated && !values.json) printOilCalibrated(oilCalibrated);
     // Ships: the real chips first (eval/shipChips.ts), then generated scenes and the North-Sea crop.
     const shipReal = runs('ship') ? { ssdd: await evalSsdd(), attributes: await evalOpenSarShip() } : undefined;
     if (shipReal && !values.json) {
@@ -483,7 +491,7 @@ async function main(): Promise<void> {
     if (oilGenerated && !values.json) printSlicks(oilGenerated);
     const oilHard = runs('oilslick') ? await evalSlicksHard(dir) : undefined;
     if (oilHard && !values.json) printSlicksHard(oilHard);
-    const oilslick = oilGenerated ? { real: oilReal, ...oilGenerated, harder: oilHard } : undefined;
+    const oilslick = oilGenerated ? { real: oilReal, outlines: oilOutlines, calibrated: oilCalibrated, ...oilGenerated, harder: oilHard } : undefined;
     // Building change and time series: eval/change.ts.
     const change = runs('change') ? await evalChange(dir) : undefined;
     if (change && !values.json) printChange(change);

@@ -12,7 +12,7 @@ const dir = defaultChipDir();
 const have = chipsAvailable(dir);
 
 describe.skipIf(!have)('oil slicks on real CSIRO chips (validation split)', () => {
-  it('flags most oil chips and few no-oil chips; every slick is above the model threshold', () => {
+  it('flags most oil chips and few no-oil chips; every slick is above the model threshold or a fragment of one that is', () => {
     const model = loadOilModel();
     expect(model).not.toBeNull();
     const threshold = oilProbabilityThreshold(resolveOilSlickParams(), model);
@@ -22,9 +22,14 @@ describe.skipIf(!have)('oil slicks on real CSIRO chips (validation split)', () =
     const flagged = (label: 0 | 1) =>
       pick(label).filter((chip) => {
         expect(trainSources.has(chip.source)).toBe(false);
-        const slicks = detectSlicksInGreyImage(decodeGreyJpeg(readFileSync(chip.path)), { model }).filter((c) => c.isSlick);
+        const candidates = detectSlicksInGreyImage(decodeGreyJpeg(readFileSync(chip.path)), { model });
+        const slicks = candidates.filter((c) => c.isSlick);
         for (const s of slicks) {
-          expect(s.oilProbability).toBeGreaterThanOrEqual(threshold);
+          // Fragments (issue 24) join a slick at p ≥ 0.3; the slick they join is above the threshold.
+          const decided = s.fragmentOf === null ? s : candidates[s.fragmentOf]!;
+          expect(decided.fragmentOf).toBeNull();
+          expect(decided.oilProbability).toBeGreaterThanOrEqual(threshold);
+          if (s.fragmentOf !== null) expect(s.oilProbability).toBeGreaterThanOrEqual(0.3);
           expect(s.features.areaSqkm).toBeGreaterThanOrEqual(0.03);
         }
         return slicks.length > 0;

@@ -179,7 +179,12 @@ describe('oil slicks on the real North-Sea crop (about 20 ships, no slicks)', ()
     // keeps this crop clean.
     const result = await detectSlicksInSafeDetailed(NORTH_SEA_SAFE, { params: { lowWindSpeed: 0.3 } });
     expect(result.collection.features.length).toBeLessThanOrEqual(6);
-    for (const c of result.candidates.filter((x) => x.isSlick)) expect(c.features.areaSqkm).toBeLessThan(0.05);
+    // What the model accepts; fragments (issue 24: p ≥ 0.3 within 500 m of one) join those and
+    // may be larger (one of 0.064 km² here), but only beside a region the model accepted.
+    const accepted = result.candidates.filter((x) => x.isSlick && x.fragmentOf === null);
+    expect(accepted.length).toBeGreaterThan(0);
+    for (const c of accepted) expect(c.features.areaSqkm).toBeLessThan(0.05);
+    for (const c of result.candidates.filter((x) => x.fragmentOf !== null)) expect(accepted).toContain(result.candidates[c.fragmentOf!]);
     expect(result.candidates.filter((c) => !c.isSlick).length).toBeGreaterThanOrEqual(50);
   }, 60_000);
 });

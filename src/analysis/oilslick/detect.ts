@@ -168,6 +168,63 @@ export interface SlickCandidate {
    */
   reasons: LookAlikeReason[];
   isSlick: boolean;
+  /**
+   * A fragment of a spill (issue 24 §1): a candidate below the threshold that lies within
+   * FRAGMENT_REACH_M of a slick the model accepted, has at least FRAGMENT_MIN_PROBABILITY and
+   * no veto — reported with it (isSlick true) as a part of that spill. The index (into the
+   * returned candidates) of that slick; null otherwise.
+   */
+  fragmentOf: number | null;
+}
+
+/** How close (m, pixel to pixel) a fragment must lie to a slick the model accepted. */
+export const FRAGMENT_REACH_M = 500;
+/** The least oil probability of a fragment (the model's threshold is for a chip's best candidate). */
+export const FRAGMENT_MIN_PROBABILITY = 0.3;
+
+/** Least pixel distance (working pixels) between two regions' row runs, or Infinity beyond `limit`. */
+function runDistance(a: SlickRegion, b: SlickRegion, limit: number): number {
+  const gapX = Math.max(0, a.box.x0 - b.box.x1, b.box.x0 - a.box.x1);
+  const gapY = Math.max(0, a.box.y0 - b.box.y1, b.box.y0 - a.box.y1);
+  if (Math.hypot(gapX, gapY) > limit) return Infinity;
+  let best = Infinity;
+  const ra = a.runs;
+  const rb = b.runs;
+  for (let i = 0; i < ra.length; i += 3) {
+    for (let j = 0; j < rb.length; j += 3) {
+      const dy = Math.abs(ra[i]! - rb[j]!);
+      if (dy > limit) continue;
+      const dx = Math.max(0, ra[i + 1]! - (rb[j + 2]! - 1), rb[j + 1]! - (ra[i + 2]! - 1));
+      const d = Math.hypot(dx, dy);
+      if (d < best) best = d;
+    }
+  }
+  return best <= limit ? best : Infinity;
+}
+
+/** Mark the fragments of accepted slicks (see SlickCandidate.fragmentOf); in place. */
+export function markFragments(candidates: SlickCandidate[], spacing: PixelSpacing, params: OilSlickParams): void {
+  const limit = FRAGMENT_REACH_M / Math.min(spacing.range, spacing.azimuth);
+  const accepted = candidates.map((c, k) => (c.isSlick ? k : -1)).filter((k) => k >= 0);
+  if (accepted.length === 0) return;
+  const vetoes = params.vetoRules as readonly string[];
+  candidates.forEach((c, k) => {
+    if (c.isSlick || !(c.oilProbability >= FRAGMENT_MIN_PROBABILITY)) return;
+    if (c.reasons.some((r) => r === 'too_small' || vetoes.includes(r))) return;
+    let best = Infinity;
+    let parent = -1;
+    for (const a of accepted) {
+      const d = runDistance(c.region, candidates[a]!.region, limit);
+      if (d < best) {
+        best = d;
+        parent = a;
+      }
+    }
+    if (parent >= 0) {
+      c.isSlick = true;
+      c.fragmentOf = parent;
+    }
+  });
 }
 
 /** The probability threshold in force: the parameter, else the model's own. */
@@ -200,16 +257,18 @@ export function classifyRegions(
     return regionFeatures(s, spacing, incidenceAt(line, pixel), params);
   });
   const contexts = neighbourhoodContext(all, centres, all.map((f) => f.areaSqkm >= params.minAreaSqkm));
-  return regions.map((region, k) => {
+  const out: SlickCandidate[] = regions.map((region, k) => {
     const features = { ...all[k]!, context: contexts[k]! };
     const rules = lookAlikeReasons(features, params);
     const tooSmall = rules.includes('too_small');
-    if (!model) return { region, features, oilProbability: Number.NaN, reasons: rules, isSlick: rules.length === 0 };
+    if (!model) return { region, features, oilProbability: Number.NaN, reasons: rules, isSlick: rules.length === 0, fragmentOf: null };
     const p = oilProbability(model, features);
     const reasons: LookAlikeReason[] = [...(tooSmall ? (['too_small'] as const) : []), ...(p < threshold ? (['low_probability'] as const) : []), ...rules.filter((r) => r !== 'too_small')];
     const isSlick = !tooSmall && p >= threshold && !rules.some((r) => (params.vetoRules as readonly string[]).includes(r));
-    return { region, features, oilProbability: p, reasons, isSlick };
+    return { region, features, oilProbability: p, reasons, isSlick, fragmentOf: null };
   });
+  if (model) markFragments(out, spacing, params);
+  return out;
 }
 
 // ------------------------------------------------------------- in-memory rasters
@@ -274,6 +333,43 @@ export function detectSlicksInRaster(input: SlickRasterInput, params: OilSlickPa
   const incidence = options.incidenceDeg ?? 35;
   const incidenceAt = typeof incidence === 'number' ? () => incidence : incidence;
   return classifyRegions(mergeTileRegions(placed), spacing, m, incidenceAt, params, options.model === undefined ? loadOilModel() : options.model);
+}
+
+/**
+ * The reported outline of every accepted slick of an in-memory raster, as one full-resolution
+ * mask (1 inside any slick): the refined outline (refineOutline.ts) where it can be drawn, else
+ * the working-grid region — what detectSlicksInSafe outlines, on a raster held in memory (chips,
+ * evaluations).
+ */
+export function slickMaskOfRaster(input: SlickRasterInput, candidates: readonly SlickCandidate[], params: OilSlickParams): Uint8Array {
+  const { width, height } = input;
+  const m = params.multilook;
+  const out = new Uint8Array(width * height);
+  const bounds = { x0: 0, y0: 0, width, height };
+  for (const c of candidates) {
+    if (!c.isSlick) continue;
+    const win = outlineWindow(c.region, m, input.pixelSpacing, bounds);
+    let mask: Uint8Array | null = null;
+    if (win) {
+      const sigma0 = new Float32Array(win.width * win.height);
+      const valid = new Uint8Array(win.width * win.height);
+      const land = input.land ? new Uint8Array(win.width * win.height) : undefined;
+      for (let y = 0; y < win.height; y++) {
+        const from = (win.y0 + y) * width + win.x0;
+        sigma0.set(input.sigma0VV.subarray(from, from + win.width), y * win.width);
+        valid.set(input.valid.subarray(from, from + win.width), y * win.width);
+        if (land) land.set(input.land!.subarray(from, from + win.width), y * win.width);
+      }
+      mask = refineOutlineMask(c.region, c.features.backgroundDb, m, input.pixelSpacing, { ...win, sigma0, valid, land }, params.thresholdShiftDb);
+      if (mask) {
+        for (let y = 0; y < win.height; y++) {
+          for (let x = 0; x < win.width; x++) if (mask[y * win.width + x]) out[(win.y0 + y) * width + win.x0 + x] = 1;
+        }
+      }
+    }
+    if (!mask) regionMask(c.region, m, width, height, out);
+  }
+  return out;
 }
 
 /** A region as a full-resolution mask (1 inside) of a width × height image. */

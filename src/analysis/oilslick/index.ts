@@ -10,7 +10,7 @@ export { loadOilModel, oilProbability } from './model.ts';
 export type { OilModelFile } from './model.ts';
 export { CHIP_PIXEL_SPACING_M, GREY_DB_RANGE, decodeGreyJpeg, greyToDb, greyToSigma0 } from './greyImage.ts';
 export type { GreyDbMapping, GreyImage, GreySigma0 } from './greyImage.ts';
-export { detectSlicksInGreyImage } from './greyDetect.ts';
+export { detectSlicksInGreyImage, greyRasterInput } from './greyDetect.ts';
 export { cmod5nSigma0, lowWindSigma0Db } from './cmod5n.ts';
 export { backgroundRadius, darkSpotSupportPx, detectDarkSpots, labelRegions, multilookSea, smoothMask } from './darkSpots.ts';
 export type { DarkSpotInput, DarkSpotMap, DarkSpotParams, Labels, PixelSpacing } from './darkSpots.ts';
@@ -27,6 +27,7 @@ export {
   regionMask,
   regionPolygons,
   requiredHaloPx,
+  slickMaskOfRaster,
 } from './detect.ts';
 export type {
   PlacedTileRegions,

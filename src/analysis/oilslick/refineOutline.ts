@@ -37,8 +37,14 @@ import { BoxScratch, boxMean } from '../../raster/boxMean.ts';
 import { labelRegions, type PixelSpacing } from './darkSpots.ts';
 import { secondMoments } from './discriminate.ts';
 
-/** How far (m) the refined outline may reach beyond the working-grid mask. */
+/** Where the film's level is measured: the working-grid mask grown by this much (m). */
 export const ZONE_MARGIN_M = 20;
+/**
+ * How far (m) the outline may grow beyond the working-grid mask: through connected cells below
+ * the halfway level (region growing to the film's edge: faint tails, thin arms and the soft
+ * rim the 20 m grid's 2 dB test and opening cut off; issue 24 §1).
+ */
+export const GROW_MARGIN_M = 300;
 /** Parts and holes smaller than this (m²) are below the working grid's resolution (3 × 3 × 20 m). */
 export const MIN_FEATURE_M2 = 3600;
 /**
@@ -76,7 +82,7 @@ export interface OutlinePixels extends OutlineWindow {
 
 /** Full-resolution margin (px, a multiple of the multilook) around the region's box: the zone and the 3 × 3 box. */
 function marginPx(multilook: number, spacing: PixelSpacing): number {
-  const zone = Math.ceil(ZONE_MARGIN_M / Math.min(spacing.range, spacing.azimuth));
+  const zone = Math.ceil(GROW_MARGIN_M / Math.min(spacing.range, spacing.azimuth));
   return Math.ceil((zone + 2) / multilook) * multilook;
 }
 
@@ -118,6 +124,7 @@ export function refineOutlineMask(
   const dx = Math.ceil(ZONE_MARGIN_M / spacing.range);
   const dy = Math.ceil(ZONE_MARGIN_M / spacing.azimuth);
   const inside = new Uint8Array(n);
+  // 1: the near zone (where the film's level is measured); 2: where the outline may grow.
   const zone = new Uint8Array(n);
   const { runs } = region;
   for (let k = 0; k < runs.length; k += 3) {
@@ -127,13 +134,13 @@ export function refineOutlineMask(
     for (let y = Math.max(0, ya); y < Math.min(h, ya + m); y++) inside.fill(1, y * w + Math.max(0, xa), y * w + Math.min(w, xb));
     for (let y = Math.max(0, ya - dy); y < Math.min(h, ya + m + dy); y++) zone.fill(1, y * w + Math.max(0, xa - dx), y * w + Math.min(w, xb + dx));
   }
-  // Level (dB): the 3 × 3 box mean of the usable pixels (src/raster/boxMean.ts), in the zone only.
+  // Level (dB): the 3 × 3 box mean of the usable pixels (src/raster/boxMean.ts).
   const usable = new Uint8Array(n);
   for (let i = 0; i < n; i++) usable[i] = valid[i] !== 0 && (!land || land[i] === 0) ? 1 : 0;
   const scratch = new BoxScratch();
   const smoothed = boxMean(sigma0, usable, w, h, 1, 1, new Float32Array(n), { scratch });
   const level = smoothed; // reused in place
-  for (let i = 0; i < n; i++) level[i] = zone[i] !== 0 && usable[i] !== 0 ? 10 * Math.log10(Math.max(smoothed[i]!, 1e-6)) : Number.NaN;
+  for (let i = 0; i < n; i++) level[i] = usable[i] !== 0 ? 10 * Math.log10(Math.max(smoothed[i]!, 1e-6)) : Number.NaN;
 
   // Threshold halfway between the background and the film's own level: the mean of the cells
   // below the threshold whose 3 × 3 neighbours all are too (the plateau, not its edges), or of
@@ -146,7 +153,7 @@ export function refineOutlineMask(
     let sum = 0;
     let count = 0;
     for (let i = 0; i < n; i++) {
-      const below = level[i]! < threshold;
+      const below = zone[i] !== 0 && level[i]! < threshold;
       dark[i] = below ? 1 : 0;
       if (below) {
         sum += level[i]!;
@@ -158,7 +165,7 @@ export function refineOutlineMask(
     let coreSum = 0;
     let coreCount = 0;
     for (let i = 0; i < n; i++) {
-      if (share[i]! > 1 - 1e-6) {
+      if (zone[i] !== 0 && share[i]! > 1 - 1e-6) {
         coreSum += level[i]!;
         coreCount++;
       }
@@ -177,7 +184,8 @@ export function refineOutlineMask(
   const mask = new Uint8Array(n);
   for (let i = 0; i < n; i++) mask[i] = share[i]! > 0.5 && level[i] === level[i] ? 1 : 0;
 
-  // Keep the parts that overlap the candidate and are at least the working grid's resolution.
+  // Keep the parts that overlap the candidate (grown through connected dark cells as far as the
+  // window reaches) and are at least the working grid's resolution.
   const minCells = Math.max(1, Math.round(MIN_FEATURE_M2 / (spacing.range * spacing.azimuth)));
   const parts = labelRegions(mask, w, h);
   const keep = new Uint8Array(parts.count + 1);
