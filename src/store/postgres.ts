@@ -33,6 +33,11 @@ export function openPostgres(url: string, poolSize: number): Kysely<Database> {
   // next query opens a new connection, and a database that stays down shows in the failing
   // requests and in /readyz.
   pool.on('error', () => {});
+  // The same for a connection the server ends while a transaction holds it idle (checked out of
+  // the pool, so the pool does not listen): the error is emitted on the client. Heard here, the
+  // transaction's next statement fails as the store being unavailable and the pool replaces the
+  // client when the transaction releases it.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
@@ -42,7 +47,7 @@ export function openPostgres(url: string, poolSize: number): Kysely<Database> {
  */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300']);
 /** node-postgres's own messages for a connection it lost or could not get (no code). */
-const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect)/;
+const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/;
 const UNIQUE_VIOLATION = '23505';
 
 const codeOf = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;

@@ -113,3 +113,24 @@ describe.each(STORE_KINDS)('store dialect on %s', (kind) => {
     expect(dialectOf(db).isUniqueViolation(err)).toBe(false);
   });
 });
+
+describe('a PostgreSQL connection ended while a transaction holds it idle', () => {
+  it.runIf(STORE_KINDS.includes('postgres'))('fails that transaction as unavailable instead of stopping the process; the store answers again', async () => {
+    const { db, url } = await freshStore('postgres');
+    const admin = await secondHandle(url);
+    const err = await errorOf(
+      db.transaction().execute(async (tx) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx);
+        // Idle in transaction: no statement of ours is running when the server ends the connection, so
+        // node-postgres emits the error on the checked-out client (uncaught, unless the store listens).
+        await sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(admin);
+        await sleep(300);
+        await sql`select 1`.execute(tx);
+      }),
+    );
+    expect(dialectOf(db).isUnavailable(err)).toBe(true);
+    expect(isBackendUnavailable(err)).toBe(true);
+    const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);
+    expect(rows[0]!.one).toBe(1);
+  });
+});
