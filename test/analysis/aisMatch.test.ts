@@ -71,7 +71,7 @@ describe('issue 23 §4: annotating a ship result', () => {
         type: 'Feature' as const,
         id: 1,
         geometry: { type: 'Polygon', coordinates: [[[x - d, -d], [x + d, -d], [x + d, d], [x - d, d], [x - d, -d]]] },
-        properties: { length_m: lengthM, confidence: null },
+        properties: { length_m: lengthM, confidence: null } as Record<string, unknown>,
       };
     };
     const features = [box(0, 120), { ...box(20_000, 80), id: 2 }];
@@ -86,12 +86,14 @@ describe('issue 23 §4: annotating a ship result', () => {
     expect(out[0]!.properties.dark).toBeUndefined();
     expect(out[1]!.properties).toMatchObject({ dark: true, length_m: 80 });
     expect(out[1]!.properties.mmsi).toBeUndefined();
-    expect(out[2]).toEqual({
-      type: 'Feature',
-      id: 3,
-      geometry: { type: 'Point', coordinates: [0.1, 0] },
-      properties: { detected: false, mmsi: '211000002', length_m: 60, ais_position: 'reported', ais_fix_age_s: 0 },
-    });
+    // The undetected vessel: a 60 m square (its reported length) around its position, as the contract's Polygon.
+    expect(out[2]!.id).toBe(3);
+    expect(out[2]!.properties).toEqual({ area_sqm: expect.any(Number), confidence: null, detected: false, mmsi: '211000002', length_m: 60, ais_lon: 0.1, ais_lat: 0, ais_position: 'reported', ais_fix_age_s: 0 });
+    // 60 m × 60 m, less the rounding of its corners to 1e-6°.
+    expect(Math.abs((out[2]!.properties.area_sqm as number) - 3600)).toBeLessThan(36);
+    const ring = (out[2]!.geometry.coordinates as number[][][])[0]!;
+    expect(ring[0]).toEqual([0.099731, -0.000271]);
+    expect(ring[2]).toEqual([0.100269, 0.000271]);
     expect(out).toHaveLength(3); // 211000003 is outside the area
   });
 });
