@@ -160,7 +160,7 @@ describe('issue 23 §4: a ship job with ais_id', () => {
     expect(missed!.properties).toMatchObject({ detected: false, mmsi: '227000002', length_m: 60, ais_lon: 2.65, ais_lat: 51.27, ais_position: 'reported', ais_fix_age_s: 809, confidence: null });
   });
 
-  it('ais_id is validated: ship only, not with tif_id, unknown, another account's or not a UUID is 404 without echoing it', async () => {
+  it("ais_id is validated: ship only, not with tif_id, unknown, another account's or not a UUID is 404 without echoing it", async () => {
     const id = (await post(CSV, 'text/csv')).json.ais_id as string;
     expect((await settled(id)).status).toBe('ready');
     const oil = await t.http('POST', '/api/v1/detect/oilslick', { body: { satellite_id: 'sentinel-1', polygon: 'POLYGON ((2.45 51.25, 2.7 51.25, 2.7 51.45, 2.45 51.45, 2.45 51.25))', date: '2022-06-12', ais_id: id } });
