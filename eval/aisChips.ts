@@ -17,6 +17,7 @@ import { assignDetections, vesselsAt } from '../src/analysis/ais/index.ts';
 import type { AisFix } from '../src/uploads/aisCsv.ts';
 import geodesic from 'geographiclib-geodesic';
 import { OPENSARSHIP_DIR, openSarShipAvailable } from './shipChips.ts';
+import { table } from './format.ts';
 
 const WGS84 = geodesic.Geodesic.WGS84;
 
@@ -130,4 +131,18 @@ export function evalAisOnOpenSarShip(): AisChipRow[] | { skipped: string } {
     });
   }
   return rows;
+}
+
+export function printAisChips(r: AisChipRow[] | { skipped: string }): void {
+  console.log('\nShips — AIS matching on OpenSARShip (real AIS; image position = the dataset\'s geolocated ship centre, detector not run)');
+  if (!Array.isArray(r)) {
+    console.log(`  skipped: ${r.skipped}`);
+    return;
+  }
+  console.log(
+    table(
+      ['scene', 'ships', 'own AIS matched', 'wrong', 'dark', 'placed median m', 'placed p90 m', 'under way', 'under way: reported → placed median m', 'median fix age s'],
+      r.map((x) => [x.scene.slice(0, 32), x.ships, x.matched, x.wrong, x.dark, x.placedMedianM, x.placedP90M, x.moving, x.moving ? `${x.movingReportedMedianM} → ${x.movingPlacedMedianM}` : '–', x.medianFixAgeS]),
+    ),
+  );
 }
