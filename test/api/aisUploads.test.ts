@@ -180,5 +180,10 @@ describe('issue 23 §4: a ship job with ais_id', () => {
     const garbage = await t.http('POST', '/api/v1/detect/ship', { body: job('<script>') });
     expect(garbage.status).toBe(404);
     expect(garbage.text).not.toContain('script');
+    // A preview checks the field's rules, not the upload (submission only): its estimate stands.
+    const preview = await t.http('POST', '/api/v1/analyze/ship/preview', { body: job('00000000-0000-4000-8000-000000000000') });
+    expect(preview.status).toBe(200);
+    expect(preview.json.area_sqkm).toBeGreaterThan(0);
+    expect((await t.http('POST', '/api/v1/analyze/oilslick/preview', { body: job(id) })).status).toBe(400);
   });
 });
