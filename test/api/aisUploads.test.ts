@@ -139,10 +139,12 @@ describe('issue 23 §4: a ship job with ais_id', () => {
       '227000003,2022-06-12T17:33:00Z,51.40,2.90,0,,,200', // in the scene, outside the polygon
       '227000004,2022-06-12T14:00:00Z,51.38,2.55,12,45,,90', // hours old: not placed
     ];
-    const up = await post(rows.join('\n'), 'text/csv');
-    expect(up.status).toBe(202);
-    expect((await settled(up.json.ais_id)).status).toBe('ready');
-    const submit = await t.http('POST', '/api/v1/detect/ship', { body: job(up.json.ais_id) });
+    // Through the SDK: uploadAis, waitForAisUpload.
+    const up = await t.client.uploadAis(rows.join('\n'));
+    expect(up.status).toBe('processing');
+    expect(await t.client.waitForAisUpload(up.ais_id, { initialDelayMs: 25, timeoutMs: 10_000 })).toMatchObject({ status: 'ready', fix_count: 4, vessel_count: 4 });
+    expect((await t.client.listAisUploads()).ais.map((a) => a.ais_id)).toContain(up.ais_id);
+    const submit = await t.http('POST', '/api/v1/detect/ship', { body: job(up.ais_id) });
     expect(submit.status).toBe(200);
     const done = await waitForTerminal(t.client, submit.json.job_id);
     expect(done.status).toBe('completed');
