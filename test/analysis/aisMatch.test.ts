@@ -97,3 +97,18 @@ describe('issue 23 §4: annotating a ship result', () => {
     expect(out).toHaveLength(3); // 211000003 is outside the area
   });
 });
+
+describe('issue 23 §4: AIS CSV normalisation', () => {
+  it('reads columns in any order, CRLF and a BOM; AIS "not available" values and empty fields are null', () => {
+    const csv = '\uFEFFlength,heading,cog,sog,lon,lat,timestamp,mmsi\r\n0,511,360,102.3,2.5,51.3,2024-06-01T12:00:00+02:00,227000001\r\n,,,,2.6,51.4,2024-06-01T10:05:00.5Z,227000002\r\n';
+    const parsed = parseAisCsv(csv, 10);
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(parsed.fixes).toEqual([
+      { mmsi: '227000001', t: Date.parse('2024-06-01T10:00:00Z'), lat: 51.3, lon: 2.5, sog: null, cog: null, heading: null, length: null },
+      { mmsi: '227000002', t: Date.parse('2024-06-01T10:05:00.500Z'), lat: 51.4, lon: 2.6, sog: null, cog: null, heading: null, length: null },
+    ]);
+    expect(parsed).toMatchObject({ vesselCount: 2, timeStart: '2024-06-01T10:00:00.000Z', timeEnd: '2024-06-01T10:05:00.500Z' });
+    expect(parseAisCsv('mmsi,timestamp,lat,lon,lat\n', 10)).toEqual({ ok: false, message: 'line 1: column lat is named twice' });
+    expect(parseAisCsv('mmsi,timestamp,lat,lon,cog\n227000001,2024-06-01T10:00:00Z,1,2,400', 10)).toEqual({ ok: false, message: 'line 2, field cog: must be from 0 to 360' });
+  });
+});
