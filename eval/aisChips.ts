@@ -14,7 +14,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { assignDetections, vesselsAt } from '../src/analysis/ais/index.ts';
-import type { AisFix } from '../src/uploads/aisCsv.ts';
+import type { AisFix } from '../src/analysis/ais/index.ts';
 import geodesic from 'geographiclib-geodesic';
 import { OPENSARSHIP_DIR, openSarShipAvailable } from './shipChips.ts';
 import { table } from './format.ts';

@@ -1,28 +1,15 @@
 /**
  * AIS CSV (issue 23 §4): a header line naming `mmsi,timestamp,lat,lon` and optionally
  * `sog,cog,heading,length` in any order (other columns are refused, so a typo is not silently
- * ignored), then one fix per line. Pure: the upload service and the tests call it.
+ * ignored), then one fix per line. Pure: the upload service and the tests call it. The fix
+ * type is the matcher's (src/analysis/ais/fix.ts).
  *
  * Errors name the line and the field and the rule broken, never the text found there (an
  * upload's text is untrusted and is not echoed).
  */
+import type { AisFix } from '../analysis/ais/fix.ts';
 
-/** One AIS position report, normalised. */
-export interface AisFix {
-  mmsi: string;
-  /** Milliseconds since the epoch (UTC). */
-  t: number;
-  lat: number;
-  lon: number;
-  /** Speed over ground, knots; null when absent or "not available" (102.3). */
-  sog: number | null;
-  /** Course over ground, degrees 0–360; null when absent or "not available" (360). */
-  cog: number | null;
-  /** True heading, degrees 0–359; null when absent or "not available" (511). */
-  heading: number | null;
-  /** Length overall, metres; null when absent or 0. */
-  length: number | null;
-}
+export type { AisFix };
 
 export type AisParse = { ok: true; fixes: AisFix[]; vesselCount: number; timeStart: string; timeEnd: string } | { ok: false; message: string };
 

@@ -6,7 +6,7 @@
  * not used: a vessel with none near enough has no position.
  */
 import geodesic from 'geographiclib-geodesic';
-import type { AisFix } from '../../uploads/aisCsv.ts';
+import type { AisFix } from './fix.ts';
 
 const WGS84 = geodesic.Geodesic.WGS84;
 const KNOT_MS = 1852 / 3600;
