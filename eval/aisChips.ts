@@ -95,7 +95,7 @@ const quantile = (xs: number[], q: number) => {
 const dist = (aLat: number, aLon: number, bLat: number, bLon: number) => WGS84.Inverse(aLat, aLon, bLat, bLon).s12!;
 
 export function evalAisOnOpenSarShip(): AisChipRow[] | { skipped: string } {
-  if (!openSarShipAvailable()) return { skipped: 'OpenSARShip development chips not found (../shared/data/ship-opensarship-dev)' };
+  if (!openSarShipAvailable()) return { skipped: 'OpenSARShip development chips not found (development-only data, src/devData.ts)' };
   const all = loadAisChipShips();
   const rows: AisChipRow[] = [];
   for (const scene of [...new Set(all.map((s) => s.scene))]) {
