@@ -58,6 +58,7 @@ import { evalChipOutlines, evalGeneratedOutlines, printOutlines } from './oilOut
 import { evalOilCalibrated, printOilCalibrated } from './oilCalibrated.ts';
 import { evalIdlefarm, printIdlefarm } from './idlefarm.ts';
 import { evalOpenSarShip, evalSsdd, printOpenSarShip, printSsdd } from './shipChips.ts';
+import { evalAisOnOpenSarShip, printAisChips } from './aisChips.ts';
 
 const NORTH_SEA_DIR = path.join(S1_DATA, 'grd-safe-northsea-ships');
 const NORTH_SEA_SAFE = path.join(NORTH_SEA_DIR, 'notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
@@ -479,10 +480,11 @@ async function main(): Promise<void> {
     const oilCalibrated = runs('oilslick') ? evalOilCalibrated() : undefined;
     if (oilCalibrated && !values.json) printOilCalibrated(oilCalibrated);
     // Ships: the real chips first (eval/shipChips.ts), then generated scenes and the North-Sea crop.
-    const shipReal = runs('ship') ? { ssdd: await evalSsdd(), attributes: await evalOpenSarShip() } : undefined;
+    const shipReal = runs('ship') ? { ssdd: await evalSsdd(), attributes: await evalOpenSarShip(), ais: evalAisOnOpenSarShip() } : undefined;
     if (shipReal && !values.json) {
       printSsdd(shipReal.ssdd);
       printOpenSarShip(shipReal.attributes);
+      printAisChips(shipReal.ais);
     }
     const shipGenerated = runs('ship') ? await evalShips(dir) : undefined;
     if (shipGenerated && !values.json) printShips(shipGenerated);

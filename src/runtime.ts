@@ -17,6 +17,7 @@ import { RedisCancelNotices } from './queue/redisCancelNotices.ts';
 import { JobService } from './jobs/service.ts';
 import { PolygonUploadService } from './uploads/service.ts';
 import { TifUploadService } from './uploads/tifService.ts';
+import { AisUploadService } from './uploads/aisService.ts';
 import { isoNow } from './jobs/time.ts';
 import { buildApi } from './api/app.ts';
 import type { Clock } from './api/rateLimit.ts';
@@ -105,6 +106,7 @@ export interface Service {
   runner: JobRunner;
   uploads: PolygonUploadService;
   tifs: TifUploadService;
+  ais: AisUploadService;
   /** Monitor runs: new scenes in, runs submitted and settled (issue 21). */
   monitorRunner: MonitorRunner;
   /** The local archive's folder watch; null without one (remote catalog, api role, SARWATCH_ARCHIVE_WATCH=0). */
@@ -163,11 +165,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const shared = roles.api && config.redisUrl ? sharedRateLimits(config) : null;
   const uploads = new PolygonUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
   const tifs = new TifUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
+  const ais = new AisUploadService({ db, config, objects, log: { error: (o, m) => app.log.error(o, m) } });
   const secretBox = new SecretBox(config.webhookSecretKey ? Buffer.from(config.webhookSecretKey, 'base64') : loadOrCreateSecret(config.dataDir, 'webhook-secrets.key'));
   const deliveryQueue = openDeliveryQueue(config, db);
   const webhooks = new WebhookService({ db, box: secretBox, queue: deliveryQueue, allowPrivate: config.webhookAllowPrivate });
   const monitors = new MonitorService({ db, config, catalog });
-  const app = await buildApi({ db, config, jobs, uploads, tifs, webhooks, monitors, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
+  const app = await buildApi({ db, config, jobs, uploads, tifs, ais, webhooks, monitors, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
   const runner = new JobRunner({
@@ -263,6 +266,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       (n) => n > 0 && log.info({ uploads: n }, 'resumed the validation of image uploads'),
       (e) => log.error({ err: String(e) }, 'could not resume image upload validation'),
     );
+    void ais.resumeProcessing(startedAt).then(
+      (n) => n > 0 && log.info({ uploads: n }, 'resumed AIS uploads'),
+      (e) => log.error({ err: String(e) }, 'could not resume AIS uploads'),
+    );
   }
 
   const url = roles.api ? (await app.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost') : '';
@@ -277,6 +284,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     runner,
     uploads,
     tifs,
+    ais,
     monitorRunner,
     archiveWatch,
     url,
@@ -294,7 +302,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const cut = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceSeconds * 1000);
       cut.unref();
       await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close().finally(() => clearTimeout(cut)), metricsServer?.close()]);
-      await Promise.all([uploads.drain(), tifs.drain(), stopWebhooks(), monitorsStopped]);
+      await Promise.all([uploads.drain(), tifs.drain(), ais.drain(), stopWebhooks(), monitorsStopped]);
       await shared?.close();
       await notices.close();
       await drained;

@@ -27,6 +27,8 @@ import { objectRoutes } from './routes/objects.ts';
 import { polygonRoutes } from './routes/polygons.ts';
 import type { PolygonUploadService } from '../uploads/service.ts';
 import { tifRoutes } from './routes/tifs.ts';
+import { aisRoutes } from './routes/ais.ts';
+import type { AisUploadService } from '../uploads/aisService.ts';
 import { jobEventRoutes } from './routes/jobEvents.ts';
 import { JobEventHub } from '../events/jobEvents.ts';
 import { MemoryStreamSlots } from '../events/streamSlots.ts';
@@ -45,6 +47,7 @@ export interface ApiDeps {
   jobs: JobService;
   uploads: PolygonUploadService;
   tifs: TifUploadService;
+  ais: AisUploadService;
   /** Webhooks (issue 21); their routes are absent without it. */
   webhooks?: WebhookService;
   /** Monitors (issue 21); their routes are absent without it. */
@@ -105,7 +108,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         { name: 'detect', description: 'detect family: GRD imagery' },
         { name: 'jobs', description: 'poll, list and download' },
         { name: 'scenes', description: 'the scene catalog' },
-        { name: 'uploads', description: 'polygon uploads (AOI files a job names by polygon_id) and image uploads (σ0 GeoTIFFs and SAFE zips a job names by tif_id)' },
+        { name: 'uploads', description: 'polygon uploads (AOI files a job names by polygon_id) and image uploads (σ0 GeoTIFFs and SAFE zips a job names by tif_id) and AIS uploads (CSV positions a ship job matches by ais_id)' },
         { name: 'monitors', description: 'places watched on every new scene: each run is a job of the account' },
         { name: 'webhooks', description: 'signed event deliveries (Standard Webhooks): job.completed, job.failed, monitor.triggered, monitor.suspended' },
         { name: 'service', description: 'liveness, readiness and metrics' },
@@ -151,6 +154,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(jobRoutes, { jobs: deps.jobs });
       await api.register(polygonRoutes, { uploads: deps.uploads, maxUploadBytes: deps.config.maxUploadBytes });
       await api.register(tifRoutes, { tifs: deps.tifs });
+      await api.register(aisRoutes, { ais: deps.ais, maxUploadBytes: deps.config.maxUploadBytes });
       await api.register(accountRoutes, { db: deps.db });
       if (deps.webhooks) await api.register(webhookRoutes, { webhooks: deps.webhooks });
       if (deps.monitors) await api.register(monitorRoutes, { monitors: deps.monitors });

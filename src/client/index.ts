@@ -30,6 +30,9 @@ import type {
   PolygonUploadAccepted,
   PolygonUploadList,
   TifUpload,
+  AisUpload,
+  AisUploadAccepted,
+  AisUploadList,
   TifUploadAccepted,
   TifUploadList,
   PreviewResponse,
@@ -39,7 +42,7 @@ import type { Family, JobStatus, SubmittableEndpoint } from '../contract/enums.t
 import { JobFailedError, PolygonUploadFailedError, WaitTimeoutError, errorFromResponse } from './errors.ts';
 
 export * from './errors.ts';
-export type { FieldsJobBody, JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody, PolygonUpload, PolygonUploadAccepted, PolygonUploadList, TifUpload, TifUploadAccepted, TifUploadList };
+export type { FieldsJobBody, JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneJobBody, PeriodJobBody, PolygonUpload, PolygonUploadAccepted, PolygonUploadList, TifUpload, TifUploadAccepted, TifUploadList, AisUpload, AisUploadAccepted, AisUploadList };
 
 /** The image kinds of POST /api/v1/tifs and the Content-Type each is sent with. */
 export const TIF_UPLOAD_CONTENT_TYPES = { geotiff: 'image/tiff', safe: 'application/zip' } as const;
@@ -290,6 +293,29 @@ export class SarwatchClient {
   /** Polls until the image upload is ready (returned) or failed (PolygonUploadFailedError with the reason). */
   async waitForTifUpload(tifId: string, opts: Pick<WaitOptions, 'initialDelayMs' | 'maxDelayMs' | 'timeoutMs' | 'signal'> = {}): Promise<TifUpload> {
     return this.waitForUpload(`image upload ${tifId}`, () => this.getTifUpload(tifId), opts);
+  }
+
+  /** Uploads AIS positions (CSV text: mmsi,timestamp,lat,lon[,sog,cog,heading,length]) for a ship job's ais_id. */
+  async uploadAis(csv: string | Uint8Array): Promise<AisUploadAccepted> {
+    const raw = { body: typeof csv === 'string' ? new TextEncoder().encode(csv) : csv, contentType: 'text/csv' };
+    return (await this.request<AisUploadAccepted>('POST', '/api/v1/ais', undefined, 'follow', {}, raw)).value;
+  }
+
+  async getAisUpload(aisId: string): Promise<AisUpload> {
+    return (await this.request<AisUpload>('GET', `/api/v1/ais/${encodeURIComponent(aisId)}`)).value;
+  }
+
+  async listAisUploads(): Promise<AisUploadList> {
+    return (await this.request<AisUploadList>('GET', '/api/v1/ais')).value;
+  }
+
+  async deleteAisUpload(aisId: string): Promise<void> {
+    await this.request<null>('DELETE', `/api/v1/ais/${encodeURIComponent(aisId)}`);
+  }
+
+  /** Polls until the AIS upload is ready (returned) or failed (PolygonUploadFailedError with the reason). */
+  async waitForAisUpload(aisId: string, opts: Pick<WaitOptions, 'initialDelayMs' | 'maxDelayMs' | 'timeoutMs' | 'signal'> = {}): Promise<AisUpload> {
+    return this.waitForUpload(`AIS upload ${aisId}`, () => this.getAisUpload(aisId), opts);
   }
 
   private async waitForUpload<U extends { status: string; error: string | null }>(

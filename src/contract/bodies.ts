@@ -25,6 +25,12 @@ const TifId = Type.String({
   maxLength: 64,
   description: 'The image to analyse: a ready image upload of this account (POST /api/v1/tifs), instead of `scene_id` or `date`; without `polygon` / `polygon_id` the AOI is its footprint',
 });
+const AisId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description:
+    'ship only: a ready AIS upload of this account (POST /api/v1/ais). Each vessel is moved to the acquisition time and matched one-to-one to the detections: a ship feature gains `mmsi` and `ais_distance_m`, or `dark: true`; an AIS vessel inside the analysed area that no detection matched is a feature of its own with `detected: false`. Not with `tif_id` (an uploaded image has no known acquisition time)',
+});
 const MaxCredits = Type.Number({
   exclusiveMinimum: 0,
   description:
@@ -45,6 +51,7 @@ export const SceneJobBody = Type.Object(
     polygon: Type.Optional(Wkt),
     polygon_id: Type.Optional(PolygonId),
     tif_id: Type.Optional(TifId),
+    ais_id: Type.Optional(AisId),
     date: Type.Optional(IsoDate),
     date_direction: Type.Optional(
       Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('nearest')], {

@@ -251,6 +251,33 @@ export type TifUploadList = Static<typeof TifUploadList>;
 export const TifIdParams = Type.Object({ tif_id: Type.String() });
 
 // ---------------------------------------------------------------------------------------
+// AIS uploads (issue 23 §4): the same lifecycle as polygon uploads
+
+export const AisUploadAccepted = Type.Object({
+  ais_id: Type.String({ format: 'uuid' }),
+  status: Type.Literal('processing', { description: 'Poll GET /api/v1/ais/{ais_id} until ready' }),
+});
+export type AisUploadAccepted = Static<typeof AisUploadAccepted>;
+
+export const AisUpload = Type.Object({
+  ais_id: Type.String({ format: 'uuid' }),
+  status: Type.Enum([...POLYGON_UPLOAD_STATUSES], { description: 'processing → ready | failed' }),
+  size_bytes: Type.Integer({ description: 'Size of the uploaded file' }),
+  fix_count: Type.Union([Type.Integer(), Type.Null()], { description: 'Position reports in the file; null until ready' }),
+  vessel_count: Type.Union([Type.Integer(), Type.Null()], { description: 'Distinct MMSIs; null until ready' }),
+  time_start: Type.Union([IsoTimestamp, Type.Null()], { description: 'Earliest fix; null until ready' }),
+  time_end: Type.Union([IsoTimestamp, Type.Null()], { description: 'Latest fix; null until ready' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why validation failed (status failed); null otherwise' }),
+  created_at: IsoTimestamp,
+});
+export type AisUpload = Static<typeof AisUpload>;
+
+export const AisUploadList = Type.Object({ ais: Type.Array(AisUpload) });
+export type AisUploadList = Static<typeof AisUploadList>;
+
+export const AisIdParams = Type.Object({ ais_id: Type.String() });
+
+// ---------------------------------------------------------------------------------------
 // The calling key and its account (issue 22: the dashboard shows the balance)
 
 export const AccountResponse = Type.Object({

@@ -229,7 +229,10 @@ export class JobService {
     const { db, config } = this.deps;
     let request;
     try {
-      request = await validateSubmission(endpoint, family, body, config, uploadLookups(db, principal.accountId));
+      // An ais_id changes nothing a preview reports (area, credits): its upload is checked at
+      // submission only, its field's rules (ship only, not with tif_id) here as there.
+      const lookups = { ...uploadLookups(db, principal.accountId), ais: async (aisId: string) => ({ aisId, fixesKey: '' }) };
+      request = await validateSubmission(endpoint, family, body, config, lookups);
     } catch (e) {
       // An unknown or unready polygon_id / tif_id is checked at submission only (spec: Preview).
       if (!(e instanceof UploadUnavailable)) throw e;

@@ -4,8 +4,8 @@
  * order with the same codes (spec: Preview, "Validation runs the same functions in the
  * same order as submission").
  *
- * Order: input pattern → scene_id → dates → tif_id, polygon_id (404 unknown, 409 not ready)
- * → polygon (size limits, WKT, rings) → area limit. A `polygon_id` stands for the union of a
+ * Order: input pattern → ais_id's endpoint → scene_id → dates → tif_id, polygon_id (404 unknown,
+ * 409 not ready) → polygon (size limits, WKT, rings) → area limit → ais_id (404, 409). A `polygon_id` stands for the union of a
  * ready upload (src/uploads/lookup.ts), validated as a `polygon`; a `tif_id` for a ready
  * image upload, whose footprint is the AOI when no polygon is given.
  * A large polygon is checked on the geometry thread (jobs/geometry/pool.ts), hence async.
@@ -19,9 +19,14 @@ import type { AoiGeometry } from '../geo/index.ts';
 import { checkPolygonOffMainThread } from './geometry/pool.ts';
 import { checkSceneIdAtSubmission } from '../catalog/sceneId.ts';
 import { priceMicros } from './credits.ts';
-import { NO_UPLOADS, type UploadedImage, type UploadLookups } from '../uploads/lookup.ts';
+import { NO_UPLOADS, type UploadedAis, type UploadedImage, type UploadLookups } from '../uploads/lookup.ts';
 
-export type ValidatedRequest =
+export type ValidatedRequest = ValidatedInput & {
+  /** ship: the AIS upload named by `ais_id`, matched to the detections. */
+  ais?: UploadedAis;
+};
+
+type ValidatedInput =
   | {
       pattern: 'scene';
       endpoint: SubmittableEndpoint;
@@ -88,8 +93,18 @@ export async function validateSubmission(
   uploads: UploadLookups = NO_UPLOADS,
 ): Promise<ValidatedRequest> {
   checkAoiFields(endpoint, body);
-  if (endpointOf(endpoint).input === 'scene') return validateSceneBody(endpoint, family, body as SceneJobBody, config, uploads);
-  return validatePeriodBody(endpoint, family, body as PeriodJobBody, config, uploads);
+  const aisId = checkAisField(endpoint, body);
+  const request = endpointOf(endpoint).input === 'scene' ? await validateSceneBody(endpoint, family, body as SceneJobBody, config, uploads) : await validatePeriodBody(endpoint, family, body as PeriodJobBody, config, uploads);
+  return aisId === undefined ? request : { ...request, ais: await uploads.ais(aisId) };
+}
+
+/** `ais_id`: ship only, on a scene or polygon + date (a scene's acquisition time), not on an uploaded image. */
+function checkAisField(endpoint: SubmittableEndpoint, body: SubmissionBody): string | undefined {
+  const aisId = (body as SceneJobBody).ais_id;
+  if (aisId === undefined) return undefined;
+  if (endpoint !== 'ship') throw invalid(`ais_id applies to ship jobs only, not to ${endpoint}`);
+  if ((body as SceneJobBody).tif_id !== undefined) throw invalid('ais_id cannot be given with tif_id: an uploaded image has no known acquisition time to move the AIS positions to');
+  return aisId;
 }
 
 /** `polygon` and `polygon_id` are one AOI given two ways: never both; `polygon_id` only where the endpoint takes uploads only. */
@@ -101,7 +116,7 @@ function checkAoiFields(endpoint: SubmittableEndpoint, body: SubmissionBody): vo
   }
 }
 
-async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config, uploads: UploadLookups): Promise<ValidatedRequest> {
+async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config, uploads: UploadLookups): Promise<ValidatedInput> {
   if (body.tif_id !== undefined) return validateImageBody(endpoint, family, body, config, uploads);
   const hasScene = body.scene_id !== undefined;
   const hasPolygon = body.polygon !== undefined || body.polygon_id !== undefined;
@@ -137,7 +152,7 @@ async function validateSceneBody(endpoint: SubmittableEndpoint, family: Family, 
 }
 
 /** `tif_id`: the uploaded image instead of a scene; a polygon (either way) only narrows it. */
-async function validateImageBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config, uploads: UploadLookups): Promise<ValidatedRequest> {
+async function validateImageBody(endpoint: SubmittableEndpoint, family: Family, body: SceneJobBody, config: Config, uploads: UploadLookups): Promise<ValidatedInput> {
   const extras = (['scene_id', 'date', 'date_direction', 'orbit_direction'] as const).filter((k) => body[k] !== undefined);
   if (extras.length) throw invalid(`tif_id names the image to analyse: ${extras.join(', ')} cannot be given with it`);
   const image = await uploads.image(body.tif_id!);
@@ -147,7 +162,7 @@ async function validateImageBody(endpoint: SubmittableEndpoint, family: Family, 
   return { pattern: 'image', endpoint, family, image, aoi, wkt, polygonId: body.polygon_id ?? null, areaSqkm, centroid };
 }
 
-async function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body: PeriodJobBody, config: Config, uploads: UploadLookups): Promise<ValidatedRequest> {
+async function validatePeriodBody(endpoint: SubmittableEndpoint, family: Family, body: PeriodJobBody, config: Config, uploads: UploadLookups): Promise<ValidatedInput> {
   checkCalendarDate('date_start', body.date_start);
   checkCalendarDate('date_end', body.date_end);
   if (body.date_end < body.date_start) throw invalid('date_end must not be before date_start');

@@ -144,6 +144,28 @@ export interface PolygonUploadsTable {
   updated_at: string;
 }
 
+/** AIS uploads (issue 23 §4): CSV positions a ship job names by `ais_id`. */
+export interface AisUploadsTable {
+  id: string;
+  account_id: string;
+  /** processing | ready | failed */
+  status: string;
+  size_bytes: number;
+  /** Set when ready. */
+  fix_count: number | null;
+  vessel_count: number | null;
+  /** First and last fix (ISO 8601 UTC), set when ready. */
+  time_start: string | null;
+  time_end: string | null;
+  /** Why validation failed (the rule, never the file's text). */
+  error_message: string | null;
+  original_key: string;
+  /** The normalised fixes (JSON, src/uploads/aisCsv.ts AisFix[]), set when ready. */
+  geojson_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface TifUploadsTable {
   id: string;
   account_id: string;
@@ -283,6 +305,7 @@ export interface Database {
   leases: LeasesTable;
   polygon_uploads: PolygonUploadsTable;
   tif_uploads: TifUploadsTable;
+  ais_uploads: AisUploadsTable;
   outbox: OutboxTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -299,6 +322,7 @@ export type JobEventRow = Selectable<JobEventsTable>;
 export type LedgerRow = Selectable<CreditLedgerTable>;
 export type PolygonUploadRow = Selectable<PolygonUploadsTable>;
 export type TifUploadRow = Selectable<TifUploadsTable>;
+export type AisUploadRow = Selectable<AisUploadsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type MonitorRow = Selectable<MonitorsTable>;

@@ -1,13 +1,13 @@
 /**
- * The uploads of one table as an account sees them, polygon uploads (`polygon_id`) and image
- * uploads (`tif_id`) alike: ids are UUIDs, matched lowercase; another account's id is
+ * The uploads of one table as an account sees them, polygon uploads (`polygon_id`), image
+ * uploads (`tif_id`) and AIS uploads (`ais_id`) alike: ids are UUIDs, matched lowercase; another account's id is
  * unknown (404, as for jobs). The routes read (`own`, `list`) and delete through it; a job
  * body's id is resolved by `ready` (404 unknown, 409 NOT_READY processing or failed, as
  * UploadUnavailable: a preview answers 200 for them, lookup.ts).
  */
 import { ApiError } from '../contract/errors.ts';
 import type { ObjectStore } from '../objects/port.ts';
-import type { Db, PolygonUploadRow, TifUploadRow } from '../store/index.ts';
+import type { AisUploadRow, Db, PolygonUploadRow, TifUploadRow } from '../store/index.ts';
 import { deleteUpload, type UploadTable } from './transitions.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -18,8 +18,9 @@ export const UPLOAD_LIST_LIMIT = 100;
 /** Each table with the names its messages use: the body field, the noun, the GET route. */
 export const POLYGON_UPLOADS = { table: 'polygon_uploads', field: 'polygon_id', noun: 'polygon upload', route: 'polygons' } as const;
 export const TIF_UPLOADS = { table: 'tif_uploads', field: 'tif_id', noun: 'image upload', route: 'tifs' } as const;
-type UploadKind = typeof POLYGON_UPLOADS | typeof TIF_UPLOADS;
-type RowOf<K extends UploadKind> = { polygon_uploads: PolygonUploadRow; tif_uploads: TifUploadRow }[K['table']];
+export const AIS_UPLOADS = { table: 'ais_uploads', field: 'ais_id', noun: 'AIS upload', route: 'ais' } as const;
+type UploadKind = typeof POLYGON_UPLOADS | typeof TIF_UPLOADS | typeof AIS_UPLOADS;
+type RowOf<K extends UploadKind> = { polygon_uploads: PolygonUploadRow; tif_uploads: TifUploadRow; ais_uploads: AisUploadRow }[K['table']];
 
 /** 404 or 409 of an upload id in a job body: what a preview does not report. */
 export class UploadUnavailable extends ApiError {}

@@ -1,7 +1,7 @@
 /**
  * What an upload id in a job body stands for, when that upload of the same account is ready
  * (accountUploads.ts `ready`: unknown or another account's → 404, processing or failed → 409
- * NOT_READY): a `polygon_id` its union (WKT, checked again with the request polygon's rules by
+ * NOT_READY): an `ais_id` where its fixes are; a `polygon_id` its union (WKT, checked again with the request polygon's rules by
  * validateSubmission, so the endpoint's area limit applies to it); a `tif_id` the image to
  * analyse (its kind, object key and footprint). Submission and the worker use them as they
  * are; a preview catches UploadUnavailable and answers 200 (the spec checks them at
@@ -9,7 +9,7 @@
  */
 import type { Db } from '../store/index.ts';
 import type { ImageKind } from './image.ts';
-import { accountUploads, POLYGON_UPLOADS, TIF_UPLOADS, UploadUnavailable } from './accountUploads.ts';
+import { accountUploads, AIS_UPLOADS, POLYGON_UPLOADS, TIF_UPLOADS, UploadUnavailable } from './accountUploads.ts';
 
 export { UploadUnavailable } from './accountUploads.ts';
 
@@ -23,10 +23,18 @@ export interface UploadedImage {
   footprintWkt: string;
 }
 
-/** Both lookups of one account: what validateSubmission resolves upload ids with. */
+/** A ready AIS upload, as a ship job matches it. */
+export interface UploadedAis {
+  aisId: string;
+  /** Where its normalised fixes are in the object store (src/uploads/aisService.ts readAisFixes). */
+  fixesKey: string;
+}
+
+/** The lookups of one account: what validateSubmission resolves upload ids with. */
 export interface UploadLookups {
   aoi(polygonId: string): Promise<string>;
   image(tifId: string): Promise<UploadedImage>;
+  ais(aisId: string): Promise<UploadedAis>;
 }
 
 export function uploadLookups(db: Db, accountId: string): UploadLookups {
@@ -41,6 +49,11 @@ export function uploadLookups(db: Db, accountId: string): UploadLookups {
       if (row.footprint_wkt === null) throw new UploadUnavailable('NOT_READY', 'tif_id: the upload has no footprint yet; submit again once its status is ready');
       return { tifId: row.id, kind: row.kind as ImageKind, key: row.original_key, footprintWkt: row.footprint_wkt };
     },
+    async ais(aisId) {
+      const row = await accountUploads(db, accountId, AIS_UPLOADS).ready(aisId);
+      if (row.geojson_key === null) throw new UploadUnavailable('NOT_READY', 'ais_id: the upload has no fixes yet; submit again once its status is ready');
+      return { aisId: row.id, fixesKey: row.geojson_key };
+    },
   };
 }
 
@@ -51,5 +64,8 @@ export const NO_UPLOADS: UploadLookups = {
   },
   image: async () => {
     throw new UploadUnavailable('NOT_FOUND', 'tif_id: no image upload with this id');
+  },
+  ais: async () => {
+    throw new UploadUnavailable('NOT_FOUND', 'ais_id: no AIS upload with this id');
   },
 };

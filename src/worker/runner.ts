@@ -27,6 +27,7 @@ import type { JobSettled } from '../metrics.ts';
 import { JobWatch, type JobLoss } from './jobWatch.ts';
 import type { CancelNotices } from '../queue/cancelNotices.ts';
 import { deleteQuicklook, quicklookSoftly, storeQuicklook } from './quicklook.ts';
+import { matchAisInOutput } from './aisMatch.ts';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -262,7 +263,13 @@ export class JobRunner {
     // The quicklook reads the same imagery after the analysis (an uploaded image while its
     // local copy is still there); its failure costs the job nothing (worker/quicklook.ts).
     const analyseAndLook = async (analysed: typeof input) => {
-      const output = await analyse(analysed);
+      let output = await analyse(analysed);
+      // ship with ais_id: detections matched to the AIS vessels before the quicklook draws them.
+      if (request.ais) {
+        const matched = await matchAisInOutput(objects, request.ais, analysed, output);
+        output = matched.output;
+        if (matched.summary) log.info({ jobId: job.id, ...matched.summary }, 'AIS matched');
+      }
       const images = await quicklookSoftly({ jobId: job.id, endpointId: endpoint, family, input: analysed, result: output.result, signal }, log);
       return { output, images };
     };

@@ -132,8 +132,8 @@ describe('service documents', () => {
     expect(doc.paths['/api/v1/jobs/{job_id}/result.geojson'].get.responses['302']).toBeDefined();
     expect(doc.paths['/api/v1/jobs/{job_id}/result.zip'].get).toBeDefined();
     const shipSchema = doc.paths['/api/v1/detect/ship'].post.requestBody.content['application/json'].schema;
-    // issue 14: polygon_id (an upload) wherever polygon is; issue 21: max_credits on every body.
-    expect(Object.keys(shipSchema.properties).sort()).toEqual(['date', 'date_direction', 'max_credits', 'orbit_direction', 'polygon', 'polygon_id', 'satellite_id', 'scene_id', 'tif_id']);
+    // issue 14: polygon_id (an upload) wherever polygon is; issue 21: max_credits on every body; issue 23: ais_id.
+    expect(Object.keys(shipSchema.properties).sort()).toEqual(['ais_id', 'date', 'date_direction', 'max_credits', 'orbit_direction', 'polygon', 'polygon_id', 'satellite_id', 'scene_id', 'tif_id']);
     const periodSchema = doc.paths['/api/v1/analyze/timeseries'].post.requestBody.content['application/json'].schema;
     expect(periodSchema.required.sort()).toEqual(['date_end', 'date_start', 'satellite_id']);
     expect(Object.keys(doc.paths['/api/v1/polygons']).sort()).toEqual(['get', 'post']);
@@ -144,6 +144,8 @@ describe('service documents', () => {
       'application/zip',
     ]);
     expect(Object.keys(doc.paths['/api/v1/polygons/{polygon_id}']).sort()).toEqual(['delete', 'get']);
+    expect(Object.keys(doc.paths['/api/v1/ais'].post.requestBody.content)).toEqual(['text/csv']);
+    expect(Object.keys(doc.paths['/api/v1/ais/{ais_id}']).sort()).toEqual(['delete', 'get']);
     expect(shipSchema.additionalProperties).toBe(false);
     const status = doc.paths['/api/v1/jobs/{job_id}'].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(status.properties)).toContain('scene_selection');

@@ -21,7 +21,7 @@ const ALLOWED: ReadonlyArray<readonly [RegExp, string]> = [
   [/^src\/events\/(dispatcher|jobEvents|sender|webhooks)\.ts$/, 'webhooks: outbox dispatch, event streams, delivery reads, webhook CRUD'],
   [/^src\/events\/deliveryQueue\/(bullmq|storeBacked)\.ts$/, 'due webhook deliveries, per queue backend'],
   [/^src\/monitors\/(runner|service|spending)\.ts$/, 'monitors: CRUD, runs, the monthly spend'],
-  [/^src\/uploads\/(accountUploads|service|tifService)\.ts$/, 'upload reads of an account; uploads stuck in processing'],
+  [/^src\/uploads\/(accountUploads|service|tifService|aisService)\.ts$/, 'upload reads of an account; uploads stuck in processing'],
   [/^src\/metrics\.ts$/, 'gauges counted in the store'],
 ];
 

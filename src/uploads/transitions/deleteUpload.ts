@@ -7,6 +7,7 @@ export async function deleteUpload(db: Db, accountId: string, id: string, table:
     const row = await db.deleteFrom('tif_uploads').where('id', '=', id).where('account_id', '=', accountId).returning(['original_key']).executeTakeFirst();
     return row ?? null;
   }
-  const row = await db.deleteFrom('polygon_uploads').where('id', '=', id).where('account_id', '=', accountId).returning(['original_key', 'geojson_key']).executeTakeFirst();
+  // polygon and AIS uploads keep a second object (the normalised features / fixes) under geojson_key.
+  const row = await db.deleteFrom(table as 'polygon_uploads').where('id', '=', id).where('account_id', '=', accountId).returning(['original_key', 'geojson_key']).executeTakeFirst();
   return row ?? null;
 }
