@@ -83,16 +83,25 @@ describe('idlefarm season statistics (issue 14)', () => {
     expect(decideField(DATES, vv, vh, loadIdleModel(), 0).reason).toBe('the field covers no pixel of any scene');
   });
 
-  it('the fitted model: P(idle) falls with the VH rise and with the VH/VV rise', () => {
+  it('the fitted model: P(idle) falls with the VH rise, the VH/VV rise, a harvest and cuts', () => {
     const model = loadIdleModel();
-    const p = (rise: number, ratio: number, days = 60) => idleProbability(model, featureVector({ vhRiseDb: rise, ratioRiseDb: ratio, riseDays: days }));
+    const p = (rise: number, ratio: number, days = 60, fall = 0, ratioFall = 0, cutDepth = 0) =>
+      idleProbability(model, featureVector({ vhRiseDb: rise, ratioRiseDb: ratio, riseDays: days, vhFallDb: fall, ratioFallDb: ratioFall, cutDepthDb: cutDepth }));
     for (const rise of [1, 2, 3, 4, 5, 6]) {
       expect(p(rise + 1, 1)).toBeLessThan(p(rise, 1));
       expect(p(rise, 2)).toBeLessThan(p(rise, 1));
     }
+    // Fallow: a weak drift, no cut.
     expect(p(1.5, 0.3)).toBeGreaterThan(0.95);
-    expect(p(6, 3)).toBeLessThan(0.05);
-    expect(model.training.seeds).toBe('101-116');
+    // A crop season: a canopy rise with VH/VV, then a harvest that takes VH/VV down with it.
+    expect(p(6, 3, 60, 5, -2)).toBeLessThan(0.05);
+    // A winter crop already up when the window starts: only its harvest shows.
+    expect(p(0.5, 0.3, 30, 5, -7)).toBeLessThan(0.5);
+    // Tillage slaking back (VH falls, VH/VV flat) is not a harvest: still fallow.
+    expect(p(1, 0, 30, 2, 0)).toBeGreaterThan(0.5);
+    // A managed meadow: a flat season with three cuts of 2 dB.
+    expect(p(1, 1, 30, 1, 0, 6)).toBeLessThan(0.5);
+    expect(model.training.seeds).toBe('101-116 (full years), 121-132 (windows)');
   });
 
   it('only well-formed Polygon and MultiPolygon geometries are fields', () => {
