@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   csvCell,
+  cutsOf,
   decideField,
   fieldGeometry,
   featureVector,
@@ -81,6 +82,34 @@ describe('idlefarm season statistics (issue 14)', () => {
     expect(out.idle).toBeNull();
     expect(out.reason).toBe('the valid dates span 84 days (at least 90 needed for a season)');
     expect(decideField(DATES, vv, vh, loadIdleModel(), 0).reason).toBe('the field covers no pixel of any scene');
+  });
+
+  it('issue 24: cuts are VH/VV drops of at least 1 dB that grow back within two dates; a harvest that stays down is not one', () => {
+    // Two cuts (2.5 dB, back next date; 1.5 dB, back over two dates), a 0.8 dB wobble, then a drop that stays.
+    const ratio = [-6, -6, -8.5, -6, -6, -7.5, -6.8, -5.9, -6.8, -6, -6, -9, -9, -9];
+    const c = cutsOf(ratio);
+    expect(c.cuts).toBe(2);
+    expect(c.depthDb).toBeCloseTo(2.5 + 1.5, 10);
+    expect(cutsOf([-6, -6, -6, -6])).toEqual({ cuts: 0, depthDb: 0 });
+  });
+
+  it('issue 24: a meadow (flat season, three cuts) has no rise of a crop but three cuts; a harvest shows as a fall with VH/VV', () => {
+    const cutDays = [140, 190, 240];
+    const vh = DATES.map((d) => {
+      const t = dayOf(d);
+      let v = -16;
+      for (const m of cutDays) if (t >= m && t < m + 24) v -= 3 * (1 - (t - m) / 24);
+      return v;
+    });
+    const meadow = seasonStats(DATES, DATES.map(() => -10), vh).stats!;
+    expect(meadow.cuts).toBe(3);
+    expect(meadow.cutDepthDb).toBeGreaterThan(4.5);
+    expect(idleProbability(loadIdleModel(), featureVector(meadow))).toBeLessThan(0.5);
+    const { vv, vh: cropVh } = crop();
+    const s = seasonStats(DATES, vv, cropVh).stats!;
+    expect(s.vhFallDb).toBeCloseTo(6, 0);
+    expect(s.ratioFallDb).toBeLessThan(-3);
+    expect(s.cuts).toBe(0);
   });
 
   it('the fitted model: P(idle) falls with the VH rise, the VH/VV rise, a harvest and cuts', () => {
