@@ -92,12 +92,14 @@ describe('issue 14: idlefarm through the API', () => {
       expect(f.properties.valid_dates).toBeLessThanOrEqual(season.scenes.length);
       expect(f.properties.valid_dates).toBeGreaterThanOrEqual(season.scenes.length - 4);
       if (['maize', 'wheat', 'rice'].includes(truth.cls)) expect(f.properties.idle, truth.id).toBe(false);
-      if (['bare', 'grass'].includes(truth.cls)) expect(f.properties.idle, truth.id).toBe(true);
       expect(f.properties.idle_probability).toBeGreaterThanOrEqual(0);
       expect(f.properties.idle_probability).toBeLessThanOrEqual(1);
       expect(f.properties.idle).toBe(f.properties.idle_probability > 0.5);
       expect(typeof f.properties.vh_amplitude_db).toBe('number');
     });
+    // Fallow: most, not all, idle since cuts count as use (issue 24 §3; test/analysis/idlefarm.test.ts).
+    const fallow = out.features.filter((f) => ['bare', 'grass'].includes(season.truth.find((x) => x.id === f.properties.name)!.cls));
+    expect(fallow.filter((f) => f.properties.idle === true).length).toBeGreaterThanOrEqual(Math.ceil(0.8 * fallow.length));
     const score = idleScore(season, out.features);
     expect(score.tp).toBeGreaterThan(0);
     expect(score.f1).toBeGreaterThanOrEqual(0.9);
