@@ -12,7 +12,7 @@ import type { Position } from '../src/geo/types.ts';
 import { openRasterProduct } from '../src/imagery/index.ts';
 import { S1_DATA } from '../src/repoPaths.ts';
 import { readFile } from 'node:fs/promises';
-import { writeFieldSeason, writeRtcStack, type SeasonStackSpec, type TruthCollection } from '../src/synth/index.ts';
+import { demoFarmlandSpec, writeFieldSeason, writeRtcStack, type SeasonStackSpec, type TruthCollection } from '../src/synth/index.ts';
 import { prf } from './scoring/changeEval.ts';
 import { f3, table } from './format.ts';
 
@@ -83,8 +83,8 @@ async function evalGenerated(dir: string) {
   return { heldOutSeeds: GENERATED.map((s) => s.seed), fittedOnSeeds: '101-116, 121-132', stacks, byClass, total, targetF1: IDLEFARM_TARGET_F1, met: total.f1 >= IDLEFARM_TARGET_F1 };
 }
 
-/** The demo archive's farmland (src/synth/demo.ts: seed 20240613 + 202, `sarwatch serve`'s DEMO_SEED), April–September 2024. */
-export const DEMO_FARMLAND = { scene: 'farmland', seed: 20240613 + 202, center: [5.45, 52.52], start: '2024-04-10', count: 15, track: 161, passDirection: 'ascending', subswath: 'IW3' } as const;
+/** The demo archive's farmland as `sarwatch serve` writes it (src/cli/main.ts DEMO_SEED 20240613), April–September 2024. */
+export const DEMO_FARMLAND = demoFarmlandSpec(20240613);
 
 type ClassCounts = Record<string, { fields: number; calledIdle: number; undetermined: number; meanProbability: number }>;
 
@@ -114,7 +114,7 @@ async function evalOtherGenerator(dir: string) {
   const all: { truth: boolean; outcome: FieldOutcome; cls: string }[] = [];
   const specs = [9201, 9202, 9203].map((seed) => ({ name: String(seed), spec: { scene: 'farmland' as const, seed, center: [5.6, 52.6] as Position, start: '2023-01-01', count: 31, track: 37 } }));
   let demo: { counts: Counts; byClass: ClassCounts } | undefined;
-  for (const { name, spec } of [...specs, { name: 'demo', spec: { ...DEMO_FARMLAND, center: [...DEMO_FARMLAND.center] as Position } }]) {
+  for (const { name, spec } of [...specs, { name: 'demo', spec: DEMO_FARMLAND }]) {
     const out = await writeRtcStack(path.join(dir, `idlefarm-rtc-${spec.seed}`), spec);
     const truth = (JSON.parse(await readFile(out.groundTruthPath, 'utf8')) as TruthCollection).features.filter((f) => f.properties.kind === 'field');
     const scenes = out.dates.map((date, k) => ({ date, vv: out.files[2 * k]!, vh: out.files[2 * k + 1]! }));
