@@ -1,7 +1,9 @@
 /**
  * Idle farmland (`npm run eval -- --only idlefarm`): field-level precision, recall and F1 of
- * "idle" on generated seasons with ground truth (src/synth/fields.ts), seeds held out from the
- * fit (training/idlefarm/fit.ts uses 101–116), target F1 ≥ 0.9; then plausibility on the real
+ * "idle" (fallow) on generated seasons with ground truth (src/synth/fields.ts), seeds held out
+ * from the fit (training/idlefarm/fit.ts uses 101–116 and 121–132); on the generator held out
+ * of the fit entirely (src/synth/rtc.ts farmland) and the demo archive's farmland written by it,
+ * per crop class; target F1 ≥ 0.9 on each; then plausibility on the real
  * OPERA RTC stacks committed in samples/s1 (no truth there: what the detector says about land
  * that is not cropland, and the too-few-dates rule on a real date window). docs/idlefarm.md.
  */
