@@ -91,6 +91,9 @@ describe('idlefarm season statistics (issue 14)', () => {
     expect(c.cuts).toBe(2);
     expect(c.depthDb).toBeCloseTo(2.5 + 1.5, 10);
     expect(cutsOf([-6, -6, -6, -6])).toEqual({ cuts: 0, depthDb: 0 });
+    // With VH given: the same VH/VV dip made by VV rising (VH flat) is not a cut; made by VH falling it is.
+    expect(cutsOf([-6, -8, -6, -6], [-16, -16, -16, -16]).cuts).toBe(0);
+    expect(cutsOf([-6, -8, -6, -6], [-16, -18, -16, -16]).cuts).toBe(1);
   });
 
   it('issue 24: a meadow (flat season, three cuts) has no rise of a crop but three cuts; a harvest shows as a fall with VH/VV', () => {

@@ -46,11 +46,13 @@ export type SeasonOutcome = { stats: SeasonStats; reason: null } | { stats: null
 export const CUT_MIN_DB = 1;
 
 /** Cuts in a raw VH/VV series (dB): a drop from the date before that grows back within two dates. */
-export function cutsOf(ratio: readonly number[]): { cuts: number; depthDb: number } {
+export function cutsOf(ratio: readonly number[], vh?: readonly number[]): { cuts: number; depthDb: number } {
   let cuts = 0;
   let depthDb = 0;
   for (let k = 1; k < ratio.length - 1; k++) {
     const drop = ratio[k - 1]! - ratio[k]!;
+    // A cut lowers VH; VV rising alone (noise, a wet soil under thin grass) is not one.
+    if (vh && vh[k - 1]! - vh[k]! < 0.5 * drop) continue;
     const regrowth = Math.max(ratio[k + 1]!, k + 2 < ratio.length ? ratio[k + 2]! : -Infinity) - ratio[k]!;
     const depth = Math.min(drop, regrowth);
     if (depth < CUT_MIN_DB) continue;
@@ -115,7 +117,7 @@ export function seasonStats(dates: readonly string[], vv: ArrayLike<number>, vh:
     if (sVh[j - 1]! > sVh[hi]!) hi = j - 1;
     if (sVh[hi]! - sVh[j]! > drop.fall) drop = { fall: sVh[hi]! - sVh[j]!, from: hi, to: j };
   }
-  const cuts = cutsOf(vhDb.map((v, k) => v - vvDb[k]!));
+  const cuts = cutsOf(vhDb.map((v, k) => v - vvDb[k]!), vhDb);
   let top = 0;
   for (let k = 1; k < n; k++) if (sVh[k]! > sVh[top]!) top = k;
   return {
