@@ -27,7 +27,7 @@ import type { Position } from '../geo/types.ts';
 import { naturalEarthLand } from './land.ts';
 import { trackAcquisitions } from './orbit.ts';
 import { cityFromRtcTruth, writeGrdCitySeries } from './grdCity.ts';
-import { writeRtcStack } from './rtc.ts';
+import { writeRtcStack, type RtcStackSpec } from './rtc.ts';
 import { writeSafeGrd, writeSafeSlcMetadata, type SafeGrdSpec } from './safe.ts';
 import type { ShipSpec, SurfaceSpec } from './scene.ts';
 import type { TruthCollection } from './truth.ts';
@@ -196,6 +196,11 @@ export const DEMO_CITY_CENTER: Position = [4.995, 52.356];
  * every 60 days, first and last date included; not 2024-06-13 / 06-25 (indices 44, 45),
  * the port's dates, so a GRD search of those days finds the port scenes only.
  */
+/** The demo's Flevoland farmland (`rtc/farmland/`): the 2024 season from April, 15 dates (also scored in eval/idlefarm.ts). */
+export function demoFarmlandSpec(seed: number): RtcStackSpec {
+  return { scene: 'farmland', seed: seed + 202, center: [5.45, 52.52], start: '2024-04-10', count: 15, track: 161, passDirection: 'ascending', subswath: 'IW3' };
+}
+
 export const DEMO_GRD_CITY_PICK = [0, 5, 10, 15, 20, 25, 30, 35, 40, 50, 55, 60];
 
 // ------------------------------------------------------------------ helpers
@@ -302,16 +307,7 @@ export async function generateDemoArchive(dir: string, options: DemoArchiveOptio
     });
     products.push(...grdCity.products);
     truth.push(grdCity.truthPath);
-    const farm = await writeRtcStack(path.join(tmp, 'rtc', 'farmland'), {
-      scene: 'farmland',
-      seed: seed + 202,
-      center: [5.45, 52.52],
-      start: '2024-04-10',
-      count: 15,
-      track: 161,
-      passDirection: 'ascending',
-      subswath: 'IW3',
-    });
+    const farm = await writeRtcStack(path.join(tmp, 'rtc', 'farmland'), demoFarmlandSpec(seed));
     products.push(...farm.files);
     truth.push(farm.groundTruthPath);
 

@@ -12,7 +12,11 @@
  * - idle (no growth cycle, idle = true): bare soil with rain (wet dates, both polarisations
  *   up 2–3 dB for a date) and tillage (a roughness step of 1.5–3 dB in VV and VH that slakes
  *   back over weeks), grass fallow with a weak seasonal swing and mowing, and weedy fallow
- *   (spontaneous vegetation: a slow rise of 1–2.5 dB over months — the hard negative).
+ *   (spontaneous vegetation: a slow rise of 1–2.5 dB over months — the hard negative);
+ * - managed meadows (in use, idle = false, opt-in by `meadowShare`): permanent grassland
+ *   with no crop cycle, cut 3–5 times a season (each cut drops VH by 2.5–4 dB, VV barely
+ *   moves, regrowth over 3–4 weeks), a flat VH/VV season otherwise — what a fallow is told
+ *   from by its cuts, not by a canopy rise.
  *
  * Every field also gets a per-date field-level fluctuation (±0.3 dB: moisture, look-angle),
  * pixels get speckle (writeRtcStack), a few dates are missing from the stack and a few others
@@ -28,7 +32,7 @@ import { feature, polygonGeometry, type TruthFeature } from './truth.ts';
 
 export type SeasonCrop = 'wheat' | 'maize' | 'rice' | 'soybean';
 export type SeasonIdle = 'bare' | 'grass' | 'weedy';
-export type SeasonFieldClass = SeasonCrop | SeasonIdle;
+export type SeasonFieldClass = SeasonCrop | SeasonIdle | 'meadow';
 
 export const SEASON_CROPS: readonly SeasonCrop[] = ['wheat', 'maize', 'rice', 'soybean'];
 export const SEASON_IDLE: readonly SeasonIdle[] = ['bare', 'grass', 'weedy'];
@@ -60,6 +64,8 @@ export interface SeasonStackSpec {
   fieldsPerSide?: number;
   /** Share of idle fields. Default 0.4. */
   idleShare?: number;
+  /** Share of managed meadows (taken from the crop fields' share). Default 0. */
+  meadowShare?: number;
   /** Dates removed from the stack after writing. Default 2. */
   missingDates?: number;
   /** Dates with a no-data strip over part of the image. Default 2. */
@@ -123,9 +129,10 @@ interface FieldState {
   calendar: Calendar | null;
   /** bare: tillage days and roughness steps (dB), slaking time (days). */
   tillage: { day: number; stepDb: number; tau: number }[];
-  /** grass: seasonal swing (dB) and mowing days; weedy: rise (dB), start day and duration. */
+  /** grass, meadow: seasonal swing (dB) and mowing days, cut depth (dB) and regrowth (days); weedy: rise (dB), start day and duration. */
   swingDb: number;
   mowings: number[];
+  cut: { depthDb: number; days: number };
   weedy: { riseDb: number; start: number; days: number } | null;
   /** Per date: field-level fluctuation (dB) of VV and VH, and a local shower (wetness added). */
   jitter: Float64Array;
@@ -182,6 +189,17 @@ function fieldDb(f: FieldState, day: number, wet: number): [number, number] {
       let vh = -16 + f.swingDb * season + 2 * wet;
       for (const m of f.mowings) if (day >= m && day < m + 24) vh -= 2 * (1 - (day - m) / 24);
       return [-10 + 0.4 * f.swingDb * season + 2.5 * wet, vh];
+    }
+    case 'meadow': {
+      let vh = -15.5 + 0.5 * f.swingDb * season + 2 * wet;
+      let vv = -10 + 0.3 * f.swingDb * season + 2.5 * wet;
+      for (const m of f.mowings) {
+        if (day < m || day >= m + f.cut.days) continue;
+        const left = 1 - (day - m) / f.cut.days;
+        vh -= f.cut.depthDb * left;
+        vv -= 0.2 * f.cut.depthDb * left;
+      }
+      return [vv, vh];
     }
     case 'weedy': {
       const w = f.weedy!;
@@ -246,14 +264,17 @@ function insideRect(r: Rect, e: number, n: number): boolean {
 }
 
 /** A grid of parcels, one field per cell with a random size and tilt, classes drawn from a shuffled bag. */
-export function seasonLayout(seed: number, options: { sizeM: number; fieldsPerSide: number; idleShare: number }): SeasonFieldSpec[] {
+export function seasonLayout(seed: number, options: { sizeM: number; fieldsPerSide: number; idleShare: number; meadowShare?: number }): SeasonFieldSpec[] {
   const rng = new Random(seed, 'season-layout');
   const n = options.fieldsPerSide;
   const cell = options.sizeM / n;
   const total = n * n;
   const idleCount = Math.round(total * options.idleShare);
   const bag: SeasonFieldClass[] = [];
-  for (let i = 0; i < total; i++) bag.push(i < idleCount ? SEASON_IDLE[i % SEASON_IDLE.length]! : SEASON_CROPS[(i - idleCount) % SEASON_CROPS.length]!);
+  const meadowCount = Math.min(total - idleCount, Math.round(total * (options.meadowShare ?? 0)));
+  for (let i = 0; i < total; i++) {
+    bag.push(i < idleCount ? SEASON_IDLE[i % SEASON_IDLE.length]! : i < idleCount + meadowCount ? 'meadow' : SEASON_CROPS[(i - idleCount - meadowCount) % SEASON_CROPS.length]!);
+  }
   const fields: SeasonFieldSpec[] = [];
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
@@ -312,6 +333,7 @@ class SeasonScene implements RtcStackModel {
         tillage: [],
         swingDb: own.range(0.4, 1.4),
         mowings: [],
+        cut: { depthDb: 2, days: 24 },
         weedy: null,
         jitter: Float64Array.from({ length: 2 * dates.length }, () => own.normal() * 0.3),
         shower: Float64Array.from(dates, () => (own.uniform() < 0.08 ? own.range(0.3, 0.6) : 0)),
@@ -320,6 +342,13 @@ class SeasonScene implements RtcStackModel {
         for (let t = 0, n = 1 + own.int(2); t < n; t++) state.tillage.push({ day: own.range(40, 320), stepDb: own.range(1.5, 3), tau: own.range(30, 90) });
       }
       if (spec.cls === 'grass') for (let m = 0, n = own.int(3); m < n; m++) state.mowings.push(own.range(130, 260));
+      if (spec.cls === 'meadow') {
+        // 3–5 cuts from late April to October, at least 30 days apart.
+        const cuts = 3 + own.int(3);
+        const gap = (290 - 115) / cuts;
+        for (let m = 0; m < cuts; m++) state.mowings.push(115 + shift + m * gap + own.range(0, gap - 30));
+        state.cut = { depthDb: own.range(2.5, 4), days: own.range(20, 30) };
+      }
       if (spec.cls === 'weedy') state.weedy = { riseDb: own.range(1, 2.5), start: own.range(70, 130) + shift, days: own.range(90, 150) };
       return state;
     });
@@ -372,7 +401,7 @@ class SeasonScene implements RtcStackModel {
     return {
       id: f.spec.id,
       cls: f.spec.cls,
-      idle: c === null,
+      idle: c === null && f.spec.cls !== 'meadow',
       sowingDate: day(c?.sowing),
       peakDate: day(c?.peak),
       harvestDate: day(c?.harvest),
@@ -390,7 +419,7 @@ class SeasonScene implements RtcStackModel {
       return feature('field', t.id, polygonGeometry([rectCorners(f.spec).map(([e, n]) => toLonLat(e, n))]), {
         crop: t.cls,
         idle: t.idle,
-        growth_cycle: !t.idle,
+        growth_cycle: !t.idle && t.cls !== 'meadow',
         sowing_date: t.sowingDate,
         peak_date: t.peakDate,
         harvest_date: t.harvestDate,
@@ -407,7 +436,7 @@ class SeasonScene implements RtcStackModel {
 export async function writeFieldSeason(dir: string, spec: SeasonStackSpec): Promise<SeasonStackResult> {
   const size = spec.size ?? 120;
   const pixel = 30;
-  const fields = spec.fields ?? seasonLayout(spec.seed, { sizeM: size * pixel, fieldsPerSide: spec.fieldsPerSide ?? 6, idleShare: spec.idleShare ?? 0.4 });
+  const fields = spec.fields ?? seasonLayout(spec.seed, { sizeM: size * pixel, fieldsPerSide: spec.fieldsPerSide ?? 6, idleShare: spec.idleShare ?? 0.4, meadowShare: spec.meadowShare });
   let scene: SeasonScene | null = null;
   const written = await writeRtcStack(dir, {
     scene: 'farmland',

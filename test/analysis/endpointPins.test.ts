@@ -12,6 +12,10 @@
 // Re-pinned deliberately for issue 24 (oilslick only): outlines grow up to 300 m through
 // connected dark cells, fragments near an accepted slick join it (candidates carry fragmentOf),
 // and the calibrated vetoes are low_wind and compact_shape (docs/oilslick.md, Issue 24).
+// Re-pinned deliberately for issue 24 §3 (idlefarm only): idle now means fallow, the model
+// (src/analysis/idlefarm/model.json, refitted) also weighs a harvest (VH fall with VH/VV) and
+// meadow cuts (VH/VV dips where VH falls), and result.zip reports vh_fall_db, vh_vv_fall_db, cuts and cut_depth_db; on this
+// season two grass-fallow fields change from idle to in use (docs/idlefarm.md, Evaluation).
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -48,7 +52,7 @@ const PINS: Record<string, string> = {
   "timeseries-rtc": "7dc84c6e1ee7d86b05866472d32706ea3f225d3a740c66e60631591b13152bc5",
   "newbuilding-tiles-0": "51bab925f375c9cd8530c76c04445c532ea8b3fe3947a53523499d34271a5fce",
   "newbuilding-tiles-2": "51bab925f375c9cd8530c76c04445c532ea8b3fe3947a53523499d34271a5fce",
-  "idlefarm-rtc": "871c5cbc4f4425cd278f6231caa63343340640dd2558e56aa518dbcc988be00a",
+  "idlefarm-rtc": "a4b1cdb7001dbb854cc6b549a16931fa07d1365d85d9b171999865c53690d04a",
 };
 
 /** Features (or zip members) of each module run, so that no pin is of an empty result by accident. */

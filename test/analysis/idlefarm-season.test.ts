@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   csvCell,
+  cutsOf,
   decideField,
   fieldGeometry,
   featureVector,
@@ -83,16 +84,56 @@ describe('idlefarm season statistics (issue 14)', () => {
     expect(decideField(DATES, vv, vh, loadIdleModel(), 0).reason).toBe('the field covers no pixel of any scene');
   });
 
-  it('the fitted model: P(idle) falls with the VH rise and with the VH/VV rise', () => {
+  it('issue 24: cuts are VH/VV drops of at least 1 dB that grow back within two dates; a harvest that stays down is not one', () => {
+    // Two cuts (2.5 dB, back next date; 1.5 dB, back over two dates), a 0.8 dB wobble, then a drop that stays.
+    const ratio = [-6, -6, -8.5, -6, -6, -7.5, -6.8, -5.9, -6.8, -6, -6, -9, -9, -9];
+    const c = cutsOf(ratio);
+    expect(c.cuts).toBe(2);
+    expect(c.depthDb).toBeCloseTo(2.5 + 1.5, 10);
+    expect(cutsOf([-6, -6, -6, -6])).toEqual({ cuts: 0, depthDb: 0 });
+    // With VH given: the same VH/VV dip made by VV rising (VH flat) is not a cut; made by VH falling it is.
+    expect(cutsOf([-6, -8, -6, -6], [-16, -16, -16, -16]).cuts).toBe(0);
+    expect(cutsOf([-6, -8, -6, -6], [-16, -18, -16, -16]).cuts).toBe(1);
+  });
+
+  it('issue 24: a meadow (flat season, three cuts) has no rise of a crop but three cuts; a harvest shows as a fall with VH/VV', () => {
+    const cutDays = [140, 190, 240];
+    const vh = DATES.map((d) => {
+      const t = dayOf(d);
+      let v = -16;
+      for (const m of cutDays) if (t >= m && t < m + 24) v -= 3 * (1 - (t - m) / 24);
+      return v;
+    });
+    const meadow = seasonStats(DATES, DATES.map(() => -10), vh).stats!;
+    expect(meadow.cuts).toBe(3);
+    expect(meadow.cutDepthDb).toBeGreaterThan(4.5);
+    expect(idleProbability(loadIdleModel(), featureVector(meadow))).toBeLessThan(0.5);
+    const { vv, vh: cropVh } = crop();
+    const s = seasonStats(DATES, vv, cropVh).stats!;
+    expect(s.vhFallDb).toBeCloseTo(6, 0);
+    expect(s.ratioFallDb).toBeLessThan(-3);
+    expect(s.cuts).toBe(0);
+  });
+
+  it('the fitted model: P(idle) falls with the VH rise, the VH/VV rise, a harvest and cuts', () => {
     const model = loadIdleModel();
-    const p = (rise: number, ratio: number, days = 60) => idleProbability(model, featureVector({ vhRiseDb: rise, ratioRiseDb: ratio, riseDays: days }));
+    const p = (rise: number, ratio: number, days = 60, fall = 0, ratioFall = 0, cutDepth = 0) =>
+      idleProbability(model, featureVector({ vhRiseDb: rise, ratioRiseDb: ratio, riseDays: days, vhFallDb: fall, ratioFallDb: ratioFall, cutDepthDb: cutDepth }));
     for (const rise of [1, 2, 3, 4, 5, 6]) {
       expect(p(rise + 1, 1)).toBeLessThan(p(rise, 1));
       expect(p(rise, 2)).toBeLessThan(p(rise, 1));
     }
+    // Fallow: a weak drift, no cut.
     expect(p(1.5, 0.3)).toBeGreaterThan(0.95);
-    expect(p(6, 3)).toBeLessThan(0.05);
-    expect(model.training.seeds).toBe('101-116');
+    // A crop season: a canopy rise with VH/VV, then a harvest that takes VH/VV down with it.
+    expect(p(6, 3, 60, 5, -2)).toBeLessThan(0.05);
+    // A winter crop already up when the window starts: only its harvest shows.
+    expect(p(0.5, 0.3, 30, 5, -7)).toBeLessThan(0.5);
+    // Tillage slaking back (VH falls, VH/VV flat) is not a harvest: still fallow.
+    expect(p(1, 0, 30, 2, 0)).toBeGreaterThan(0.5);
+    // A managed meadow: a flat season with three cuts of 2 dB.
+    expect(p(1, 1, 30, 1, 0, 6)).toBeLessThan(0.5);
+    expect(model.training.seeds).toBe('101-116 (full years), 121-132 (windows)');
   });
 
   it('only well-formed Polygon and MultiPolygon geometries are fields', () => {

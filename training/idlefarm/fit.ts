@@ -1,11 +1,16 @@
 /**
  * Fit the idle-farmland logistic model (src/analysis/idlefarm/model.json) on generated seasons:
  *
- *   nice -n 10 node --import tsx training/idlefarm/fit.ts [--seeds 101-116] [--dry-run]
+ *   nice -n 10 node --import tsx training/idlefarm/fit.ts [--dry-run]
  *
- * Each seed is one generated stack (src/synth/fields.ts: 36 fields, a year at 12 days, VV+VH
- * RTC at 30 m, speckle, missing dates); the fields are read through the same series reader and
- * season statistics as the detector, and labelled by the generator's truth (idle or a crop).
+ * Each season is one generated stack (src/synth/fields.ts: 36 fields, VV+VH RTC at 30 m,
+ * speckle, missing dates): crops (winter wheat, maize, rice, soybean), managed meadows with
+ * 3–5 cuts (in use), and fallow (bare with tillage, grass, weedy regrowth). Seeds 101–116 are
+ * full years, 121–132 April–September windows (the winter wheat canopy already up: only its
+ * harvest shows). The fields are read through the same series reader and season statistics
+ * as the detector and labelled by the generator's truth (idle = fallow). The other generator,
+ * src/synth/rtc.ts farmland (and the demo archive's farmland, written by it), is held out
+ * entirely: eval/idlefarm.ts scores on it.
  * Logistic regression by iteratively reweighted least squares on standardised features with a
  * small ridge, so the fit is deterministic: the same seeds give the same coefficients. The
  * evaluation (eval/idlefarm.ts) uses other seeds.
@@ -18,9 +23,13 @@ import { FEATURE_NAMES, featureVector, MODEL_URL, type IdleModel } from '../../s
 import { seasonStats } from '../../src/analysis/idlefarm/season.ts';
 import { readFieldSeries } from '../../src/analysis/idlefarm/series.ts';
 import type { AoiGeometry } from '../../src/geo/types.ts';
-import { writeFieldSeason } from '../../src/synth/fields.ts';
+import { writeFieldSeason, type SeasonStackSpec } from '../../src/synth/fields.ts';
 
-export const FIT_SEEDS = { from: 101, to: 116 };
+/** The fitted seasons: full years and April–September windows, a sixth of the fields meadows. */
+export const FIT_SEASONS: SeasonStackSpec[] = [
+  ...Array.from({ length: 16 }, (_, i) => ({ seed: 101 + i, meadowShare: 1 / 6 })),
+  ...Array.from({ length: 12 }, (_, i) => ({ seed: 121 + i, meadowShare: 1 / 6, start: `2023-0${3 + (i % 3)}-${String(1 + 9 * (i % 3)).padStart(2, '0')}`, count: 14 + (i % 4) })),
+];
 const RIDGE = 1e-3;
 
 export interface LabelledField {
@@ -32,9 +41,10 @@ export interface LabelledField {
 }
 
 /** Features and labels of every decidable field of the generated season `seed`. */
-export async function labelledFields(seed: number, workDir: string): Promise<LabelledField[]> {
+export async function labelledFields(spec: SeasonStackSpec, workDir: string): Promise<LabelledField[]> {
+  const seed = spec.seed;
   const dir = path.join(workDir, `season-${seed}`);
-  const season = await writeFieldSeason(dir, { seed });
+  const season = await writeFieldSeason(dir, spec);
   try {
     const series = await readFieldSeries(season.scenes, season.fields.features.map((f) => f.geometry as AoiGeometry));
     const out: LabelledField[] = [];
@@ -99,14 +109,13 @@ export function fitLogistic(x: number[][], y: number[], ridge = RIDGE): { interc
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seeds: { type: 'string' }, 'dry-run': { type: 'boolean' } } });
-  const [from, to] = values.seeds ? values.seeds.split('-').map(Number) : [FIT_SEEDS.from, FIT_SEEDS.to];
+  const { values } = parseArgs({ options: { 'dry-run': { type: 'boolean' } } });
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'idlefarm-fit-'));
   const rows: LabelledField[] = [];
   try {
-    for (let seed = from!; seed <= to!; seed++) {
-      rows.push(...(await labelledFields(seed, workDir)));
-      process.stderr.write(`seed ${seed}: ${rows.length} fields\n`);
+    for (const spec of FIT_SEASONS) {
+      rows.push(...(await labelledFields(spec, workDir)));
+      process.stderr.write(`seed ${spec.seed}: ${rows.length} fields\n`);
     }
   } finally {
     rmSync(workDir, { recursive: true, force: true });
@@ -120,8 +129,9 @@ async function main(): Promise<void> {
     threshold: 0.5,
     training: {
       script: 'training/idlefarm/fit.ts',
-      generator: 'src/synth/fields.ts writeFieldSeason (defaults)',
-      seeds: `${from}-${to}`,
+      generator: 'src/synth/fields.ts writeFieldSeason (meadowShare 1/6; full years and April–September windows)',
+      seeds: '101-116 (full years), 121-132 (windows)',
+      heldOut: 'src/synth/rtc.ts farmland (eval/idlefarm.ts)',
       fields: rows.length,
       idleFields: rows.filter((r) => r.idle).length,
       ridge: RIDGE,

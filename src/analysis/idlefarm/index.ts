@@ -10,7 +10,7 @@ export { renderChart, CHART_COLORS } from './chart.ts';
 export { readFieldSeries } from './series.ts';
 export { scenesByDate } from '../timeseries/stack.ts';
 export type { FieldSeries, ReadFieldSeriesOptions } from './series.ts';
-export { seasonStats, smoothSeries, MIN_VALID_DATES, MIN_SPAN_DAYS } from './season.ts';
+export { seasonStats, smoothSeries, cutsOf, CUT_MIN_DB, MIN_VALID_DATES, MIN_SPAN_DAYS } from './season.ts';
 export type { SeasonStats, SeasonOutcome } from './season.ts';
 export { loadIdleModel, idleProbability, featureVector, FEATURE_NAMES, RISE_DAYS_CAP } from './model.ts';
 export type { IdleModel } from './model.ts';

@@ -8,7 +8,7 @@ import type { SeasonStats } from './season.ts';
 /** Longest rise (days) the model distinguishes; slower rises count as this long. */
 export const RISE_DAYS_CAP = 120;
 
-export const FEATURE_NAMES = ['vh_rise_db', 'vh_vv_rise_db', 'rise_days_30'] as const;
+export const FEATURE_NAMES = ['vh_rise_db', 'vh_vv_rise_db', 'rise_days_30', 'vh_fall_db', 'vh_vv_fall_db', 'cut_depth_db'] as const;
 
 export interface IdleModel {
   featureNames: string[];
@@ -21,8 +21,8 @@ export interface IdleModel {
 }
 
 /** The features the model reads, in FEATURE_NAMES order. */
-export function featureVector(s: Pick<SeasonStats, 'vhRiseDb' | 'ratioRiseDb' | 'riseDays'>): number[] {
-  return [s.vhRiseDb, s.ratioRiseDb, Math.min(s.riseDays, RISE_DAYS_CAP) / 30];
+export function featureVector(s: Pick<SeasonStats, 'vhRiseDb' | 'ratioRiseDb' | 'riseDays' | 'vhFallDb' | 'ratioFallDb' | 'cutDepthDb'>): number[] {
+  return [s.vhRiseDb, s.ratioRiseDb, Math.min(s.riseDays, RISE_DAYS_CAP) / 30, s.vhFallDb, s.ratioFallDb, s.cutDepthDb];
 }
 
 /** P(idle) under `model`, 0…1. */

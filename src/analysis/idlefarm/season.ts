@@ -3,7 +3,10 @@
 // VH peaked. A growth cycle is a canopy building up: VH rises by 4–8 dB over weeks and, as
 // volume scattering grows, VH/VV rises with it. Bare soil changes by rain and tillage: rain
 // lifts both polarisations for a date (removed by the median), tillage is a step within one
-// revisit that lifts VV as much as VH (VH/VV flat), grass swings by a dB or so.
+// revisit that lifts VV as much as VH (VH/VV flat), grass swings by a dB or so. What tells land
+// in use without a visible rise from fallow: a harvest (VH falls by several dB and stays down:
+// a winter crop whose canopy was up before the window) and cuts (a managed meadow's VH/VV drops
+// for a date or two and grows back, several times a season).
 
 /** Fewest dates with both VV and VH for a decision. */
 export const MIN_VALID_DATES = 8;
@@ -22,6 +25,14 @@ export interface SeasonStats {
   /** Dates where the rise starts (smoothed VH minimum) and where it ends. */
   riseStart: string;
   riseEnd: string;
+  /** Largest fall of the smoothed VH (a maximum followed by a later minimum), dB: a harvest. */
+  vhFallDb: number;
+  /** Change of the smoothed VH/VV over that fall, dB (negative at a harvest; about flat when tillage roughness slakes back). */
+  ratioFallDb: number;
+  /** Cuts seen: dates where the raw VH/VV drops by at least CUT_MIN_DB from the date before and grows back by as much within two dates. */
+  cuts: number;
+  /** Summed depth of those drops (each the smaller of the drop and the regrowth), dB. */
+  cutDepthDb: number;
   /** Date of the highest smoothed VH. */
   vhMaxDate: string;
   /** Mean over valid dates (linear mean in power, reported in dB). */
@@ -30,6 +41,27 @@ export interface SeasonStats {
 }
 
 export type SeasonOutcome = { stats: SeasonStats; reason: null } | { stats: null; reason: string; validDates: number };
+
+/** Smallest VH/VV drop (and regrowth) counted as a cut, dB. */
+export const CUT_MIN_DB = 1;
+
+/** Cuts in a raw VH/VV series (dB): a drop from the date before that grows back within two dates. */
+export function cutsOf(ratio: readonly number[], vh?: readonly number[]): { cuts: number; depthDb: number } {
+  let cuts = 0;
+  let depthDb = 0;
+  for (let k = 1; k < ratio.length - 1; k++) {
+    const drop = ratio[k - 1]! - ratio[k]!;
+    // A cut lowers VH; VV rising alone (noise, a wet soil under thin grass) is not one.
+    if (vh && vh[k - 1]! - vh[k]! < 0.5 * drop) continue;
+    const regrowth = Math.max(ratio[k + 1]!, k + 2 < ratio.length ? ratio[k + 2]! : -Infinity) - ratio[k]!;
+    const depth = Math.min(drop, regrowth);
+    if (depth < CUT_MIN_DB) continue;
+    cuts++;
+    depthDb += depth;
+    k++; // one cut is not counted again on its regrowth date
+  }
+  return { cuts, depthDb };
+}
 
 const dayNumber = (date: string): number => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
@@ -79,6 +111,13 @@ export function seasonStats(dates: readonly string[], vv: ArrayLike<number>, vh:
     for (let k = best.from; k <= best.to; k++) if (sVh[k]! >= base + 0.1 * best.rise) { t10 = k; break; }
     for (let k = best.from; k <= best.to; k++) if (sVh[k]! >= base + 0.9 * best.rise) { t90 = k; break; }
   }
+  let hi = 0;
+  let drop = { fall: 0, from: 0, to: 0 };
+  for (let j = 1; j < n; j++) {
+    if (sVh[j - 1]! > sVh[hi]!) hi = j - 1;
+    if (sVh[hi]! - sVh[j]! > drop.fall) drop = { fall: sVh[hi]! - sVh[j]!, from: hi, to: j };
+  }
+  const cuts = cutsOf(vhDb.map((v, k) => v - vvDb[k]!), vhDb);
   let top = 0;
   for (let k = 1; k < n; k++) if (sVh[k]! > sVh[top]!) top = k;
   return {
@@ -87,6 +126,10 @@ export function seasonStats(dates: readonly string[], vv: ArrayLike<number>, vh:
       vhRiseDb: best.rise,
       ratioRiseDb: sRatio[best.to]! - sRatio[best.from]!,
       riseDays: days[t90]! - days[t10]!,
+      vhFallDb: drop.fall,
+      ratioFallDb: sRatio[drop.to]! - sRatio[drop.from]!,
+      cuts: cuts.cuts,
+      cutDepthDb: cuts.depthDb,
       riseStart: dates[idx[best.from]!]!,
       riseEnd: dates[idx[best.to]!]!,
       vhMaxDate: dates[idx[top]!]!,
