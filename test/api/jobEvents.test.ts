@@ -148,10 +148,14 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     const stored = await log(t.service.db, job_id);
     expect(brief(second)).toEqual(stored.filter((e) => e.id > seen.at(-1)!));
     expect(second.events.at(-1)).toMatchObject({ event: 'status', data: { status: 'completed' } });
-    expect(second.events.map((e) => [e.event, e.data.progress])).toEqual([
-      ['progress', 65],
-      ['status', 100],
-    ]);
+    // 65, then the end; the last step's 95 comes between them only when the progress throttle's
+    // interval ran out before the job completed (a loaded machine: CI at load 10–14 saw it). It is
+    // then in the store's log too, which the stream matched exactly above.
+    const resumed = second.events.map((e) => [e.event, e.data.progress]);
+    expect([
+      [['progress', 65], ['status', 100]],
+      [['progress', 65], ['progress', 95], ['status', 100]],
+    ]).toContainEqual(resumed);
   });
 
   it('issue 21 §3: a terminal job streams its final state and ends; resumed at its last event it sends nothing and ends; a canceled job ends with failed CANCELED', async () => {
