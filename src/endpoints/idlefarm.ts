@@ -1,6 +1,6 @@
 /**
- * idlefarm: which of the uploaded fields stayed idle over a season (no growth cycle in their
- * VH, VV and VH/VV series; docs/idlefarm.md). The fields are a polygon upload (`polygon_id`
+ * idlefarm: which of the uploaded fields lay fallow over a season — no crop growth cycle, no
+ * harvest and no meadow cuts in their VH, VV and VH/VV series (docs/idlefarm.md). The fields are a polygon upload (`polygon_id`
  * only); the scenes are every scene of the best path/frame in the period, as for timeseries.
  * Credits on the fields' area covered by that path/frame (a fully covered upload: its
  * `area_sqkm`), 1 credit per km²; a season of at most one year over at most 100 km² of fields.
