@@ -104,7 +104,7 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
       // The runner writes progress at most once a second: wait for each before the next step.
       await s.until((x) => x.events.length > seen && lastProgress(x) === 5 + Math.round(((i + 1) / 3) * 100 * 0.9));
     }
-    // The last step's progress (95) is still held back by that throttle when the job completes.
+    // The last step's progress (95) is usually still held back by that throttle when the job completes.
     detector.release(2);
     await s.ended;
     const last = s.events.at(-1)!;
@@ -117,7 +117,13 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     const stored = await log(t.service.db, job_id);
     expect(brief(s).slice(1)).toEqual(stored.filter((e) => e.id > s.events[0]!.id));
     expect(stored.at(-1)).toEqual({ id: last.id, event: 'status', status: 'completed', progress: 100 });
-    expect(s.events.filter((e) => e.event === 'progress').map((e) => e.data.progress)).toEqual([35, 65]);
+    // 35 and 65; the last step's 95 too when more than the throttle's second passed between 65 and
+    // the completion (a loaded machine: a Node 24 CI pass at load 5–7 saw it) — then the store has it
+    // as well, and the stream equalled the store's log above.
+    expect([
+      [35, 65],
+      [35, 65, 95],
+    ]).toContainEqual(s.events.filter((e) => e.event === 'progress').map((e) => e.data.progress));
   });
 
   it('issue 21 §3: Last-Event-ID resumes a lost connection: every event after it, none lost or repeated, up to the end', async () => {
