@@ -4,6 +4,7 @@ import { settleCredits } from '../credits/settleCredits.ts';
 import { isoNow } from '../time.ts';
 import { lockJobAccount } from './lockAccount.ts';
 import { recordTerminalEvent } from '../outbox.ts';
+import { endedUncharged } from './failJob.ts';
 
 export const CANCELED_MESSAGE = 'The job was canceled by the client. It was not charged.';
 
@@ -24,21 +25,7 @@ export async function cancelJob(db: Db, jobId: string, accountId: string): Promi
     const now = isoNow();
     const row = await tx
       .updateTable('jobs')
-      .set({
-        status: TRANSITIONS.cancel.to,
-        completed_at: now,
-        updated_at: now,
-        error_code: 'CANCELED',
-        error_message: CANCELED_MESSAGE,
-        credits_used_micros: 0,
-        result_key: null,
-        area_sqkm: null,
-        coverage: null,
-        scene_selection: null,
-        warnings: '[]',
-        lease_owner: null,
-        lease_expires_at: null,
-      })
+      .set({ status: TRANSITIONS.cancel.to, error_code: 'CANCELED', error_message: CANCELED_MESSAGE, ...endedUncharged(now) })
       .where('id', '=', jobId)
       .where('account_id', '=', accountId)
       .where('status', 'in', [...TRANSITIONS.cancel.from])

@@ -14,6 +14,25 @@ export interface FailGuard {
 }
 
 /**
+ * The columns every transition to `failed` writes beside its status and error (failJob,
+ * cancelJob): ended at `now`, nothing charged, no result, the lease cleared.
+ */
+export function endedUncharged(now: string) {
+  return {
+    completed_at: now,
+    updated_at: now,
+    credits_used_micros: 0,
+    result_key: null,
+    area_sqkm: null,
+    coverage: null,
+    scene_selection: null,
+    warnings: '[]',
+    lease_owner: null,
+    lease_expires_at: null,
+  } as const;
+}
+
+/**
  * pending|processing → failed; releases the whole reservation (failed jobs are never
  * charged). Server-class codes get the fixed generic message.
  */
@@ -24,21 +43,7 @@ export async function failJob(db: Db, jobId: string, failure: { code: JobFailure
     const message = JOB_FAILURES[failure.code].serverClass ? GENERIC_FAILURE_MESSAGE : failure.message;
     let update = tx
       .updateTable('jobs')
-      .set({
-        status: TRANSITIONS.fail.to,
-        completed_at: now,
-        updated_at: now,
-        error_code: failure.code,
-        error_message: message,
-        credits_used_micros: 0,
-        result_key: null,
-        area_sqkm: null,
-        coverage: null,
-        scene_selection: null,
-        warnings: '[]',
-        lease_owner: null,
-        lease_expires_at: null,
-      })
+      .set({ status: TRANSITIONS.fail.to, error_code: failure.code, error_message: message, ...endedUncharged(now) })
       .where('id', '=', jobId)
       .where('status', 'in', [...TRANSITIONS.fail.from]);
     if (guard.workerId) update = update.where('lease_owner', '=', guard.workerId);
