@@ -39,6 +39,7 @@ import type {
   SceneJobBody,
 } from '../contract/schemas.ts';
 import type { Family, JobStatus, SubmittableEndpoint } from '../contract/enums.ts';
+import type { JobEventData } from '../contract/jobEvents.ts';
 import { JobFailedError, PolygonUploadFailedError, WaitTimeoutError, errorFromResponse } from './errors.ts';
 
 export * from './errors.ts';
@@ -74,16 +75,7 @@ export interface ListOptions {
 export interface JobEvent {
   id: number;
   event: 'status' | 'progress';
-  data: {
-    job_id: string;
-    status: JobStatus;
-    progress: number | null;
-    at: string;
-    /** Terminal status events only. */
-    error_code?: string | null;
-    error_message?: string | null;
-    result_path?: string | null;
-  };
+  data: JobEventData;
 }
 
 export interface EventsOptions {

@@ -13,20 +13,10 @@ import type { Db, JobEventRow, JobRow } from '../store/index.ts';
 import { ApiError } from '../contract/errors.ts';
 import { TERMINAL_STATUSES } from '../jobs/stateMachine.ts';
 import type { JobStatus } from '../contract/enums.ts';
+import type { JobEventData } from '../contract/jobEvents.ts';
 import { resultPathOf } from '../jobs/views.ts';
 import type { StreamSlots } from './streamSlots.ts';
 
-export interface JobEventData {
-  job_id: string;
-  status: JobStatus;
-  progress: number | null;
-  /** When the change was written (ISO 8601 UTC). */
-  at: string;
-  /** Terminal status events only: why it failed, and where the result is. */
-  error_code?: string | null;
-  error_message?: string | null;
-  result_path?: string | null;
-}
 
 export interface JobEvent {
   id: number;
