@@ -106,6 +106,8 @@ export async function mapTiles<N extends TileTaskName, D, K>(
   const mergeSettled = (): void => {
     const started = performance.now();
     while (pending.length > 0 && pending[0]!.settled) {
+      // An abort (the progress callback may raise it) merges nothing further, however many tiles have settled.
+      signal?.throwIfAborted();
       const head = pending.shift()!;
       if (head.failed) {
         // An aborted job fails with its signal's reason, whichever tile noticed first.
