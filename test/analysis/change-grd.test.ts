@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectChangeInPair, gridRelation, type PairSources } from '../../src/analysis/change/index.ts';
+import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
 import { detectTimeseries } from '../../src/analysis/timeseries/index.ts';
 import { geodesicAreaSqkm, geodesicAreaSqm, intersectAoi, type AoiGeometry, type Polygon } from '../../src/geo/index.ts';
 import { openRasterSources, utmGridForAoi, type UtmGrid } from '../../src/imagery/index.ts';
@@ -45,6 +46,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  await closeAnalysisPool();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -96,6 +98,19 @@ describe('building change on a geocoded GRD pair', () => {
     expect(s.f1).toBeGreaterThanOrEqual(0.9);
     for (const f of out.result.features) expect(f.properties.confidence).toBeGreaterThanOrEqual(0.8);
   }, 60_000);
+
+  it('on the analysis pool, each task geocoding its own tile of the pair, the result is the one of a single thread', async () => {
+    const run = (threads: number) =>
+      detectChangeInPair(sources(series.products[0]!), sources(series.products[11]!), { aoi: AOI, kind: 'newbuilding', params: { tileSize: 64, threads }, maxRequestBytes: 1 << 20 });
+    const pooled = await run(2);
+    const inThread = await run(0);
+    expect(pooled.stats.tiles).toBeGreaterThan(4);
+    expect(pooled.result.features.length).toBeGreaterThan(20);
+    expect(pooled.result).toEqual(inThread.result);
+    expect(pooled.areaSqkm).toBe(inThread.areaSqkm);
+    expect(pooled.coverage).toEqual(inThread.coverage);
+    expect(pooled.stats.truncatedRegions).toBe(inThread.stats.truncatedRegions);
+  }, 180_000);
 
   it('disappearbuilding (first → last date): F1 ≥ 0.85 on the demolished buildings ≥ 400 m²', async () => {
     const out = await detectChangeInPair(sources(series.products[0]!), sources(series.products[11]!), { aoi: AOI, kind: 'disappearbuilding', maxRequestBytes: 1 << 20 });

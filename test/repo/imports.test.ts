@@ -24,7 +24,6 @@ const KNOWN_CIRCLE_EDGES: { from: string; to: RegExp; why: string }[] = [
     to: /^src\/analysis\/(ship|oilslick|change|quicklook)$/,
     why: 'engine/tasks.ts, the thread pool’s task table, imports each detector’s tile function (issue 20 §1, the engine)',
   },
-  { from: 'src/imagery/stac', to: /^src\/imagery\/safe$/, why: 'the STAC container is a SafeContainer and the SAFE opener opens STAC items' },
   { from: 'src/uploads', to: /^src\/jobs(\/geometry)?$/, why: 'uploads use the jobs’ geometry thread pool, Principal and clock (store/jobs work, issue 20 §1)' },
 ];
 

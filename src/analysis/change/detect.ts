@@ -1,8 +1,9 @@
 // newbuilding / disappearbuilding on an RTC pair: the driver around detectChangeInTile.
 //
-// - Reads only the AOI's pixel window, tile by tile (readTiles: one tile in work, one being
-//   read), so memory depends on the tile size, not on the area: a 30,000 km² AOI at 10 m
-//   is ~300 M pixels, never held at once.
+// - Reads only the AOI's pixel window, tile by tile, so memory depends on the tile size, not
+//   on the area: a 30,000 km² AOI at 10 m is ~300 M pixels, never held at once. On the
+//   analysis pool with local rasters each task opens the pair and reads its own tile
+//   (pairTile.ts); else this thread reads the next tiles while the pool models earlier ones.
 // - Both images are read on the pre image's grid (pairGrid.ts: identical / shifted window /
 //   nearest-neighbour resampling).
 // - Per tile: validity (both images, AOI), model probability, regions (tile.ts); each region
@@ -13,23 +14,24 @@
 //   vectorised (on a coarser lattice for large AOIs), clipped to the AOI and simplified to
 //   the request size budget.
 
-import { geodesicAreaSqm } from '../../geo/area.ts';
 import { intersectAoi } from '../../geo/clip.ts';
 import type { AoiGeometry, Polygon, Position } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
-import { openRasterSources, type RasterSource } from '../../imagery/geocode/source.ts';
-import { planTiles } from '../../imagery/tiles.ts';
+import { isGrdSource, openRasterSources, type RasterSource } from '../../imagery/geocode/source.ts';
+import { isRemoteHref } from '../../imagery/remote/access.ts';
+import { planTiles, type Tile } from '../../imagery/tiles.ts';
+import type { PixelWindow } from '../../imagery/window.ts';
 import { ImageryError } from '../../imagery/errors.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
-import { mapTiles } from '../engine/mapTiles.ts';
-import { aoiPixelEdges, rasterizeAoi } from './aoiMask.ts';
+import { mapTiles, type TileTimings } from '../engine/mapTiles.ts';
+import { aoiPixelEdges } from './aoiMask.ts';
 import { aoiWindow } from '../engine/window.ts';
 import { combinePolygons, measuredCoverage, type MeasuredCoverage } from './coverage.ts';
 import { DEFAULT_CHANGE_MODEL, type ChangeKind } from './model.ts';
-import { gridRelation, readOnReferenceGrid, type GridRelation } from './pairGrid.ts';
-import { SpeckleScratch } from './speckle.ts';
-import { detectChangeTileTask, type ChangeParams, type ChangeRegion, type ChangeTileInput, type ChangeTileResult } from './tile.ts';
+import { gridRelation, type GridRelation } from './pairGrid.ts';
+import { detectChangeInPairTile, readChangeTile, type ChangeTileRead, type ChangeTileReading, type LatticeCounts } from './pairTile.ts';
+import { detectChangeTileTask, type ChangeParams, type ChangeRegion, type ChangeTileResult } from './tile.ts';
 
 export { detectChangeInTile, prepareFeatures, channelsOf } from './tile.ts';
 export type { ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './tile.ts';
@@ -91,6 +93,9 @@ interface OpenPair {
   /** [VV, VH] of each date, each present only when both dates have it. */
   pre: RasterProduct[];
   post: RasterProduct[];
+  /** Their sources, as openRasterSources opened them (another thread opens the same). */
+  preSources: RasterSource[];
+  postSources: RasterSource[];
   preVv: RasterProduct | undefined;
   preVh: RasterProduct | undefined;
 }
@@ -101,7 +106,8 @@ async function openPair(prePaths: PairSources, postPaths: PairSources): Promise<
   const useVh = !!(prePaths.vh && postPaths.vh);
   if (!useVv && !useVh) throw new ImageryError('INVALID_PRODUCT', 'the pre and post scenes share no polarisation (VV or VH)');
   const wanted = [useVv ? prePaths.vv : undefined, useVh ? prePaths.vh : undefined, useVv ? postPaths.vv : undefined, useVh ? postPaths.vh : undefined];
-  const rasters = await openRasterSources(wanted.filter((s): s is RasterSource => s !== undefined));
+  const sources = wanted.filter((s): s is RasterSource => s !== undefined);
+  const rasters = await openRasterSources(sources);
   try {
     let k = 0;
     const [preVv, preVh, postVv, postVh] = wanted.map((s) => (s === undefined ? undefined : rasters[k++]!));
@@ -113,25 +119,11 @@ async function openPair(prePaths: PairSources, postPaths: PairSources): Promise<
       }
     }
     if (pre[0]!.epsg === null) throw new ImageryError('UNSUPPORTED_CRS', `${pre[0]!.location} names no EPSG code`);
-    return { pre, post, preVv, preVh };
+    return { pre, post, preSources: sources.slice(0, pre.length), postSources: sources.slice(pre.length), preVv, preVh };
   } catch (error) {
     await Promise.all(rasters.map((p) => p.close()));
     throw error;
   }
-}
-
-/** Geodesic area of one pixel (m²) around the middle of a window: corners through lon/lat. */
-function pixelAreaSqm(raster: RasterProduct, window: { x0: number; y0: number; width: number; height: number }): number {
-  const ring: Position[] = [];
-  const steps = 4;
-  const corner = (x: number, y: number): Position => raster.pixelToLonLat(y - 0.5, x - 0.5);
-  const { x0, y0, width: w, height: h } = window;
-  for (let i = 0; i < steps; i++) ring.push(corner(x0 + (w * i) / steps, y0));
-  for (let i = 0; i < steps; i++) ring.push(corner(x0 + w, y0 + (h * i) / steps));
-  for (let i = 0; i < steps; i++) ring.push(corner(x0 + w - (w * i) / steps, y0 + h));
-  for (let i = 0; i < steps; i++) ring.push(corner(x0, y0 + h - (h * i) / steps));
-  ring.push(ring[0]!);
-  return geodesicAreaSqm({ type: 'Polygon', coordinates: [ring] }) / (w * h);
 }
 
 /**
@@ -283,91 +275,72 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
   const detections = new DetectionStore();
   let areaSqm = 0;
   const [, gtA, , , , gtE] = reference.geotransform;
-  const nominalPixelM = Math.sqrt(Math.abs(gtA * gtE));
   // Both dates carry the same polarisations (openPair), in the order VV, VH.
-  const vvIndex = pair.preVv ? 0 : -1;
-  const vhIndex = pair.preVh ? (pair.preVv ? 1 : 0) : -1;
-  const pick = (read: { data: Float32Array[] }, index: number): Float32Array | undefined => (index >= 0 ? read.data[index] : undefined);
-
-  const read = async (window: { x0: number; y0: number; width: number; height: number }) => {
-    const [pre, post] = await Promise.all([
-      readOnReferenceGrid(reference, pair.pre, { kind: 'identical' }, window),
-      readOnReferenceGrid(reference, pair.post, relation, window),
-    ]);
-    return { pre, post };
+  const reading: ChangeTileReading = {
+    relation,
+    vvIndex: pair.preVv ? 0 : -1,
+    vhIndex: pair.preVh ? (pair.preVv ? 1 : 0) : -1,
+    edges,
+    region,
+    cell: f,
+    nominalPixelM: Math.sqrt(Math.abs(gtA * gtE)),
+  };
+  const addLattice = (l: LatticeCounts) => {
+    for (let y = 0; y < l.height; y++) {
+      for (let x = 0; x < l.width; x++) {
+        const k = y * l.width + x;
+        const cell = (l.y0 + y) * cw + l.x0 + x;
+        cellInside[cell]! += l.inside[k]!;
+        cellValid[cell]! += l.valid[k]!;
+      }
+    }
+  };
+  const mergeTile = (tile: Tile, out: ChangeTileResult, inside: Uint8Array, pixelSizeM: number) => {
+    const w = tile.halo;
+    stats.pixels += tile.core.width * tile.core.height;
+    stats.validPixels += out.validCount;
+    areaSqm += out.validCount * pixelSizeM * pixelSizeM;
+    for (const r of out.regions) {
+      stats.regions++;
+      if (r.touchesTileEdge && !touchesImageEdge(r, w, reference)) stats.truncatedRegions++;
+      for (const geometry of regionPolygons(r, w, inside, reference, aoi)) {
+        detections.add(geometry.coordinates, r.confidence);
+      }
+    }
   };
 
   const { threads: _threads, tileSize: _tileSize, regionHalo: _regionHalo, extentCells: _extentCells, ...tileParams } = params;
   const threads = Math.max(0, Math.floor(params.threads ?? 0));
-  const tileTimings = await mapTiles(
-    plan,
-    read,
-    {
-      name: 'detectChangeTileTask',
-      run: detectChangeTileTask,
-      params: { kind, params: tileParams },
-      input: (tile, data) => {
-        const w = tile.halo;
-        const inside = rasterizeAoi(edges, w);
-        const pixelSizeM = Math.sqrt(pixelAreaSqm(reference, tile.core)) || nominalPixelM;
-
-        // Coarse extent lattice, from the core pixels (cores partition the region).
-        const { coreInHalo } = tile;
-        const cellOfColumn = new Int32Array(coreInHalo.width);
-        for (let x = 0; x < coreInHalo.width; x++) cellOfColumn[x] = Math.floor((w.x0 + x + coreInHalo.x0 - region.x0) / f);
-        const preValid = data.pre.valid;
-        const postValid = data.post.valid;
-        for (let y = 0; y < coreInHalo.height; y++) {
-          const hy = y + coreInHalo.y0;
-          const rowBase = Math.floor((w.y0 + hy - region.y0) / f) * cw;
-          const base = hy * w.width + coreInHalo.x0;
-          for (let x = 0; x < coreInHalo.width; x++) {
-            const i = base + x;
-            if (!inside[i]) continue;
-            const cell = rowBase + cellOfColumn[x]!;
-            cellInside[cell]!++;
-            cellValid[cell]! += preValid[i]! & postValid[i]!;
-          }
-        }
-
-        const input: ChangeTileInput = {
-          pre: { vv: pick(data.pre, vvIndex), vh: pick(data.pre, vhIndex) },
-          post: { vv: pick(data.post, vvIndex), vh: pick(data.post, vhIndex) },
-          validPre: data.pre.valid,
-          validPost: data.post.valid,
-          inside,
-          width: w.width,
-          height: w.height,
-          pixelSizeM,
-          core: coreInHalo,
-        };
-        // The tile's arrays move to the worker; the AOI mask is kept for clipping polygons.
-        const transfer = [
-          ...new Set(
-            [input.pre.vv, input.pre.vh, input.post.vv, input.post.vh, input.validPre, input.validPost, input.inside]
-              .filter((a) => a !== undefined)
-              .map((a) => a!.buffer as ArrayBuffer),
-          ),
-        ];
-        return { input, transfer: threads > 0 ? transfer : [], keep: { inside: threads > 0 ? inside.slice() : inside, pixelSizeM } };
-      },
-    },
-    (tile, out, { inside, pixelSizeM }) => {
-      const w = tile.halo;
-      stats.pixels += tile.core.width * tile.core.height;
-      stats.validPixels += out.validCount;
-      areaSqm += out.validCount * pixelSizeM * pixelSizeM;
-      for (const r of out.regions) {
-        stats.regions++;
-        if (r.touchesTileEdge && !touchesImageEdge(r, w, reference)) stats.truncatedRegions++;
-        for (const geometry of regionPolygons(r, w, inside, reference, aoi)) {
-          detections.add(geometry.coordinates, r.confidence);
-        }
-      }
-    },
-    // With worker threads the next tiles are read while `threads` tiles are being modelled.
-    { signal: options.signal, threads, prefetch: Math.max(1, threads), onProgress: (done, total) => options.onProgress?.(Math.floor((100 * done) / total)) },
-  );
+  const taskParams = { kind, params: tileParams };
+  // With worker threads at most `threads` tiles are out at once.
+  const engine = { signal: options.signal, threads, prefetch: Math.max(1, threads), onProgress: (done: number, total: number) => options.onProgress?.(Math.floor((100 * done) / total)) };
+  let tileTimings: TileTimings;
+  if (threads > 0 && [...pair.preSources, ...pair.postSources].every(isLocalSource)) {
+    // On the pool, each task opens the pair on its thread and reads its own tile: this thread
+    // only plans, dispatches and merges (the polygons), so its event loop stays free.
+    const input = (tile: Tile) => ({ input: { pre: pair.preSources, post: pair.postSources, reading, tile }, keep: undefined });
+    tileTimings = await mapTiles(plan, null, { name: 'detectChangeInPairTile', run: detectChangeInPairTile, params: taskParams, input }, (tile, out) => {
+      addLattice(out.lattice);
+      mergeTile(tile, out.result, out.inside, out.pixelSizeM);
+    }, engine);
+  } else {
+    // In this thread (or remote rasters): tiles read here, the next ones while `threads` tiles are being modelled.
+    const read = (_window: PixelWindow, tile: Tile) => readChangeTile(pair.pre, pair.post, reading, tile);
+    const input = (_tile: Tile, data: ChangeTileRead) => {
+      addLattice(data.lattice);
+      const { input, inside, pixelSizeM } = data;
+      // The tile's arrays move to the worker; the AOI mask is kept for clipping polygons.
+      const transfer = [
+        ...new Set(
+          [input.pre.vv, input.pre.vh, input.post.vv, input.post.vh, input.validPre, input.validPost, input.inside]
+            .filter((a) => a !== undefined)
+            .map((a) => a!.buffer as ArrayBuffer),
+        ),
+      ];
+      return { input, transfer: threads > 0 ? transfer : [], keep: { inside: threads > 0 ? inside.slice() : inside, pixelSizeM } };
+    };
+    tileTimings = await mapTiles(plan, read, { name: 'detectChangeTileTask', run: detectChangeTileTask, params: taskParams, input }, (tile, out, keep) => mergeTile(tile, out, keep.inside, keep.pixelSizeM), engine);
+  }
   t.read += tileTimings.read;
   t.detect += tileTimings.input + tileTimings.tasks + tileTimings.merge;
   let clock = performance.now();
@@ -389,6 +362,11 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
   const coverage = measuredCoverage({ aoi, analysedAreaSqkm: areaSqkm, extent: combinePolygons(extentPolygons), maxRequestBytes: options.maxRequestBytes });
   t.extent += performance.now() - clock;
   return { detections, areaSqkm, coverage, stats };
+}
+
+/** A local file (an RTC GeoTIFF or a SAFE product): another thread opens it as this one did. */
+function isLocalSource(source: RasterSource): boolean {
+  return !isRemoteHref(isGrdSource(source) ? source.product : source);
 }
 
 function touchesImageEdge(r: ChangeRegion, w: { x0: number; y0: number; width: number; height: number }, raster: RasterProduct): boolean {

@@ -9,6 +9,7 @@ import { detectShipsInSceneTile, detectShipsInSceneTileWithSources } from '../sh
 import { detectSlicksInTile } from '../oilslick/tile.ts';
 import { detectSlicksInSceneTile } from '../oilslick/sceneTile.ts';
 import { detectChangeTileTask } from '../change/tile.ts';
+import { detectChangeInPairTile } from '../change/pairTile.ts';
 import { renderQuicklook } from '../quicklook/render.ts';
 import { renderDeviationMap } from '../quicklook/deviationMap.ts';
 import { holdUntilReleased, sumOnWorker } from './selfTest.ts';
@@ -21,6 +22,7 @@ export const TILE_TASKS = {
   detectSlicksInTile,
   detectSlicksInSceneTile,
   detectChangeTileTask,
+  detectChangeInPairTile,
   renderQuicklook,
   renderDeviationMap,
   sumOnWorker,

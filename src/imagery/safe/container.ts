@@ -6,23 +6,10 @@ import { ImageryError } from '../errors.js';
 import { FileRangeSource, openTiff, openTiffFromSource } from '../geotiff-source.js';
 import { isRemoteHref } from '../remote/access.js';
 import { openStacItemContainer } from '../stac/container.js';
-import { readZipEntries, readZipMemberText, refuseCompressedMember, safeZipMembers, type ZipMember } from './zipMembers.js';
+import type { SafeContainer } from '../container/types.js';
+import { readZipEntries, readZipMemberText, refuseCompressedMember, safeZipMembers, type ZipMember } from '../container/zipMembers.js';
 
-/**
- * The files of one SAFE product, whether an unpacked `.SAFE` folder or a `.zip`.
- * Paths are relative to the SAFE root, posix style: `annotation/s1a-…-vv-….xml`.
- */
-export interface SafeContainer {
-  /** Folder or zip path as given. */
-  readonly location: string;
-  /** `S1A_IW_GRDH_…` without `.SAFE`. */
-  readonly productName: string;
-  /** Relative paths of every file (no directories). */
-  files(): string[];
-  readText(relativePath: string): Promise<string>;
-  openTiff(relativePath: string): Promise<GeoTIFF>;
-  close(): Promise<void>;
-}
+export type { SafeContainer };
 
 function stripSafe(name: string): string {
   return name.replace(/\.zip$/i, '').replace(/\.SAFE$/i, '');

@@ -15,6 +15,6 @@ export type { SafeManifest } from './manifest.js';
 export { measurementPlacement } from './measurement.js';
 export type { MeasurementPlacement } from './measurement.js';
 export { LutRowInterpolator, NoiseRowInterpolator } from './lut.js';
-export { parseMemberName } from './names.js';
-export type { MemberName } from './names.js';
+export { parseMemberName } from '../container/names.js';
+export type { MemberName } from '../container/names.js';
 export { CalibratedRunSampler } from './overview.js';

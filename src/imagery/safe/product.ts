@@ -10,7 +10,7 @@ import { isRemoteHref } from '../remote/access.js';
 import { GeolocationGrid, type GridInterpolation } from './geolocation.js';
 import { parseManifest, type SafeManifest } from './manifest.js';
 import { measurementPlacement, type MeasurementPlacement } from './measurement.js';
-import { bandKey, memberKind, parseMemberName, type MemberKind } from './names.js';
+import { bandKey, memberKind, parseMemberName, type MemberKind } from '../container/names.js';
 import { parseNoise, type NoiseLut } from './noise.js';
 
 export interface SafeBandFiles {

@@ -19,8 +19,8 @@ import type { GeoTIFF } from 'geotiff';
 import { ImageryError } from '../errors.js';
 import { cacheKeyOf } from '../remote/objects.js';
 import { isRemoteHref, remoteAccess, type RemoteAccess } from '../remote/access.js';
-import type { SafeContainer } from '../safe/container.js';
-import { parseMemberName } from '../safe/names.js';
+import type { SafeContainer } from '../container/types.js';
+import { parseMemberName } from '../container/names.js';
 import { openRemoteZipContainer, type RemoteZipContainer } from './remoteZip.js';
 
 export interface StacAssetLike {

@@ -15,8 +15,8 @@ import type { TiffSource } from '../geotiff-source.js';
 import { CachedRangeSource, type RemoteAccess, type RemoteObject } from '../remote/access.js';
 import type { ByteCache } from '../remote/byteCache.js';
 import { cacheKeyOf } from '../remote/objects.js';
-import type { SafeContainer } from '../safe/container.js';
-import { readZipEntries, readZipMemberText, refuseCompressedMember, safeZipMembers, type ZipMember } from '../safe/zipMembers.js';
+import type { SafeContainer } from '../container/types.js';
+import { readZipEntries, readZipMemberText, refuseCompressedMember, safeZipMembers, type ZipMember } from '../container/zipMembers.js';
 
 /** Largest piece handed to yauzl per cache read (a member stream is read in these). */
 const CHUNK = 4 * 1024 * 1024;

@@ -1,0 +1,142 @@
+// A tile of a pair as detectChangeTileTask (tile.ts) takes it: both dates read on the pre
+// image's grid (pairGrid.ts), the AOI mask of the tile's window, its pixel's ground size, and
+// its cores' share of the coverage lattice. The same function serves the calling thread
+// (reading through its opened rasters) and the analysis pool, whose task here opens the pair
+// from its sources (engine/products.ts, once per thread) and reads its own tile, so the
+// decoding, resampling and masks never hold the calling thread's event loop. Same inputs
+// either way, so the same regions bit for bit.
+
+import { geodesicAreaSqm } from '../../geo/area.ts';
+import type { Position } from '../../geo/types.ts';
+// Types only: the task table (and so every pool thread) loads this module, and the readers
+// themselves load with a thread's first pair tile (engine/products.ts).
+import type { RasterSource } from '../../imagery/geocode/source.ts';
+import type { RasterProduct } from '../../imagery/rtc/raster.ts';
+import type { Tile } from '../../imagery/tiles.ts';
+import type { PixelWindow } from '../../imagery/window.ts';
+import { withOpenedRasters } from '../engine/products.ts';
+import { rasterizeAoi, type PixelEdges } from './aoiMask.ts';
+import { readOnReferenceGrid, type GridRelation } from './pairGrid.ts';
+import { detectChangeTileTask, type ChangeTileInput, type ChangeTileOptions, type ChangeTileResult } from './tile.ts';
+
+/** How a pair's tiles are read: plain data, sent to the pool with each tile. */
+export interface ChangeTileReading {
+  /** How the post grid relates to the pre grid (the reference: the first pre raster). */
+  relation: GridRelation;
+  /** Index of VV and of VH among each date's rasters (−1: not used). */
+  vvIndex: number;
+  vhIndex: number;
+  /** The AOI in the reference's pixel space. */
+  edges: PixelEdges;
+  /** The analysed region and its coverage lattice's cell size (f × f pixels). */
+  region: PixelWindow;
+  cell: number;
+  /** Pixel size (m) from the geotransform, when the geodesic one cannot be had. */
+  nominalPixelM: number;
+}
+
+/** A tile's cores' counts on the coverage lattice: cells [x0, x0 + width) × [y0, y0 + height), pixels inside the AOI and of those valid in both dates. */
+export interface LatticeCounts {
+  x0: number;
+  y0: number;
+  width: number;
+  height: number;
+  inside: Int32Array;
+  valid: Int32Array;
+}
+
+/** A read tile: the task's input, the AOI mask (kept for clipping polygons), the pixel size and the lattice counts. */
+export interface ChangeTileRead {
+  input: ChangeTileInput;
+  inside: Uint8Array;
+  pixelSizeM: number;
+  lattice: LatticeCounts;
+}
+
+/** Geodesic area of one pixel (m²) around the middle of a window: corners through lon/lat. */
+function pixelAreaSqm(raster: RasterProduct, window: PixelWindow): number {
+  const ring: Position[] = [];
+  const steps = 4;
+  const corner = (x: number, y: number): Position => raster.pixelToLonLat(y - 0.5, x - 0.5);
+  const { x0, y0, width: w, height: h } = window;
+  for (let i = 0; i < steps; i++) ring.push(corner(x0 + (w * i) / steps, y0));
+  for (let i = 0; i < steps; i++) ring.push(corner(x0 + w, y0 + (h * i) / steps));
+  for (let i = 0; i < steps; i++) ring.push(corner(x0 + w - (w * i) / steps, y0 + h));
+  for (let i = 0; i < steps; i++) ring.push(corner(x0, y0 + h - (h * i) / steps));
+  ring.push(ring[0]!);
+  return geodesicAreaSqm({ type: 'Polygon', coordinates: [ring] }) / (w * h);
+}
+
+/** Reads one tile of the pair (`pre[0]` the reference grid) into detectChangeTileTask's input. */
+export async function readChangeTile(pre: readonly RasterProduct[], post: readonly RasterProduct[], reading: ChangeTileReading, tile: Tile): Promise<ChangeTileRead> {
+  const reference = pre[0]!;
+  const w = tile.halo;
+  const [preRead, postRead] = await Promise.all([
+    readOnReferenceGrid(reference, pre, { kind: 'identical' }, w),
+    readOnReferenceGrid(reference, post, reading.relation, w),
+  ]);
+  const inside = rasterizeAoi(reading.edges, w);
+  const pixelSizeM = Math.sqrt(pixelAreaSqm(reference, tile.core)) || reading.nominalPixelM;
+
+  // Coverage lattice, from the core pixels (cores partition the region).
+  const { region, cell: f } = reading;
+  const { coreInHalo } = tile;
+  const lx0 = Math.floor((tile.core.x0 - region.x0) / f);
+  const ly0 = Math.floor((tile.core.y0 - region.y0) / f);
+  const lw = Math.floor((tile.core.x0 + tile.core.width - 1 - region.x0) / f) - lx0 + 1;
+  const lh = Math.floor((tile.core.y0 + tile.core.height - 1 - region.y0) / f) - ly0 + 1;
+  const lattice: LatticeCounts = { x0: lx0, y0: ly0, width: lw, height: lh, inside: new Int32Array(lw * lh), valid: new Int32Array(lw * lh) };
+  const cellOfColumn = new Int32Array(coreInHalo.width);
+  for (let x = 0; x < coreInHalo.width; x++) cellOfColumn[x] = Math.floor((w.x0 + x + coreInHalo.x0 - region.x0) / f) - lx0;
+  const preValid = preRead.valid;
+  const postValid = postRead.valid;
+  for (let y = 0; y < coreInHalo.height; y++) {
+    const hy = y + coreInHalo.y0;
+    const rowBase = (Math.floor((w.y0 + hy - region.y0) / f) - ly0) * lw;
+    const base = hy * w.width + coreInHalo.x0;
+    for (let x = 0; x < coreInHalo.width; x++) {
+      const i = base + x;
+      if (!inside[i]) continue;
+      const c = rowBase + cellOfColumn[x]!;
+      lattice.inside[c]!++;
+      lattice.valid[c]! += preValid[i]! & postValid[i]!;
+    }
+  }
+
+  const pick = (read: { data: Float32Array[] }, index: number): Float32Array | undefined => (index >= 0 ? read.data[index] : undefined);
+  const input: ChangeTileInput = {
+    pre: { vv: pick(preRead, reading.vvIndex), vh: pick(preRead, reading.vhIndex) },
+    post: { vv: pick(postRead, reading.vvIndex), vh: pick(postRead, reading.vhIndex) },
+    validPre: preValid,
+    validPost: postValid,
+    inside,
+    width: w.width,
+    height: w.height,
+    pixelSizeM,
+    core: coreInHalo,
+  };
+  return { input, inside, pixelSizeM, lattice };
+}
+
+/** A tile the task reads itself: each date's raster sources (as openRasterSources opens them, pre first), how to read them, and the tile. */
+export interface ChangePairTile {
+  pre: RasterSource[];
+  post: RasterSource[];
+  reading: ChangeTileReading;
+  tile: Tile;
+}
+
+/** What the pool task returns: the tile's result with what the merge needs of its read. */
+export interface ChangePairTileResult {
+  result: ChangeTileResult;
+  inside: Uint8Array;
+  pixelSizeM: number;
+  lattice: LatticeCounts;
+}
+
+/** Pool task: open the pair on this thread (or reuse it), read the tile, then detectChangeTileTask. */
+export async function detectChangeInPairTile(task: ChangePairTile, options: Omit<ChangeTileOptions, 'scratch'>): Promise<ChangePairTileResult> {
+  const n = task.pre.length;
+  const read = await withOpenedRasters([...task.pre, ...task.post], (rasters) => readChangeTile(rasters.slice(0, n), rasters.slice(n), task.reading, task.tile));
+  return { result: detectChangeTileTask(read.input, options), inside: read.inside, pixelSizeM: read.pixelSizeM, lattice: read.lattice };
+}
