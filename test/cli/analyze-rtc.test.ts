@@ -312,7 +312,7 @@ describe('usage errors of the RTC detectors (exit 2)', () => {
       usage(/[Tt]he polygon does not overlap S1A_IW_GRDH_1SDV_20220612T173329/, 'newbuilding', NORTH_SEA_SAFE, NORTH_SEA_SAFE, '--polygon', polygon),
       usage(/--polygon is required for timeseries/, 'timeseries', sb, sb2),
     ]);
-  });
+  }, 180_000);
 
   it('SAFE mixed with RTC, one SAFE, a missing polygon, nothing there, no overlap, one date, σ0 options, an unknown detector', async () => {
     await refused(/give either SAFE GRD products or RTC GeoTIFFs, not both/, 'disappearbuilding', [sb, NORTH_SEA_SAFE], { polygon });
