@@ -67,7 +67,7 @@ describe('fixed structures on the demo wind farm', () => {
     for (const s of structures) expect(near(kept.fc.features, s, 60).map((f) => f.properties.fixed_structure)).toEqual([true]);
     for (const s of ships) expect(near(kept.fc.features, s, 100).map((f) => f.properties.fixed_structure)).toEqual([false]);
     expect(kept.fc.features.length - plain.fc.features.length).toBe(kept.fc.features.filter((f: any) => f.properties.fixed_structure).length);
-  });
+  }, 420_000);
 
   it('first pass: no earlier date of the track, so the turbines stay unflagged and a warning says why', async () => {
     const { job, fc } = await run({ date: '2024-06-13' });
@@ -75,7 +75,7 @@ describe('fixed structures on the demo wind farm', () => {
     expect(job.warnings[0].message).toMatch(/^\d+ of \d+ detections have no earlier acquisition of the same track/);
     for (const s of truthOf('2024-06-13', 'fixed_structure')) expect(near(fc.features, s, 60)).toHaveLength(1);
     expect(fc.features.every((f: any) => !('fixed_structure' in f.properties))).toBe(true);
-  });
+  }, 210_000);
 
   it('include_fixed_structures is a boolean of ship jobs: 400 with the error envelope otherwise', async () => {
     const body = { satellite_id: 'sentinel-1', polygon: FARM, date: '2024-06-25' };
