@@ -33,6 +33,9 @@
  * Idle farmland (`--only idlefarm`; field-level F1 of "idle" on held-out generated seasons,
  * plausibility on the real OPERA stacks): eval/idlefarm.ts.
  *
+ * Fixed structures (`--only fixed`; issue 23 §3): the persistence rule of ship jobs on the real
+ * OPERA RTC stack of the Santa Barbara Channel: eval/fixedStructures.ts.
+ *
  *   SARWATCH_EVAL_DIR      where generated products go (default: a temp dir, removed after)
  */
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -59,6 +62,7 @@ import { evalOilCalibrated, printOilCalibrated } from './oilCalibrated.ts';
 import { evalIdlefarm, printIdlefarm } from './idlefarm.ts';
 import { evalOpenSarShip, evalSsdd, printOpenSarShip, printSsdd } from './shipChips.ts';
 import { evalAisOnOpenSarShip, printAisChips } from './aisChips.ts';
+import { evalFixedStructuresRtc, printFixedStructuresRtc } from './fixedStructures.ts';
 
 const NORTH_SEA_DIR = path.join(S1_DATA, 'grd-safe-northsea-ships');
 const NORTH_SEA_SAFE = path.join(NORTH_SEA_DIR, 'notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
@@ -464,6 +468,7 @@ async function main(): Promise<void> {
   const only = values.only ? new Set(values.only.split(',')) : null;
   const parts = ['ship', 'oilslick', 'change', 'timeseries'];
   parts.push('idlefarm'); // eval/idlefarm.ts
+  parts.push('fixed'); // eval/fixedStructures.ts: the fixed-structure rule on the real RTC stack
   for (const name of only ?? []) if (!parts.includes(name)) throw new Error(`unknown eval part ${name}; known: ${parts.join(', ')}`);
   const runs = (name: string): boolean => !only || only.has(name);
   const own = !process.env.SARWATCH_EVAL_DIR;
@@ -486,6 +491,8 @@ async function main(): Promise<void> {
       printOpenSarShip(shipReal.attributes);
       printAisChips(shipReal.ais);
     }
+    const fixedStructures = runs('fixed') ? await evalFixedStructuresRtc() : undefined;
+    if (fixedStructures && !values.json) printFixedStructuresRtc(fixedStructures);
     const shipGenerated = runs('ship') ? await evalShips(dir) : undefined;
     if (shipGenerated && !values.json) printShips(shipGenerated);
     const ship = shipGenerated ? { real: shipReal, ...shipGenerated } : undefined;
@@ -501,7 +508,7 @@ async function main(): Promise<void> {
     if (timeseries && !values.json) printTimeseries(timeseries);
     const idlefarm = runs('idlefarm') ? await evalIdlefarm(dir) : undefined;
     if (idlefarm && !values.json) printIdlefarm(idlefarm);
-    if (values.json) process.stdout.write(`${JSON.stringify({ ship, oilslick, change, timeseries, idlefarm })}\n`);
+    if (values.json) process.stdout.write(`${JSON.stringify({ ship, fixedStructures, oilslick, change, timeseries, idlefarm })}\n`);
     else {
       console.log(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     }

@@ -69,6 +69,14 @@ export interface AnalysisRequest {
   upload?: { polygonId: string; features(): Promise<UploadFeatureCollection> };
   /** timeseries: the cell edge in metres (the CLI's --cell-size); jobs use the detector's default. */
   cellSizeM?: number;
+  /**
+   * ship (issue 23 §3): the same track's acquisitions before the analysed scene (same relative
+   * orbit and direction, overlapping frame), newest first, at most `limit`, at most `days`
+   * back. Absent when nothing can be known (an uploaded image, the CLI): none are used.
+   */
+  earlierAcquisitions?: (limit: number, days: number) => Promise<ResolvedScene[]>;
+  /** ship: keep the detections flagged `fixed_structure: true` (request `include_fixed_structures`). Default false: left out. */
+  includeFixedStructures?: boolean;
 }
 
 export interface UploadFeatureCollection {

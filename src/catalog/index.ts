@@ -5,6 +5,7 @@ export * from './productName.ts';
 export * from './query.ts';
 export * from './sceneId.ts';
 export * from './selection.ts';
+export * from './stack.ts';
 export { MemorySceneIndexStore } from './memoryIndexStore.ts';
 export { LocalSceneCatalog } from './local/catalog.ts';
 export { indexArchive, type IndexArchiveOptions, type IndexArchiveResult, type IndexError } from './local/indexArchive.ts';

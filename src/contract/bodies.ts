@@ -31,6 +31,10 @@ const AisId = Type.String({
   description:
     'ship only: a ready AIS upload of this account (POST /api/v1/ais). Each vessel is moved to the acquisition time and matched one-to-one to the detections: a ship feature gains `mmsi` and `ais_distance_m`, or `dark: true`; an AIS vessel inside the analysed area that no detection matched is a feature of its own with `detected: false`. Not with `tif_id` (an uploaded image has no known acquisition time)',
 });
+const IncludeFixedStructures = Type.Boolean({
+  description:
+    'ship only: keep the detections that are fixed structures (platforms, wind turbines: a bright target within 30 m on most of the same track\'s earlier acquisitions), flagged `fixed_structure: true`. Default false: they are left out. Detections that could be compared carry `fixed_structure`; when some could not (no earlier acquisition), the job has the warning FIXED_STRUCTURES_NOT_SEPARATED',
+});
 const MaxCredits = Type.Number({
   exclusiveMinimum: 0,
   description:
@@ -52,6 +56,7 @@ export const SceneJobBody = Type.Object(
     polygon_id: Type.Optional(PolygonId),
     tif_id: Type.Optional(TifId),
     ais_id: Type.Optional(AisId),
+    include_fixed_structures: Type.Optional(IncludeFixedStructures),
     date: Type.Optional(IsoDate),
     date_direction: Type.Optional(
       Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('nearest')], {

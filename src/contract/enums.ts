@@ -20,4 +20,4 @@ export const SCOPES = ['jobs:read', 'jobs:write', 'uploads:write', 'monitors:wri
 export type Scope = (typeof SCOPES)[number];
 
 /** The spec's three, then sarwatch's (docs/api.md, Job warning codes). */
-export const WARNING_CODES = ['LOW_AOI_COVERAGE', 'CREDITS_NOT_ESTIMABLE', 'PERIOD_PARTIALLY_COVERED', 'AZIMUTH_AMBIGUITY_NOT_SUPPRESSED', 'INCIDENCE_ANGLE_ASSUMED'] as const;
+export const WARNING_CODES = ['LOW_AOI_COVERAGE', 'CREDITS_NOT_ESTIMABLE', 'PERIOD_PARTIALLY_COVERED', 'AZIMUTH_AMBIGUITY_NOT_SUPPRESSED', 'INCIDENCE_ANGLE_ASSUMED', 'FIXED_STRUCTURES_NOT_SEPARATED'] as const;

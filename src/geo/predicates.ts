@@ -6,7 +6,7 @@
 // thousands of exactly collinear vertices (a comb's spine) stay cheap.
 
 import { orient2d } from 'robust-predicates';
-import type { Position } from './types.ts';
+import type { AoiGeometry, Position } from './types.ts';
 
 /** Sign of the turn a → b → c: 1 counter-clockwise (c left of a→b), -1 clockwise, 0 collinear. Exact. */
 export function orient(a: Position, b: Position, c: Position): number {
@@ -103,6 +103,12 @@ export function pointInRing(p: Position, ring: readonly Position[]): 1 | 0 | -1 
     }
   }
   return winding !== 0 ? 1 : -1;
+}
+
+/** Whether a lon/lat lies in a Polygon or MultiPolygon (boundary included, holes excluded). */
+export function pointInAoi(aoi: AoiGeometry, lon: number, lat: number): boolean {
+  const polygons = aoi.type === 'Polygon' ? [aoi.coordinates] : aoi.coordinates;
+  return polygons.some((rings) => pointInRing([lon, lat], rings[0]!) >= 0 && rings.slice(1).every((hole) => pointInRing([lon, lat], hole) < 0));
 }
 
 /**

@@ -4,7 +4,7 @@
  * order with the same codes (spec: Preview, "Validation runs the same functions in the
  * same order as submission").
  *
- * Order: input pattern → ais_id's endpoint → scene_id → dates → tif_id, polygon_id (404 unknown,
+ * Order: input pattern → ais_id's and include_fixed_structures' endpoint → scene_id → dates → tif_id, polygon_id (404 unknown,
  * 409 not ready) → polygon (size limits, WKT, rings) → area limit → ais_id (404, 409). A `polygon_id` stands for the union of a
  * ready upload (src/uploads/lookup.ts), validated as a `polygon`; a `tif_id` for a ready
  * image upload, whose footprint is the AOI when no polygon is given.
@@ -24,6 +24,8 @@ import { NO_UPLOADS, type UploadedAis, type UploadedImage, type UploadLookups } 
 export type ValidatedRequest = ValidatedInput & {
   /** ship: the AIS upload named by `ais_id`, matched to the detections. */
   ais?: UploadedAis;
+  /** ship: `include_fixed_structures: true` keeps the detections flagged `fixed_structure: true`. */
+  includeFixedStructures?: boolean;
 };
 
 type ValidatedInput =
@@ -94,8 +96,11 @@ export async function validateSubmission(
 ): Promise<ValidatedRequest> {
   checkAoiFields(endpoint, body);
   const aisId = checkAisField(endpoint, body);
+  const includeFixedStructures = (body as SceneJobBody).include_fixed_structures;
+  if (includeFixedStructures !== undefined && endpoint !== 'ship') throw invalid(`include_fixed_structures applies to ship jobs only, not to ${endpoint}`);
   const request = endpointOf(endpoint).input === 'scene' ? await validateSceneBody(endpoint, family, body as SceneJobBody, config, uploads) : await validatePeriodBody(endpoint, family, body as PeriodJobBody, config, uploads);
-  return aisId === undefined ? request : { ...request, ais: await uploads.ais(aisId) };
+  const ship = includeFixedStructures === undefined ? request : { ...request, includeFixedStructures };
+  return aisId === undefined ? ship : { ...ship, ais: await uploads.ais(aisId) };
 }
 
 /** `ais_id`: ship only, on a scene or polygon + date (a scene's acquisition time), not on an uploaded image. */

@@ -5,8 +5,10 @@
  * - `grd/`: a port scene off IJmuiden (North Sea coast of the Netherlands), IW GRDH VV+VH,
  *   4000 × 4000 px, on the real track 161 ascending, 2024-06-13: ships of 20–300 m at the
  *   anchorage, in the port approach and along the coast, an oil slick trailing a ship, a
- *   low-wind look-alike, Natural Earth land with the port, town and dunes; and the same
- *   area 12 days later (2024-06-25: more wind, no slick, ships moved).
+ *   low-wind look-alike, Natural Earth land with the port, town and dunes, a wind farm and its
+ *   platform (fixed structures, `DEMO_STRUCTURES`); and the same area 12 days later (2024-06-25:
+ *   more wind, no slick, ships moved, the anchored ones swung about their anchors, the wind farm
+ *   where it was).
  * - `rtc/city/`: IJburg (Amsterdam) growing over two years: OPERA-style RTC, 200 × 200 px
  *   at 10 m, VV+VH, 61 dates at 12-day revisit from January 2023.
  * - `grd/city/`: the same town as IW GRDH (detect family: building change, time series):
@@ -29,11 +31,11 @@ import { trackAcquisitions } from './orbit.ts';
 import { cityFromRtcTruth, writeGrdCitySeries } from './grdCity.ts';
 import { writeRtcStack, type RtcStackSpec } from './rtc.ts';
 import { writeSafeGrd, writeSafeSlcMetadata, type SafeGrdSpec } from './safe.ts';
-import type { ShipSpec, SurfaceSpec } from './scene.ts';
+import type { ShipSpec, StructureSpec, SurfaceSpec } from './scene.ts';
 import type { TruthCollection } from './truth.ts';
 
 /** Bump when the demo's content changes: archives with another version are regenerated. */
-export const DEMO_ARCHIVE_VERSION = 3;
+export const DEMO_ARCHIVE_VERSION = 4;
 export const DEMO_MARKER = '.sarwatch-demo.json';
 
 export interface DemoArchiveOptions {
@@ -118,11 +120,36 @@ const DAY1_SHIPS: ShipSpec[] = [
   { id: 'small-6', lon: 4.54, lat: 52.48, lengthM: 30, headingDeg: 280 },
 ];
 
+/** Chain out between an anchored ship's bow and its anchor (m): about 5–7 × the ~20 m depth off IJmuiden. */
+const ANCHOR_CHAIN_M = 150;
+
+/**
+ * The same anchored ship after the wind turned: it swings about its anchor, which lies ahead of
+ * the bow, so its centre moves (by 100–300 m here) — anchored ships do not stay within the 30 m
+ * of a fixed structure (issue 23 §3).
+ */
+function swungAtAnchor(ship: ShipSpec, headingDeg: number): ShipSpec {
+  const reach = ship.lengthM / 2 + ANCHOR_CHAIN_M;
+  const mPerDegLat = 111_320;
+  const mPerDegLon = mPerDegLat * Math.cos((ship.lat * Math.PI) / 180);
+  const offset = (deg: number) => ({ east: reach * Math.sin((deg * Math.PI) / 180), north: reach * Math.cos((deg * Math.PI) / 180) });
+  const before = offset(ship.headingDeg);
+  const after = offset(headingDeg);
+  return {
+    ...ship,
+    lon: Math.round((ship.lon + (before.east - after.east) / mPerDegLon) * 1e6) / 1e6,
+    lat: Math.round((ship.lat + (before.north - after.north) / mPerDegLat) * 1e6) / 1e6,
+    headingDeg,
+  };
+}
+
+const day1Ship = (id: string): ShipSpec => DAY1_SHIPS.find((s) => s.id === id)!;
+
 const DAY2_SHIPS: ShipSpec[] = [
   // The anchorage 12 days later: three stayed (swung round to the westerly), three left, two arrived.
-  { id: 'anchor-1', lon: 4.3, lat: 52.52, lengthM: 300, widthM: 46, headingDeg: 255 },
-  { id: 'anchor-3', lon: 4.33, lat: 52.55, lengthM: 180, headingDeg: 262 },
-  { id: 'anchor-4', lon: 4.22, lat: 52.53, lengthM: 230, headingDeg: 250 },
+  swungAtAnchor(day1Ship('anchor-1'), 255),
+  swungAtAnchor(day1Ship('anchor-3'), 262),
+  swungAtAnchor(day1Ship('anchor-4'), 250),
   { id: 'anchor-7', lon: 4.25, lat: 52.555, lengthM: 200, headingDeg: 258 },
   { id: 'anchor-8', lon: 4.35, lat: 52.49, lengthM: 150, headingDeg: 252 },
   { id: 'inbound-2', lon: 4.5, lat: 52.466, lengthM: 260, headingDeg: 100 },
@@ -131,6 +158,18 @@ const DAY2_SHIPS: ShipSpec[] = [
   { id: 'small-7', lon: 4.5, lat: 52.42, lengthM: 24, headingDeg: 200 },
   { id: 'small-8', lon: 4.46, lat: 52.54, lengthM: 32, headingDeg: 120 },
   { id: 'small-9', lon: 4.39, lat: 52.6, lengthM: 20, headingDeg: 45 },
+];
+
+/**
+ * A small offshore wind farm west of IJmuiden (3 × 3 turbines 800 m apart, 52.455–52.469 N,
+ * 4.255–4.279 E) and its substation platform: fixed structures, bright at the same place on
+ * both passes (issue 23 §3). Made up for the demo: no farm stands there.
+ */
+export const DEMO_STRUCTURES: StructureSpec[] = [
+  ...[0, 1, 2].flatMap((row) =>
+    [0, 1, 2].map((col): StructureSpec => ({ id: `turbine-${row * 3 + col + 1}`, kind: 'turbine', lon: Math.round((4.255 + col * 0.0118) * 1e6) / 1e6, lat: Math.round((52.455 + row * 0.0072) * 1e6) / 1e6 })),
+  ),
+  { id: 'platform-1', kind: 'platform', lon: 4.292, lat: 52.449 },
 ];
 
 function portSpec(seed: number, scale: number, start: Date, day: 1 | 2, land: SurfaceSpec[]): SafeGrdSpec {
@@ -147,6 +186,7 @@ function portSpec(seed: number, scale: number, start: Date, day: 1 | 2, land: Su
     surfaces: [...land, ...PORT_SURFACES],
     wind: day === 1 ? { speed: 6, directionDeg: 200 } : { speed: 9, directionDeg: 260 },
     ships: day === 1 ? DAY1_SHIPS : DAY2_SHIPS,
+    structures: DEMO_STRUCTURES,
   };
   if (day === 1) {
     base.slicks = [

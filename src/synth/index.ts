@@ -37,6 +37,8 @@ export type {
   LowWindPatchSpec,
   Polarisation,
   ShipSpec,
+  StructureKind,
+  StructureSpec,
   SlickSpec,
   SubSwath,
   SurfaceKind,
@@ -62,7 +64,7 @@ export type { SafeGrdSpec, SafeSlcSpec, WriteSafeResult } from './safe.ts';
 export { writeRtcStack } from './rtc.ts';
 export type { BuildingSpec, ChangeSpec, ChangeType, CropType, FieldSpec, RtcSceneKind, RtcStackSpec, WriteRtcResult } from './rtc.ts';
 export { naturalEarthLand } from './land.ts';
-export { generateDemoArchive, demoPortSpecs, demoFarmlandSpec, DEMO_ARCHIVE_VERSION, DEMO_CITY_CENTER, DEMO_GRD_CITY_PICK, DEMO_MARKER } from './demo.ts';
+export { generateDemoArchive, demoPortSpecs, demoFarmlandSpec, DEMO_ARCHIVE_VERSION, DEMO_STRUCTURES, DEMO_CITY_CENTER, DEMO_GRD_CITY_PICK, DEMO_MARKER } from './demo.ts';
 export type { DemoArchiveOptions, DemoArchiveResult } from './demo.ts';
 export type { TruthCollection, TruthFeature, TruthGeometry, TruthKind } from './truth.ts';
 export { writeGrdCitySeries, cityFromRtcTruth } from './grdCity.ts';

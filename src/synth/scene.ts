@@ -337,6 +337,31 @@ export interface ShipSpec {
   id?: string;
 }
 
+export type StructureKind = 'turbine' | 'platform';
+
+/**
+ * A fixed structure (issue 23 §3): a wind turbine or a platform, a bright target at the same
+ * place on every pass (its scattering centres come from the place's seed, `areaSeed`), drawn
+ * like a ship that never moves; a `fixed_structure` in the truth.
+ */
+export interface StructureSpec {
+  id: string;
+  kind: StructureKind;
+  lon: number;
+  lat: number;
+  /** Side of its square footprint (m). Default: turbine 10, platform 50. */
+  sizeM?: number;
+  /** Integrated VV radar cross-section (dBsm). Default: turbine 38, platform 45 (C-band turbines measure 30–50 dBsm). */
+  rcsDbsm?: number;
+  /** VH − VV cross-section (dB). Default −8. */
+  crossPolDb?: number;
+}
+
+const STRUCTURE_DEFAULTS: Record<StructureKind, { sizeM: number; rcsDbsm: number }> = {
+  turbine: { sizeM: 10, rcsDbsm: 38 },
+  platform: { sizeM: 50, rcsDbsm: 45 },
+};
+
 export interface SlickSpec {
   /** Centre line (lon/lat), from the source (e.g. a ship) downstream. At least 2 points. */
   path: Position[];
@@ -362,6 +387,8 @@ export interface GrdSceneSpec {
   lowWind?: LowWindPatchSpec[];
   surfaces?: SurfaceSpec[];
   ships?: ShipSpec[];
+  /** Wind turbines and platforms: the same on every pass with the same `areaSeed`. */
+  structures?: StructureSpec[];
   slicks?: SlickSpec[];
   /** Look-alikes that are not calm wind or films (seaSignatures.ts): rain cells, internal-wave packets, upwelling. */
   rainCells?: RainCellSpec[];
@@ -447,6 +474,8 @@ interface PlacedShip {
   peakVv: number;
   ghost: boolean;
   parent?: string;
+  /** A fixed structure (turbine, platform), not a ship. */
+  structure?: StructureKind;
 }
 
 interface PlacedSlick {
@@ -692,7 +721,6 @@ export class GrdScene {
   }
 
   private placeShips(): void {
-    const g = this.geometry;
     const rng = new Random(this.spec.seed, 'ships');
     const ghosts: PlacedShip[] = [];
     (this.spec.ships ?? []).forEach((s, index) => {
@@ -701,79 +729,93 @@ export class GrdScene {
       const rcsDraw = rng.normal() * 2;
       const xpolDraw = rng.normal() * 1.5;
       const scatterRng = rng.fork(id);
-      const { line, pixel } = g.lonLatToPixel(s.lon, s.lat);
-      // Only ships whose centre is in the image are rendered and listed in the truth.
-      if (line < 0 || pixel < 0 || line > g.height - 1 || pixel > g.width - 1) return;
-      const widthM = s.widthM ?? s.lengthM / 6.5;
       const rcsDb = s.rcsDbsm ?? 10 * Math.log10(0.2 * Math.pow(s.lengthM, 2.5)) + rcsDraw;
-      const crossPolDb = s.crossPolDb ?? -7 + xpolDraw;
-      const rcsVv = dbToLinear(rcsDb);
-      const scatterers = shipScatterers(s, widthM, scatterRng);
-      const axis = g.bearingToImage(s.headingDeg);
-      const beam = g.bearingToImage(s.headingDeg + 90);
-      const placed = (centerLine: number, azimuthBlur: number, scale: number): Omit<PlacedShip, 'id' | 'ghost'> => {
-        const pts = scatterers.map((sc) => ({
-          y: centerLine + axis.dLine * sc.along + beam.dLine * sc.across,
-          x: pixel + axis.dPixel * sc.along + beam.dPixel * sc.across,
-          w: sc.weight,
-        }));
-        const x0 = Math.floor(Math.min(...pts.map((p) => p.x))) - PSF_HALF;
-        const y0 = Math.floor(Math.min(...pts.map((p) => p.y))) - PSF_HALF * azimuthBlur;
-        const x1 = Math.ceil(Math.max(...pts.map((p) => p.x))) + PSF_HALF;
-        const y1 = Math.ceil(Math.max(...pts.map((p) => p.y))) + PSF_HALF * azimuthBlur;
-        const w = x1 - x0 + 1;
-        const h = y1 - y0 + 1;
-        const patch = new Float32Array(w * h);
-        const pixelArea = g.rangeSpacing * g.azimuthSpacing;
-        const halfA = PSF_HALF * azimuthBlur;
-        for (const p of pts) {
-          const iy = Math.round(p.y);
-          const ix = Math.round(p.x);
-          // A defocused ghost has a wider azimuth response (resolution × azimuthBlur).
-          const wa = psfWeights(p.y - iy, g.azimuthSpacing, IW_GRDH_RESOLUTION.azimuth * azimuthBlur, halfA);
-          const wr = psfWeights(p.x - ix, g.rangeSpacing, IW_GRDH_RESOLUTION.range, PSF_HALF);
-          const energy = (rcsVv * p.w * scale) / pixelArea;
-          for (let a = -halfA; a <= halfA; a++) {
-            const yy = iy + a - y0;
-            if (yy < 0 || yy >= h) continue;
-            const ea = energy * wa[a + halfA]!;
-            for (let r = -PSF_HALF; r <= PSF_HALF; r++) {
-              const xx = ix + r - x0;
-              if (xx < 0 || xx >= w) continue;
-              patch[yy * w + xx]! += ea * wr[r + PSF_HALF]!;
-            }
+      this.placeTarget(s, id, rcsDb, s.crossPolDb ?? -7 + xpolDraw, scatterRng, ghosts);
+    });
+    // Fixed structures: their scattering centres come from the place's seed, so every pass of
+    // the stack shows the same target at the same place; only the speckle differs.
+    const placeRng = new Random(this.spec.areaSeed ?? this.spec.seed, 'structures');
+    for (const st of this.spec.structures ?? []) {
+      const size = st.sizeM ?? STRUCTURE_DEFAULTS[st.kind].sizeM;
+      const asShip: ShipSpec = { id: st.id, lon: st.lon, lat: st.lat, lengthM: size, widthM: size, headingDeg: 0 };
+      const rcsDb = st.rcsDbsm ?? STRUCTURE_DEFAULTS[st.kind].rcsDbsm;
+      this.placeTarget(asShip, st.id, rcsDb, st.crossPolDb ?? -8, placeRng.fork(st.id), ghosts, st.kind);
+    }
+    this.ships.push(...ghosts);
+  }
+
+  /** Renders one ship or structure (and its azimuth ghosts) when its centre is in the image. */
+  private placeTarget(s: ShipSpec, id: string, rcsDb: number, crossPolDb: number, scatterRng: Random, ghosts: PlacedShip[], structure?: StructureKind): void {
+    const g = this.geometry;
+    const { line, pixel } = g.lonLatToPixel(s.lon, s.lat);
+    // Only targets whose centre is in the image are rendered and listed in the truth.
+    if (line < 0 || pixel < 0 || line > g.height - 1 || pixel > g.width - 1) return;
+    const widthM = s.widthM ?? s.lengthM / 6.5;
+    const rcsVv = dbToLinear(rcsDb);
+    const scatterers = shipScatterers(s, widthM, scatterRng);
+    const axis = g.bearingToImage(s.headingDeg);
+    const beam = g.bearingToImage(s.headingDeg + 90);
+    const placed = (centerLine: number, azimuthBlur: number, scale: number): Omit<PlacedShip, 'id' | 'ghost'> => {
+      const pts = scatterers.map((sc) => ({
+        y: centerLine + axis.dLine * sc.along + beam.dLine * sc.across,
+        x: pixel + axis.dPixel * sc.along + beam.dPixel * sc.across,
+        w: sc.weight,
+      }));
+      const x0 = Math.floor(Math.min(...pts.map((p) => p.x))) - PSF_HALF;
+      const y0 = Math.floor(Math.min(...pts.map((p) => p.y))) - PSF_HALF * azimuthBlur;
+      const x1 = Math.ceil(Math.max(...pts.map((p) => p.x))) + PSF_HALF;
+      const y1 = Math.ceil(Math.max(...pts.map((p) => p.y))) + PSF_HALF * azimuthBlur;
+      const w = x1 - x0 + 1;
+      const h = y1 - y0 + 1;
+      const patch = new Float32Array(w * h);
+      const pixelArea = g.rangeSpacing * g.azimuthSpacing;
+      const halfA = PSF_HALF * azimuthBlur;
+      for (const p of pts) {
+        const iy = Math.round(p.y);
+        const ix = Math.round(p.x);
+        // A defocused ghost has a wider azimuth response (resolution × azimuthBlur).
+        const wa = psfWeights(p.y - iy, g.azimuthSpacing, IW_GRDH_RESOLUTION.azimuth * azimuthBlur, halfA);
+        const wr = psfWeights(p.x - ix, g.rangeSpacing, IW_GRDH_RESOLUTION.range, PSF_HALF);
+        const energy = (rcsVv * p.w * scale) / pixelArea;
+        for (let a = -halfA; a <= halfA; a++) {
+          const yy = iy + a - y0;
+          if (yy < 0 || yy >= h) continue;
+          const ea = energy * wa[a + halfA]!;
+          for (let r = -PSF_HALF; r <= PSF_HALF; r++) {
+            const xx = ix + r - x0;
+            if (xx < 0 || xx >= w) continue;
+            patch[yy * w + xx]! += ea * wr[r + PSF_HALF]!;
           }
         }
-        let peak = 0;
-        for (const v of patch) if (v > peak) peak = v;
-        return {
-          spec: s,
-          widthM,
-          line: centerLine,
-          pixel,
-          rcsVv: rcsVv * scale,
-          rcsVh: rcsVv * scale * dbToLinear(crossPolDb),
-          x0,
-          y0,
-          w,
-          h,
-          patch,
-          crossPol: dbToLinear(crossPolDb),
-          peakVv: peak,
-        };
-      };
-      this.ships.push({ id, ghost: false, ...placed(line, 1, 1) });
-      // Azimuth ambiguities: defocused copies at ± azimuthAmbiguityShiftLines, AASR ≈ −22 dB.
-      if (this.spec.ambiguities !== false && rcsDb > 40) {
-        const shift = azimuthAmbiguityShiftLines(g, line, pixel);
-        for (const sign of [-1, 1]) {
-          const ghostLine = line + sign * shift;
-          if (ghostLine < 0 || ghostLine > g.height - 1) continue;
-          ghosts.push({ id: `${id}-ambiguity-${sign < 0 ? 'before' : 'after'}`, ghost: true, parent: id, ...placed(ghostLine, 5, dbToLinear(-22)) });
-        }
       }
-    });
-    this.ships.push(...ghosts);
+      let peak = 0;
+      for (const v of patch) if (v > peak) peak = v;
+      return {
+        spec: s,
+        widthM,
+        line: centerLine,
+        pixel,
+        rcsVv: rcsVv * scale,
+        rcsVh: rcsVv * scale * dbToLinear(crossPolDb),
+        x0,
+        y0,
+        w,
+        h,
+        patch,
+        crossPol: dbToLinear(crossPolDb),
+        peakVv: peak,
+      };
+    };
+    this.ships.push({ id, ghost: false, ...(structure ? { structure } : {}), ...placed(line, 1, 1) });
+    // Azimuth ambiguities: defocused copies at ± azimuthAmbiguityShiftLines, AASR ≈ −22 dB.
+    if (this.spec.ambiguities !== false && rcsDb > 40) {
+      const shift = azimuthAmbiguityShiftLines(g, line, pixel);
+      for (const sign of [-1, 1]) {
+        const ghostLine = line + sign * shift;
+        if (ghostLine < 0 || ghostLine > g.height - 1) continue;
+        ghosts.push({ id: `${id}-ambiguity-${sign < 0 ? 'before' : 'after'}`, ghost: true, parent: id, ...placed(ghostLine, 5, dbToLinear(-22)) });
+      }
+    }
   }
 
   /** Rain cells, internal waves, upwelling and the wakes of ships in the image. */
@@ -996,7 +1038,8 @@ export class GrdScene {
       });
       const centre = toLonLat(ship.pixel, ship.line);
       out.push(
-        feature(ship.ghost ? 'ambiguity' : 'ship', ship.id, polygonGeometry([corners]), {
+        feature(ship.ghost ? 'ambiguity' : ship.structure ? 'fixed_structure' : 'ship', ship.id, polygonGeometry([corners]), {
+          ...(ship.structure ? { structure: ship.structure } : {}),
           length_m: s.lengthM,
           width_m: Math.round(ship.widthM * 10) / 10,
           heading_deg: s.headingDeg,

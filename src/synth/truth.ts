@@ -9,6 +9,7 @@ import type { Position } from '../geo/types.ts';
 
 export type TruthKind =
   | 'ship'
+  | 'fixed_structure'
   | 'ambiguity'
   | 'oilslick'
   | 'lookalike'

@@ -7,8 +7,7 @@
 import { JobFailure } from '../contract/errors.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import type { AnalysisOutput, ResolvedInput, ResultFeature } from '../analysis/port.ts';
-import type { AoiGeometry } from '../geo/index.ts';
-import { pointInRing } from '../geo/predicates.ts';
+import { pointInAoi } from '../geo/predicates.ts';
 import { annotateShips, vesselsAt, type AisSummary } from '../analysis/ais/index.ts';
 import { readAisFixes } from '../uploads/aisService.ts';
 import type { UploadedAis } from '../uploads/lookup.ts';
@@ -20,11 +19,6 @@ export async function matchAisInOutput(objects: ObjectStore, ais: UploadedAis, i
   if (!fixes) throw new JobFailure('VALIDATION_ERROR', `ais_id: the AIS upload ${ais.aisId} was deleted before the job ran`);
   const area = input.kind === 'scene' ? input.scene.footprint : input.extent;
   const vessels = vesselsAt(fixes, Date.parse(input.scene.startTime));
-  const { features, summary } = annotateShips(output.result.features, vessels, { inside: (lon, lat) => inAoi(area, lon, lat) });
+  const { features, summary } = annotateShips(output.result.features, vessels, { inside: (lon, lat) => pointInAoi(area, lon, lat) });
   return { output: { ...output, result: { ...output.result, features: features as ResultFeature[] } }, summary };
-}
-
-function inAoi(aoi: AoiGeometry, lon: number, lat: number): boolean {
-  const polygons = aoi.type === 'Polygon' ? [aoi.coordinates] : aoi.coordinates;
-  return polygons.some((rings) => pointInRing([lon, lat], rings[0]!) >= 0 && rings.slice(1).every((hole) => pointInRing([lon, lat], hole) < 0));
 }

@@ -12,7 +12,8 @@ import { ApiError, JobFailure } from '../contract/errors.ts';
 import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
 import type { SubmissionBody } from '../contract/schemas.ts';
 import type { AnalysisRegistry } from '../endpoints/analysisRegistry.ts';
-import { CatalogError, type SceneCatalog } from '../catalog/index.ts';
+import type { AnalysisRequest, ResolvedInput } from '../analysis/port.ts';
+import { CatalogError, earlierOfTrack, type SceneCatalog } from '../catalog/index.ts';
 import { centroidLonLat } from '../geo/index.ts';
 import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
 import { resolveRequest } from '../jobs/selection.ts';
@@ -257,6 +258,7 @@ export class JobRunner {
           input: analysed,
           maxRequestBytes: config.maxRequestBytes,
           ...(polygonId ? { upload: { polygonId, features: () => readUploadFeatures(db, objects, job.account_id, polygonId) } } : {}),
+          ...(endpoint === 'ship' ? shipStack(catalog, analysed, request.includeFixedStructures === true) : {}),
         },
         { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal },
       );
@@ -319,4 +321,25 @@ export class JobRunner {
     log.info({ jobId: job.id, areaSqkm: completed.area_sqkm, features: output.result?.features.length ?? null }, 'job completed');
     return true;
   }
+}
+
+/**
+ * A ship job compares its detections with the track's earlier acquisitions in the catalog
+ * (issue 23 §3, fixed structures); an uploaded image has no track. A catalog that stopped
+ * answering since the scene was chosen fails the job as at selection.
+ */
+function shipStack(catalog: SceneCatalog, input: ResolvedInput, includeFixedStructures: boolean): Pick<AnalysisRequest, 'earlierAcquisitions' | 'includeFixedStructures'> {
+  if (input.kind !== 'scene' && input.kind !== 'nearest') return { includeFixedStructures };
+  const sceneId = input.scene.sceneId;
+  return {
+    includeFixedStructures,
+    earlierAcquisitions: async (limit, days) => {
+      try {
+        return await earlierOfTrack(catalog, sceneId, { limit, days });
+      } catch (e) {
+        if (e instanceof CatalogError) throw new JobFailure('CATALOG_UNAVAILABLE', e.message);
+        throw e;
+      }
+    },
+  };
 }

@@ -298,9 +298,11 @@ describe('issue 14: tif_id on ship and oilslick jobs', () => {
     expect(submit.status).toBe(200);
     const job = await waitForTerminal(t.client, submit.json.job_id, 60_000);
     expect(job).toMatchObject({ status: 'completed', error_code: null, scene_selection: null });
-    // A GeoTIFF has no SAFE annotation: the job says the ambiguity step did not run.
-    expect(job.warnings.map((w: { code: string }) => w.code)).toEqual(['AZIMUTH_AMBIGUITY_NOT_SUPPRESSED']);
+    // A GeoTIFF has no SAFE annotation: the job says the ambiguity step did not run; and an
+    // uploaded image has no track in the catalog, so fixed structures could not be told apart.
+    expect(job.warnings.map((w: { code: string }) => w.code)).toEqual(['AZIMUTH_AMBIGUITY_NOT_SUPPRESSED', 'FIXED_STRUCTURES_NOT_SEPARATED']);
     expect(job.warnings[0].message).toContain('azimuth-ambiguity suppression was skipped');
+    expect(job.warnings[1].message).toMatch(/^\d+ of \d+ detections have no earlier acquisition of the same track/);
     // The AOI is the image's footprint: ≈ 0.08° × 0.06° at 54° N.
     expect(job.area_sqkm).toBeGreaterThan(30);
     expect(job.area_sqkm).toBeLessThan(40);

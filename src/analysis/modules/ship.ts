@@ -1,9 +1,13 @@
 /** The ship endpoint: CFAR vessel detection on the chosen GRD scene or uploaded image (src/analysis/ship). */
 import { detectShipsInProduct, detectShipsInSafe, type DetectShipsOptions } from '../ship/index.ts';
+import { checkFixedStructures, FIXED_STRUCTURE_RULE, type TrackAcquisition } from '../ship/fixedStructures.ts';
+import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
 import { JobFailure } from '../../contract/errors.ts';
+import type { Warning } from '../../contract/schemas.ts';
+import { centroidLonLat } from '../../geo/centroid.ts';
 import { analysisThreads } from '../engine/pool.ts';
-import type { AnalysisModule } from '../port.ts';
-import { asImageryFailure, GEOTIFF_WARNINGS, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
+import type { AnalysisModule, AnalysisRequest, ResolvedScene } from '../port.ts';
+import { asImageryFailure, GEOTIFF_WARNINGS, safeProductPath, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
 
 export const shipModule: AnalysisModule = {
   endpointId: 'ship',
@@ -14,14 +18,66 @@ export const shipModule: AnalysisModule = {
       polygon,
       signal: ctx.signal,
       threads: analysisThreads(),
-      onProgress: (percent) => ctx.reportProgress(percent),
+      // The fixed-structure check reads the earlier dates after the detection: 0–90 % here.
+      onProgress: (percent) => ctx.reportProgress(Math.floor(percent * 0.9)),
     };
+    let detected: { result: FinalizedCollection; warnings: Warning[] };
     try {
-      if (kind === 'safe') return { result: await detectShipsInSafe(path, options) };
-      const report = await withSigma0GeoTiff(path, encoding, (product) => detectShipsInProduct(product, options));
-      return { result: report.result, warnings: report.ambiguitySkipped ? [GEOTIFF_WARNINGS.ambiguityNotSuppressed] : [] };
+      if (kind === 'safe') {
+        detected = { result: await detectShipsInSafe(path, options), warnings: [] };
+      } else {
+        const report = await withSigma0GeoTiff(path, encoding, (product) => detectShipsInProduct(product, options));
+        detected = { result: report.result, warnings: report.ambiguitySkipped ? [GEOTIFF_WARNINGS.ambiguityNotSuppressed] : [] };
+      }
     } catch (e) {
       throw asImageryFailure(e);
     }
+    const separated = await separateFixedStructures(detected.result, request, ctx.signal);
+    ctx.reportProgress(100);
+    return { result: separated.result, warnings: [...detected.warnings, ...separated.warnings] };
   },
 };
+
+/**
+ * Issue 23 §3: each detection is looked at on the track's earlier acquisitions
+ * (ship/fixedStructures.ts) and gets `fixed_structure: true | false`; the fixed ones leave the
+ * result unless the request keeps them. A detection no earlier date covers gets no flag, and
+ * the job a warning.
+ */
+async function separateFixedStructures(result: FinalizedCollection, request: AnalysisRequest, signal: AbortSignal): Promise<{ result: FinalizedCollection; warnings: Warning[] }> {
+  if (result.features.length === 0) return { result, warnings: [] };
+  const rule = FIXED_STRUCTURE_RULE;
+  const scenes = request.earlierAcquisitions ? await request.earlierAcquisitions(rule.maxEarlierDates, rule.lookbackDays) : [];
+  const earlier = scenes.flatMap((scene): TrackAcquisition[] => {
+    const path = readablePath(scene);
+    return path ? [{ path, footprint: scene.footprint }] : [];
+  });
+  const centres = result.features.map((f) => centroidLonLat(f.geometry));
+  const check = earlier.length > 0 ? await checkFixedStructures(centres, earlier, { rule, signal }) : null;
+  let unchecked = 0;
+  const features = result.features.map((f, i) => {
+    const fixed = check?.decisions[i]!.fixed ?? null;
+    if (fixed === null) unchecked++;
+    return fixed === null ? f : { ...f, properties: { ...f.properties, fixed_structure: fixed } };
+  });
+  const warnings: Warning[] = unchecked > 0 ? [notSeparated(unchecked, features.length)] : [];
+  if (!check) return { result, warnings };
+  const kept = request.includeFixedStructures ? features : features.filter((f) => f.properties.fixed_structure !== true);
+  return { result: kept.length === features.length ? { ...result, features } : finalizeFeatureCollection(kept), warnings };
+}
+
+function readablePath(scene: ResolvedScene): string | null {
+  try {
+    return safeProductPath(scene);
+  } catch (e) {
+    if (e instanceof JobFailure) return null;
+    throw e;
+  }
+}
+
+function notSeparated(unchecked: number, total: number): Warning {
+  return {
+    code: 'FIXED_STRUCTURES_NOT_SEPARATED',
+    message: `${unchecked} of ${total} detections have no earlier acquisition of the same track to compare with: platforms and wind turbines among them cannot be told from ships, so they are kept, without fixed_structure.`,
+  };
+}
