@@ -3,19 +3,17 @@
  * data directory (SARWATCH_DATA_DIR), so an account created here is usable at once.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from '../config.ts';
-import { openCatalog, openDb, startService } from '../runtime.ts';
-import { linkIntoArchive, linkSamples } from '../catalog/archive.ts';
-import type { IndexArchiveResult } from '../catalog/index.ts';
-import { searchScenes } from '../jobs/scenes.ts';
-import { AnalyzeUsageError, CLI_DETECTORS, runAnalyze } from './analyze.ts';
-import { ApiError } from '../contract/errors.ts';
-import { AccountError, createAccount, createApiKey, grantCredits, revokeApiKey, showCredits } from '../jobs/accounts.ts';
-import { ensureDemoAccount } from './demo.ts';
-import { closeOnSignals } from './shutdown.ts';
-import { VERSION } from '../version.ts';
-import { generateDemoArchive } from '../synth/index.ts';
 import path from 'node:path';
+import { loadConfig, type Config } from '../config.ts';
+import type { IndexArchiveResult } from '../catalog/index.ts';
+import type { Db } from '../store/index.ts';
+import { ApiError } from '../contract/errors.ts';
+import { VERSION } from '../version.ts';
+
+// Each command loads only what it runs (a test suite starts this command about 80 times, and
+// the service's modules cost seconds of CPU to load): the service for serve/api/worker, the
+// detectors for analyze, the store and accounts for the account commands.
+const runtime = () => import('../runtime.ts');
 
 /** Seed of the demo archive: the same products on every machine. */
 const DEMO_SEED = 20240613;
@@ -102,12 +100,24 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-async function withDb<T>(config: Config, fn: (db: Awaited<ReturnType<typeof openDb>>) => Promise<T>): Promise<T> {
+async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
+  const { openDb } = await runtime();
   const db = await openDb(config);
   try {
     return await fn(db);
   } finally {
     await db.destroy();
+  }
+}
+
+/** The account commands: an AccountError (no such account, no active key…) is the user's mistake, exit 2. */
+async function withAccounts<T>(config: Config, fn: (db: Db, accounts: typeof import('../jobs/accounts.ts')) => Promise<T>): Promise<T> {
+  const accounts = await import('../jobs/accounts.ts');
+  try {
+    return await withDb(config, (db) => fn(db, accounts));
+  } catch (e) {
+    if (e instanceof accounts.AccountError) throw new UsageError(e.message);
+    throw e;
   }
 }
 
@@ -118,6 +128,7 @@ function print(json: boolean | undefined, value: object, text: string): void {
 /** Writes the demo products into the archive unless they are there already. */
 async function writeDemoArchive(archiveDir: string): Promise<void> {
   const t0 = Date.now();
+  const { generateDemoArchive } = await import('../synth/index.ts');
   const demo = await generateDemoArchive(path.join(archiveDir, 'demo'), { seed: DEMO_SEED });
   if (demo.generated) process.stdout.write(`Generated ${demo.products.length} demo products in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 }
@@ -126,6 +137,8 @@ type Role = 'serve' | 'api' | 'worker';
 
 /** Runs until SIGTERM/SIGINT, which drain: stop taking jobs, finish or leave them to lease recovery. */
 async function runRole(config: Config, role: Role): Promise<void> {
+  const { startService } = await runtime();
+  const { closeOnSignals } = await import('./shutdown.ts');
   const service = await startService(config, {
     logger: { level: process.env.LOG_LEVEL || 'info' },
     roles: { api: role !== 'worker', worker: role !== 'api' },
@@ -145,6 +158,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
     process.stdout.write(`sarwatch ${VERSION} API listening at ${config.publicUrl || service.url}\n`);
     return;
   }
+  const { ensureDemoAccount } = await import('./demo.ts');
   const demo = await ensureDemoAccount(service.db, config.dataDir, config.demoCredits);
   const base = config.publicUrl || service.url;
   process.stdout.write(
@@ -179,6 +193,7 @@ export async function main(argv: string[]): Promise<number> {
       await runRole(config, command as Role);
       return -1; // keep running
     case 'migrate': {
+      const { openDb } = await runtime();
       const db = await openDb(config, { migrate: true });
       await db.destroy();
       print(values.json, { migrated: true }, 'database schema is up to date');
@@ -189,14 +204,14 @@ export async function main(argv: string[]): Promise<number> {
       print(values.json, { archive: config.archiveDir }, `demo archive in ${path.join(config.archiveDir, 'demo')}`);
       return 0;
     case 'accounts create':
-      return withDb(config, async (db) => {
+      return withAccounts(config, async (db, { createAccount, createApiKey }) => {
         const { accountId } = await createAccount(db, { name: need(values, 'name'), credits: number(need(values, 'credits'), 'credits') });
         const { apiKey, keyId } = await createApiKey(db, { accountId, scopes: list(values.scopes), endpoints: list(values.endpoints) });
         print(values.json, { account_id: accountId, api_key: apiKey }, `account ${accountId}\nkey id ${keyId}\napi key ${apiKey}  (shown once; store it now)`);
         return 0;
       });
     case 'keys create':
-      return withDb(config, async (db) => {
+      return withAccounts(config, async (db, { createApiKey }) => {
         const { apiKey, keyId } = await createApiKey(db, {
           accountId: need(values, 'account'),
           scopes: list(values.scopes),
@@ -207,29 +222,32 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       });
     case 'keys revoke':
-      return withDb(config, async (db) => {
+      return withAccounts(config, async (db, { revokeApiKey }) => {
         if (!arg) throw new UsageError('keys revoke needs a key id or key');
         const revoked = await revokeApiKey(db, arg);
-        if (!revoked) throw new AccountError(`no active key ${arg}`);
+        if (!revoked) throw new UsageError(`no active key ${arg}`);
         print(values.json, { revoked: true }, 'key revoked');
         return 0;
       });
     case 'credits grant':
-      return withDb(config, async (db) => {
+      return withAccounts(config, async (db, { grantCredits }) => {
         const balance = await grantCredits(db, need(values, 'account'), number(need(values, 'credits'), 'credits'), values.note);
         print(values.json, { account_id: values.account, balance }, `balance ${balance}`);
         return 0;
       });
     case 'credits show':
-      return withDb(config, async (db) => {
+      return withAccounts(config, async (db, { showCredits }) => {
         const shown = await showCredits(db, need(values, 'account'));
         const lines = [`account ${shown.account_id} (${shown.name})`, `balance ${shown.balance}`, ...shown.recent.map((r) => `  ${r.at} ${r.kind.padEnd(7)} ${String(r.amount).padStart(14)}  → ${r.balance_after}  ${r.job_id ?? ''} ${r.note ?? ''}`)];
         print(values.json, shown, lines.join('\n'));
         return 0;
       });
-    case 'analyze':
+    case 'analyze': {
+      const { CLI_DETECTORS } = await import('./analyze.ts');
       throw new UsageError(`analyze needs a detector: ${CLI_DETECTORS.join(', ')} (see sarwatch --help)`);
+    }
     case `analyze ${sub}`: {
+      const { AnalyzeUsageError, runAnalyze } = await import('./analyze.ts');
       const inputs = positionals.slice(2);
       if (inputs.length === 0) throw new UsageError(`analyze ${sub ?? 'DETECTOR'} needs INPUT (see sarwatch --help)`);
       try {
@@ -253,6 +271,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'catalog index':
       return withDb(config, async (db) => {
+        const [{ openCatalog }, { linkIntoArchive, linkSamples }] = await Promise.all([runtime(), import('../catalog/archive.ts')]);
         const { reindex } = openCatalog(config, db);
         if (!reindex) throw new UsageError('catalog index works on the local archive; CATALOG_URL points to a STAC API');
         if (arg) process.stderr.write(`linked ${linkIntoArchive(config.archiveDir, arg)}\n`);
@@ -268,6 +287,7 @@ export async function main(argv: string[]): Promise<number> {
       });
     case 'catalog list':
       return withDb(config, async (db) => {
+        const [{ openCatalog }, { searchScenes }] = await Promise.all([runtime(), import('../jobs/scenes.ts')]);
         const { catalog } = openCatalog(config, db);
         const query: Record<string, string> = {};
         for (const [flag, key] of [['polygon', 'polygon'], ['date-start', 'date_start'], ['date-end', 'date_end'], ['product-type', 'product_type'], ['orbit-direction', 'orbit_direction'], ['limit', 'limit']] as const) {
@@ -295,7 +315,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof UsageError || e instanceof AccountError || String((e as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
+    if (e instanceof UsageError || String((e as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`sarwatch: ${(e as Error).message}\n`);
       process.exitCode = 2;
     } else {
