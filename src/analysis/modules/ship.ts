@@ -14,6 +14,9 @@ export const shipModule: AnalysisModule = {
       polygon,
       signal: ctx.signal,
       threads: analysisThreads(),
+      // Scaled out, a scene's tiles may run on any worker: every worker opens the archive's
+      // product (an uploaded image is a local copy only this process has).
+      ...(ctx.tiles && request.input.kind !== 'image' ? { tiles: ctx.tiles } : {}),
       onProgress: (percent) => ctx.reportProgress(percent),
     };
     try {
