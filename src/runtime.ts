@@ -179,13 +179,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // Scaled out, a large job's tiles run on every worker (queue/tiles.ts): this process runs
   // any job's tiles on its analysis pool, one at a time per thread.
   const tiles = roles.worker && config.redisUrl ? new BullmqTileQueue({ redisUrl: config.redisUrl, name: `${config.queueName}-tiles`, objects, ...config.tiles }) : null;
+  const workerId = `worker-${randomBytes(4).toString('hex')}`;
   tiles?.consume({
+    name: workerId,
     concurrency: analysisThreads(),
     run: (call, signal) => runTileTask(call as TileTask, [], signal),
     isRunning: (jobId) => jobIsProcessing(db, jobId),
   });
   const stopTileNotices = tiles ? notices.subscribe((jobId) => tiles.abortJob(jobId)) : () => {};
   const runner = new JobRunner({
+    workerId,
     db,
     config,
     objects,

@@ -32,6 +32,8 @@ export interface TileQueueOptions {
 }
 
 export interface TileConsumer {
+  /** Who runs the tiles (the worker's id): BullMQ records it on each running message (`processedBy`). */
+  name?: string;
   /** Tiles run at once by this process (its analysis threads). */
   concurrency: number;
   /** Runs the task on this process's pool; `signal` aborts it. */
@@ -201,6 +203,7 @@ export class BullmqTileQueue {
     this.worker = new Worker<TileMessage>(this.opts.name, (msg, token) => this.runMessage(consumer, msg, token), {
       connection: this.connection,
       concurrency: consumer.concurrency,
+      ...(consumer.name ? { name: consumer.name } : {}),
       lockDuration: lockMs,
       stalledInterval: lockMs,
       // A tile whose worker died is handed on twice before it fails.
