@@ -39,17 +39,15 @@
  *   SARWATCH_BENCH_API_PROFILE  a folder: the server writes a V8 CPU profile (.cpuprofile) there
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import S3rver from 's3rver';
-import { Queue } from 'bullmq';
 import type { BenchStage } from './imagery-read.ts';
 import { correctedForOmission, percentile } from './latency.ts';
 import { freePort } from './freePort.ts';
+import { scaledStore } from './scaledStore.ts';
 
 const CLI = new URL('../bin/sarwatch.js', import.meta.url).pathname;
 const CONNECTIONS = 50;
@@ -200,32 +198,14 @@ async function embedded(): Promise<Server> {
 }
 
 async function scaledOut(): Promise<Server> {
-  const adminUrl = process.env.SARWATCH_BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-  const redisUrl = process.env.SARWATCH_BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
-  const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
-  const dbName = `sarwatch_bench_${suffix}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
+  const store = await scaledStore('api');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-bench-api-'));
   const s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-bench-s3-'));
   const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: 'sarwatch-bench' }] });
   const { port: s3Port } = await s3.run();
-  const queueName = `sarwatch-bench-${suffix}`;
   const env: NodeJS.ProcessEnv = {
     ...unlimited(dataDir, await freePort()),
-    DATABASE_URL: dbUrl.toString(),
-    REDIS_URL: redisUrl,
-    SARWATCH_QUEUE_NAME: queueName,
+    ...store.env,
     STORAGE_URL: 's3://sarwatch-bench/results',
     S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
     S3_FORCE_PATH_STYLE: 'true',
@@ -235,13 +215,10 @@ async function scaledOut(): Promise<Server> {
     AWS_REGION: 'us-east-1',
   };
   const cleanup = async () => {
-    const q = new Queue(queueName, { connection: { url: redisUrl } });
-    await q.obliterate({ force: true }).catch(() => {});
-    await q.close();
     await s3.close();
     fs.rmSync(s3Dir, { recursive: true, force: true });
     fs.rmSync(dataDir, { recursive: true, force: true });
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await store.cleanup();
   };
   try {
     cli(env, 'migrate');

@@ -133,7 +133,7 @@ async function openPage(browser: Browser, url: string, apiKey: string, scenarios
  * mark, all-features-drawn).
  */
 async function marks(page: Page, withinApp: boolean): Promise<{ breakdown: string; renderSeconds: number }> {
-  const names = ['app-start', 'job-view', 'map-loaded', 'result-requested', 'result-downloaded', 'result-parsed', 'result-set', 'all-features-drawn'];
+  const names = ['app-start', 'job-view', 'map-loaded', 'result-requested', 'result-downloaded', 'result-parsed', 'result-kept', 'result-set', 'all-features-drawn'];
   // A string, not a function: tsx's name-keeping helper does not exist in the page.
   const times = (await page.evaluate(`(() => {
     const all = performance.getEntriesByType('mark');
@@ -177,6 +177,67 @@ function treeCpuSeconds(): number {
   return ticks / 100; // USER_HZ
 }
 
+/**
+ * CPU ticks by process kind and thread name, for this process and every process under it:
+ * where a render's CPU goes (the renderer's main thread, MapLibre's worker — a
+ * DedicatedWorker thread —, the GPU process's SwiftShader threads, the service in this
+ * process). Thread names with their numbers dropped, so a pool's threads add up.
+ */
+function threadTicks(): Map<string, number> {
+  const procs = new Map<number, { ppid: number; kind: string }>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      const type = /--type=([a-z-]+)/.exec(cmd)?.[1];
+      const kind = Number(name) === process.pid ? 'bench+service' : /chrom/.test(cmd) ? `chromium ${type ?? 'browser'}` : cmd.split('\0')[0]!.split('/').pop()!;
+      procs.set(Number(name), { ppid, kind });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const out = new Map<string, number>();
+  for (const [pid, p] of procs) {
+    let mine = false;
+    for (let q = pid, hops = 0; q > 1 && hops < 50; q = procs.get(q)?.ppid ?? 0, hops++) if (q === process.pid) mine = true;
+    if (!mine) continue;
+    let tasks: string[] = [];
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tasks) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const comm = fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim().replace(/[\d]+/g, '#');
+        const key = `${p.kind}: ${comm}`;
+        out.set(key, (out.get(key) ?? 0) + Number(f[11]) + Number(f[12]));
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  }
+  return out;
+}
+
+/** The threads that used CPU between two threadTicks(), in seconds, largest first. */
+function threadCpuSince(before: Map<string, number>): string {
+  const after = threadTicks();
+  return [...after]
+    .map(([k, t]) => [k, (t - (before.get(k) ?? 0)) / 100] as const)
+    .filter(([, s]) => s >= 0.02)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, s]) => `${k} ${s.toFixed(2)}`)
+    .join(', ');
+}
+
+/** SARWATCH_BENCH_TRACE=DIR: a Chrome trace of the last first visit and return per result, for chrome://tracing or Perfetto. */
+const TRACE_CATEGORIES = ['devtools.timeline', 'v8', 'v8.execute', 'blink', 'gpu', 'cc', 'toplevel', 'disabled-by-default-devtools.timeline', 'disabled-by-default-v8.cpu_profiler'];
+
 async function drawn(page: Page, n: number): Promise<void> {
   await page.locator(`#job-map[data-rendered-features="${n}"]`).waitFor({ timeout: 120_000 });
 }
@@ -211,6 +272,7 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
     const verdicts: Record<string, string> = {};
     const breakdown: Record<string, string> = {};
     const wall: Record<string, string> = {};
+    const threads: Record<string, string> = {};
     for (const s of scenarios) {
       const n = s.fc.features.length;
       sizes[s.endpoint] = `${(Buffer.byteLength(JSON.stringify(s.fc)) / 2 ** 20).toFixed(1)} MB`;
@@ -218,10 +280,15 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
       const page = await openPage(browser, service.url, apiKey, scenarios);
       let t0 = performance.now();
       let cpu0 = treeCpuSeconds();
+      let threads0 = threadTicks();
+      const trace = process.env.SARWATCH_BENCH_TRACE;
+      if (trace) await browser.startTracing(page, { path: path.join(trace, `${s.endpoint}-first.json`), categories: TRACE_CATEGORIES });
       await page.goto(`${service.url}/#/jobs/${s.jobId}`);
       await drawn(page, n);
+      if (trace) await browser.stopTracing();
       const firstWall = (performance.now() - t0) / 1000;
       const firstCpu = treeCpuSeconds() - cpu0;
+      threads[`${s.endpoint} first`] = threadCpuSince(threads0);
       const firstMarks = await marks(page, false);
       const first = firstMarks.renderSeconds;
       breakdown[`${s.endpoint} first`] = firstMarks.breakdown;
@@ -236,13 +303,19 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
         await page.locator('table.jobs').waitFor();
         t0 = performance.now();
         cpu0 = treeCpuSeconds();
+        threads0 = threadTicks();
+        if (trace && i === 4) await browser.startTracing(page, { path: path.join(trace, `${s.endpoint}-again.json`), categories: TRACE_CATEGORIES });
         await page.evaluate((id) => ((globalThis as any).location.hash = `#/jobs/${id}`), s.jobId);
         await drawn(page, n);
+        if (trace && i === 4) await browser.stopTracing();
         againWall.push((performance.now() - t0) / 1000);
         againCpu.push(treeCpuSeconds() - cpu0);
         const m = await marks(page, true);
         again.push(m.renderSeconds);
-        if (i === 4) breakdown[`${s.endpoint} again`] = m.breakdown;
+        if (i === 4) {
+          breakdown[`${s.endpoint} again`] = m.breakdown;
+          threads[`${s.endpoint} again`] = threadCpuSince(threads0);
+        }
       }
       again.sort((a, b) => a - b);
       againWall.sort((a, b) => a - b);
@@ -253,7 +326,7 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
       verdicts[s.endpoint] = `first ${first.toFixed(2)} s, again ${median.toFixed(2)} s: ${Math.max(first, median) <= 1 ? 'within' : 'over'} 1 s`;
       await page.context().close();
     }
-    return { stages, details: { renderTime: 'navigation start → MapLibre idle with every result feature on screen (page marks)', resultSizes: sizes, breakdownMs: breakdown, benchWallTime: wall, target: verdicts, chromium: (await browser.version()), load: os.loadavg().map((l) => l.toFixed(2)).join(' ') } };
+    return { stages, details: { renderTime: 'navigation start → MapLibre idle with every result feature on screen (page marks)', resultSizes: sizes, breakdownMs: breakdown, benchWallTime: wall, cpuByThread: threads, target: verdicts, chromium: (await browser.version()), load: os.loadavg().map((l) => l.toFixed(2)).join(' ') } };
   } finally {
     await browser?.close();
     await service.close();

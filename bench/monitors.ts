@@ -24,9 +24,6 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { Queue } from 'bullmq';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/runtime.ts';
 import type { AnalysisModule } from '../src/analysis/port.ts';
@@ -34,6 +31,7 @@ import { createRegistry } from '../src/endpoints/analysisRegistry.ts';
 import { createAccount, createApiKey } from '../src/jobs/accounts.ts';
 import { recordEvent } from '../src/jobs/outbox.ts';
 import type { BenchStage } from './imagery-read.ts';
+import { scaledStore } from './scaledStore.ts';
 
 const MONITORS = Number(process.env.SARWATCH_BENCH_MONITORS ?? 1000);
 const DELIVERIES = Number(process.env.SARWATCH_BENCH_DELIVERIES ?? 2000);
@@ -58,40 +56,8 @@ function stacItem(id: string, start: string): object {
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** PostgreSQL + Redis for the scaled mode: a fresh database and queue names, and how to drop them. */
-async function scaledStore(): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
-  const adminUrl = process.env.SARWATCH_BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-  const redisUrl = process.env.SARWATCH_BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
-  const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
-  const dbName = `sarwatch_bench_monitors_${suffix}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
-  const queueName = `sarwatch-bench-monitors-${suffix}`;
-  return {
-    env: { DATABASE_URL: dbUrl.toString(), REDIS_URL: redisUrl, SARWATCH_QUEUE_NAME: queueName },
-    cleanup: async () => {
-      for (const name of [queueName, `${queueName}-webhooks`]) {
-        const q = new Queue(name, { connection: { url: redisUrl } });
-        await q.obliterate({ force: true }).catch(() => {});
-        await q.close();
-      }
-      await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    },
-  };
-}
-
 export async function benchMonitors(mode: 'embedded' | 'scaled' = 'embedded'): Promise<{ stages: Array<BenchStage & { loadAverage: number }>; details: Record<string, unknown> }> {
-  const scaled = mode === 'scaled' ? await scaledStore() : null;
+  const scaled = mode === 'scaled' ? await scaledStore('monitors', ['-webhooks']) : null;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-bench-monitors-'));
   const archive = path.join(dataDir, 'archive');
   fs.mkdirSync(path.join(archive, 'items'), { recursive: true });

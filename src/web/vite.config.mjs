@@ -1,6 +1,51 @@
 // Vite builds the dashboard (src/web) into dist/web, which the API serves at `/` (src/api/dashboard.ts).
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+
+const require = createRequire(import.meta.url);
+const LAND_ID = 'virtual:sarwatch-land';
+const LAND_DEV_PATH = '/@sarwatch/land-50m.json';
+
+/**
+ * The offline basemap's land (world-atlas's Natural Earth 1:50m TopoJSON) converted to GeoJSON
+ * here, at build time, coordinates rounded to 0.001° (finer than the TopoJSON's own quantum of
+0.0036° × 0.0017°, so nothing is lost):
+ * a hashed asset MapLibre's worker fetches and parses itself, so the page's main thread neither
+ * converts the TopoJSON nor copies the land to the worker. `import landUrl from 'virtual:sarwatch-land'`.
+ */
+function landGeoJson() {
+  const topo = require('world-atlas/land-50m.json');
+  const { feature } = require('topojson-client');
+  const land = feature(topo, topo.objects.land);
+  const fc = land.type === 'FeatureCollection' ? land : { type: 'FeatureCollection', features: [land] };
+  return JSON.stringify(fc, (_k, v) => (typeof v === 'number' ? Math.round(v * 1e3) / 1e3 : v));
+}
+
+function landPlugin() {
+  let serve = false;
+  return {
+    name: 'sarwatch-land',
+    configResolved(config) {
+      serve = config.command === 'serve';
+    },
+    configureServer(server) {
+      server.middlewares.use(LAND_DEV_PATH, (_req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(landGeoJson());
+      });
+    },
+    resolveId(source) {
+      return source === LAND_ID ? `\0${LAND_ID}` : null;
+    },
+    load(id) {
+      if (id !== `\0${LAND_ID}`) return null;
+      if (serve) return `export default ${JSON.stringify(LAND_DEV_PATH)};`;
+      const ref = this.emitFile({ type: 'asset', name: 'land-50m.json', source: landGeoJson() });
+      return `export default import.meta.ROLLUP_FILE_URL_${ref};`;
+    },
+  };
+}
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
@@ -8,6 +53,7 @@ export default defineConfig({
   // No public/ folder: every file served comes out of the bundle, hashed.
   publicDir: false,
   logLevel: 'warn',
+  plugins: [landPlugin()],
   build: {
     outDir: fileURLToPath(new URL('../../dist/web', import.meta.url)),
     emptyOutDir: true,

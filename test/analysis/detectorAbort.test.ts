@@ -46,4 +46,10 @@ describe('issue 10.8: detectors honour the abort signal (real North-Sea GRD crop
     await expect(detectSlicksInSafe(NORTH_SEA_SAFE, { params: { tileSize: 256 }, workers: 0, ...run })).rejects.toBe(shutdown);
     expect(run.progress).toHaveLength(1);
   });
+
+  it('issue 10.8: oilslick on the analysis pool (each task reading its own tile): the first report aborts, nothing further is merged or reported', async () => {
+    const run = abortOnFirstProgress();
+    await expect(detectSlicksInSafe(NORTH_SEA_SAFE, { params: { tileSize: 256 }, workers: 2, ...run })).rejects.toBe(shutdown);
+    expect(run.progress).toHaveLength(1);
+  });
 });

@@ -24,6 +24,12 @@ function findChromium(): string | null {
 export const CHROMIUM = findChromium();
 export const BROWSER_SKIP_NOTE = CHROMIUM ? '' : ' (SKIPPED: no Chromium here — `apt-get install chromium`, or set CHROMIUM_PATH)';
 
+/** What playwright-core passes as --disable-features (its chromiumSwitches), kept when we add ours. */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable', 'LensOverlay', 'MediaRouter',
+  'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect', 'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+];
+
 /**
  * Headless Chromium as root on a machine with no GPU and no internet: WebGL through
  * SwiftShader (MapLibre needs it), and none of Chromium's own background connections.
@@ -43,6 +49,11 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
       '--disable-quic',
+      // Chromium 15x's headless mode is the full browser: every new window (a new context)
+      // preloads the omnibox popup's WebUI in a renderer of its own (~1 CPU s of a first visit,
+      // nothing the page asked for). The list repeats Playwright's own (a second
+      // --disable-features replaces the first).
+      `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, 'PreloadTopChromeWebUI', 'WebUIOmniboxPopup', 'WebUIOmniboxFullPopup', 'WebUIOmniboxAimPopup'].join(',')}`,
     ],
   });
 }

@@ -34,6 +34,18 @@ const RESULT = {
   ],
 };
 
+/** A second job, for the page's kept result: three features. */
+const JOB2 = '0b7e2c1d-5a44-4f0e-8d2b-3c9a7e6f5d22';
+const RESULT2 = {
+  type: 'FeatureCollection',
+  features: [[4.31, 52.46], [4.33, 52.47], [4.35, 52.48]].map(([x, y], i) => ({
+    type: 'Feature',
+    id: i + 1,
+    geometry: { type: 'Polygon', coordinates: [[[x, y], [x! + 0.001, y], [x! + 0.001, y! + 0.001], [x, y! + 0.001], [x, y]]] },
+    properties: { area_sqm: 700 + i, confidence: null },
+  })),
+};
+
 const HOSTILE_PARAMS = { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-14', [IMG]: `<script>window.__xss=3</script>`, note: IMG };
 
 function jobView(withOverlay: boolean, requestParams: Record<string, unknown> = HOSTILE_PARAMS) {
@@ -64,7 +76,7 @@ let t: TestService;
 let web: ReturnType<typeof dashboardDir>;
 let browser: Browser;
 /** Signed URLs of the real object store, where the stand-in's 302s point. */
-const signed = { result: '', overlay: '' };
+const signed = { result: '', overlay: '', result2: '' };
 
 describe.skipIf(!CHROMIUM)(`job page against a network-layer stand-in of the quicklook job view${BROWSER_SKIP_NOTE}`, () => {
   beforeAll(async () => {
@@ -74,6 +86,8 @@ describe.skipIf(!CHROMIUM)(`job page against a network-layer stand-in of the qui
     await t.service.objects.put(`stand-in/${JOB}.png`, magentaPng(), 'image/png');
     signed.result = await t.service.objects.presign(`stand-in/${JOB}.geojson`, { expiresInSeconds: 3600, filename: 'result.geojson', contentType: 'application/geo+json' });
     signed.overlay = await t.service.objects.presign(`stand-in/${JOB}.png`, { expiresInSeconds: 3600, filename: 'overlay.png', contentType: 'image/png' });
+    await t.service.objects.put(`stand-in/${JOB2}.geojson`, JSON.stringify(RESULT2), 'application/geo+json');
+    signed.result2 = await t.service.objects.presign(`stand-in/${JOB2}.geojson`, { expiresInSeconds: 3600, filename: 'result.geojson', contentType: 'application/geo+json' });
     browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
@@ -82,16 +96,30 @@ describe.skipIf(!CHROMIUM)(`job page against a network-layer stand-in of the qui
     web?.cleanup();
   });
 
-  async function openJob(withOverlay: boolean, requestParams?: Record<string, unknown>): Promise<{ page: Page; watch: ReturnType<typeof watchPage>; overlayRequests: string[] }> {
+  async function openJob(
+    withOverlay: boolean,
+    requestParams?: Record<string, unknown>,
+  ): Promise<{ page: Page; watch: ReturnType<typeof watchPage>; overlayRequests: string[]; resultRequests: string[] }> {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const watch = watchPage(page);
     const overlayRequests: string[] = [];
+    const resultRequests: string[] = [];
     const json = (route: Route, body: unknown) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
     await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}`, (route) => json(route, jobView(withOverlay, requestParams)));
     await page.route((u) => u.pathname === '/api/v1/jobs', (route) =>
       json(route, { jobs: [{ ...jobView(withOverlay, requestParams), lat: 52.48, lon: 4.35 }] }),
     );
-    await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}/result.geojson`, (route) => route.fulfill({ status: 302, headers: { Location: signed.result } }));
+    await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}/result.geojson`, (route) => {
+      resultRequests.push(JOB);
+      return route.fulfill({ status: 302, headers: { Location: signed.result } });
+    });
+    await page.route((u) => u.pathname === `/api/v1/jobs/${JOB2}`, (route) =>
+      json(route, { ...jobView(false, requestParams), job_id: JOB2, result_path: `/api/v1/jobs/${JOB2}/result.geojson` }),
+    );
+    await page.route((u) => u.pathname === `/api/v1/jobs/${JOB2}/result.geojson`, (route) => {
+      resultRequests.push(JOB2);
+      return route.fulfill({ status: 302, headers: { Location: signed.result2 } });
+    });
     await page.route((u) => u.pathname === `/api/v1/jobs/${JOB}/overlay`, (route) => {
       overlayRequests.push(route.request().headers().authorization ?? '');
       return route.fulfill({ status: 302, headers: { Location: signed.overlay } });
@@ -104,7 +132,7 @@ describe.skipIf(!CHROMIUM)(`job page against a network-layer stand-in of the qui
     await page.locator('#job-map[data-rendered-features="2"]').waitFor({ timeout: 30_000 }).catch(async (e) => {
       throw new Error(`${e}\npage errors: ${watch.errors.join('\n')}\nmap: ${JSON.stringify(await page.locator('#job-map').evaluate((m) => ({ ...(m as any).dataset })))}`);
     });
-    return { page, watch, overlayRequests };
+    return { page, watch, overlayRequests, resultRequests };
   }
 
   /** The map's pixel (RGB) at a lon/lat, read from a screenshot of the map. */
@@ -142,6 +170,31 @@ describe.skipIf(!CHROMIUM)(`job page against a network-layer stand-in of the qui
     expect(magenta(await pixelAt(page, ...INSIDE))).toBe(false);
     expect(overlayRequests).toEqual([]);
     expect(await page.getByRole('button', { name: 'Download quicklook (PNG)' }).count()).toBe(0);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('returning to a job’s page within the app draws its kept result (no second download), clickable; another job’s page draws its own result', async () => {
+    const { page, watch, resultRequests } = await openJob(false);
+    const map = page.locator('#job-map');
+    const visit = async (id: string, features: number) => {
+      await page.evaluate(() => ((globalThis as any).location.hash = '#/jobs'));
+      await page.locator('table.jobs').waitFor();
+      await page.evaluate((j) => ((globalThis as any).location.hash = `#/jobs/${j}`), id);
+      await page.locator(`#job-map[data-result-features="${features}"][data-rendered-features="${features}"]`).waitFor({ timeout: 30_000 });
+    };
+    await visit(JOB, 2);
+    expect(resultRequests).toEqual([JOB]);
+    // The kept result's features answer clicks (the page's id → feature table is rebuilt).
+    const view = JSON.parse((await map.getAttribute('data-view'))!) as { lon: number; lat: number; zoom: number };
+    const box = (await map.boundingBox())!;
+    const p = project(view, { width: box.width - 2, height: box.height - 2 }, 4.4105, 52.5105);
+    await page.mouse.click(box.x + 1 + p.x, box.y + 1 + p.y);
+    await expect.poll(async () => (await page.getByTestId('feature-properties').textContent()) ?? '', { timeout: 10_000 }).toContain('640');
+    // Another job: its own result, downloaded; the first job's is downloaded again after it (one result is kept).
+    await visit(JOB2, 3);
+    await visit(JOB, 2);
+    expect(resultRequests).toEqual([JOB, JOB2, JOB]);
     expect(watch.errors).toEqual([]);
     await page.close();
   });

@@ -7,6 +7,7 @@
 import { detectShipsInTile, detectShipsInTileWithSources } from '../ship/tile.ts';
 import { detectShipsInSceneTile, detectShipsInSceneTileWithSources } from '../ship/sceneTile.ts';
 import { detectSlicksInTile } from '../oilslick/tile.ts';
+import { detectSlicksInSceneTile } from '../oilslick/sceneTile.ts';
 import { detectChangeTileTask } from '../change/tile.ts';
 import { renderQuicklook } from '../quicklook/render.ts';
 import { renderDeviationMap } from '../quicklook/deviationMap.ts';
@@ -18,6 +19,7 @@ export const TILE_TASKS = {
   detectShipsInSceneTile,
   detectShipsInSceneTileWithSources,
   detectSlicksInTile,
+  detectSlicksInSceneTile,
   detectChangeTileTask,
   renderQuicklook,
   renderDeviationMap,

@@ -15,7 +15,7 @@
 import { availableParallelism } from 'node:os';
 import { AoiClipper } from '../../geo/aoiClipper.ts';
 import { bboxOf } from '../../geo/clip.ts';
-import { rasterizeLandMask, type LandPolygons } from '../../geo/landMask.ts';
+import type { LandPolygons } from '../../geo/landMask.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import { ImageryError, intersectWindows, openSafeProduct, planTiles, type PixelWindow, type Sigma0Product, type Tile } from '../../imagery/index.ts';
@@ -37,6 +37,7 @@ import { mapTiles } from '../engine/mapTiles.ts';
 import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { loadOilModel, oilProbability, type OilModelFile } from './model.ts';
 import { detectSlicksInTile, requiredHaloPx, type SlickTileInput, type TileRegions } from './tile.ts';
+import { detectSlicksInSceneTile, readSlickTile, windowLandMask, type SlickTileReading } from './sceneTile.ts';
 import { maskAxesM, outlineWindow, refinedPolygons, refineOutlineMask } from './refineOutline.ts';
 
 // One tile (tile.ts): detectSlicksInTile runs on the worker threads.
@@ -427,9 +428,11 @@ export interface SafeSlickOptions {
   /** Land polygons (default: Natural Earth 10 m); `false` disables the land mask. */
   land?: LandPolygons | false;
   /**
-   * Worker threads that run detectSlicksInTile while this thread reads the next tile.
-   * Default: one fewer than the cores, at most 2 (1 on a 2-core machine); 0 runs every tile
-   * in this thread. Products of fewer than 3 tiles always run in this thread.
+   * Worker threads that run detectSlicksInTile: each reads its own tile when another thread
+   * can open the product (product.source: a local SAFE or σ0 GeoTIFF), else this thread reads
+   * the next tile meanwhile. Default: one fewer than the cores, at most 2 (1 on a 2-core
+   * machine); 0 runs every tile in this thread. Products of fewer than 3 tiles always run in
+   * this thread.
    */
   workers?: number;
 }
@@ -516,54 +519,44 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
 
   const placed: PlacedTileRegions[] = [];
   let spacing: PixelSpacing = { range: pixelSpacing.range * m, azimuth: pixelSpacing.azimuth * m };
-  const read = async (w: PixelWindow, tile: Tile) => {
-    // Land first: a tile that is land (or shore buffer) throughout is not read at all.
-    const landMask = land === null ? undefined : windowLandMask(product, tile.halo, m, pixelSpacing, params.shoreBufferM, land);
-    if (landMask && landMask.every((v) => v !== 0)) return null;
-    const data = await band.readWindow(w, { quantity: 'sigma0', denoise: params.denoise });
-    return { ...data, land: landMask };
-  };
-  // Tiles go to the shared analysis pool (src/analysis/engine): this thread reads and masks
-  // tile n+1 while `workers` threads find the dark spots of earlier tiles, and one more tile
-  // waits in the pool's queue so that a worker never waits for a read.
+  const reading: SlickTileReading = { multilook: m, pixelSpacing, shoreBufferM: params.shoreBufferM, denoise: params.denoise, land };
+  // Tiles go to the shared analysis pool (src/analysis/engine): `workers` threads find the dark
+  // spots of tiles while one more tile waits in the pool's queue, so a worker never waits.
   const workers = plan.tiles.length >= 3 ? (options.workers ?? Math.max(0, Math.min(2, availableParallelism() - 1))) : 0;
   let skipped = 0;
-  await mapTiles(
-    plan,
-    read,
-    {
-      name: 'detectSlicksInTile',
-      run: detectSlicksInTile,
-      params,
-      input: (tile, data) => {
-        if (!data) {
-          skipped++;
-          return { result: emptyTileRegions(tile, params, pixelSpacing), keep: undefined };
-        }
-        const input: SlickTileInput = {
-          sigma0VV: data.data,
-          valid: data.valid,
-          land: data.land,
-          width: tile.halo.width,
-          height: tile.halo.height,
-          pixelSpacing,
-          core: tile.coreInHalo,
-        };
-        // The tile's arrays move to the worker (not copied).
-        const transfer = [...new Set([input.sigma0VV.buffer, input.valid.buffer, ...(input.land ? [input.land.buffer] : [])])] as ArrayBuffer[];
-        return { input, transfer, keep: undefined };
-      },
-    },
-    (tile, regions) => {
-      spacing = regions.spacing;
-      placed.push({ originX: tile.halo.x0 / m, originY: tile.halo.y0 / m, regions });
-    },
-    {
-      signal: options.signal,
-      threads: workers === 0 ? 0 : workers + 1,
-      onProgress: (done, total) => options.onProgress?.((0.9 * done) / total),
-    },
-  );
+  // A tile of land throughout is not read and has no regions.
+  const landTile = (tile: Tile): TileRegions => {
+    skipped++;
+    return emptyTileRegions(tile, params, pixelSpacing);
+  };
+  // A pool task gives null for a land tile.
+  const merge = (tile: Tile, found: TileRegions | null) => {
+    const regions = found ?? landTile(tile);
+    spacing = regions.spacing;
+    placed.push({ originX: tile.halo.x0 / m, originY: tile.halo.y0 / m, regions });
+  };
+  const engine = {
+    signal: options.signal,
+    threads: workers === 0 ? 0 : workers + 1,
+    onProgress: (done: number, total: number) => options.onProgress?.((0.9 * done) / total),
+  };
+  const source = product.source;
+  if (source && workers > 0) {
+    // On the pool, each task reads its own tile (land mask first) from the product's source:
+    // this thread only plans, dispatches and merges, so its event loop stays free.
+    const input = (tile: Tile) => ({ input: { source, reading, tile }, keep: undefined });
+    await mapTiles(plan, null, { name: 'detectSlicksInSceneTile', run: detectSlicksInSceneTile, params, input }, merge, engine);
+  } else {
+    // In this thread (or a product only this thread can read): this thread reads and masks
+    // tile n+1 while the pool works on earlier ones; a tile's arrays move to the pool.
+    const read = (_window: PixelWindow, tile: Tile) => readSlickTile(product, reading, tile);
+    const input = (tile: Tile, data: SlickTileInput | null) => {
+      if (!data) return { result: landTile(tile), keep: undefined };
+      const transfer = [...new Set([data.sigma0VV.buffer, data.valid.buffer, ...(data.land ? [data.land.buffer] : [])])] as ArrayBuffer[];
+      return { input: data, transfer, keep: undefined };
+    };
+    await mapTiles(plan, read, { name: 'detectSlicksInTile', run: detectSlicksInTile, params, input }, merge, engine);
+  }
   const candidates = classifyRegions(mergeTileRegions(placed), spacing, m, (line, pixel) => geo.incidenceAngle(line, pixel), params);
   const polygons: PolygonInput[] = [];
   const aoiBox = options.polygon ? bboxOf(options.polygon) : null;
@@ -653,34 +646,4 @@ function emptyTileRegions(tile: Tile, params: OilSlickParams, pixelSpacing: Pixe
     parts: [],
     edges: { top: new Int32Array(wcore.width), bottom: new Int32Array(wcore.width), left: new Int32Array(wcore.height), right: new Int32Array(wcore.height) },
   };
-}
-
-/**
- * Land mask of a full-resolution window (a tile's halo, a slick's outline window) whose origin
- * is on the multilook grid. It is rasterised on the multilook grid (m² fewer pixels to fill
- * and dilate; the shore buffer dwarfs the 20 m step) and expanded to full resolution.
- */
-function windowLandMask(product: Sigma0Product, win: PixelWindow, m: number, spacing: PixelSpacing, bufferM: number, land: LandPolygons | undefined): Uint8Array {
-  const w = Math.ceil(win.width / m);
-  const h = Math.ceil(win.height / m);
-  const c = (m - 1) / 2;
-  const coarse = rasterizeLandMask({
-    width: w,
-    height: h,
-    pixelToLonLat: (row, col) => product.geolocation.pixelToLonLat(win.y0 + row * m + c, win.x0 + col * m + c),
-    bufferMeters: bufferM,
-    pixelSpacing: { range: spacing.range * m, azimuth: spacing.azimuth * m },
-    land,
-  });
-  if (m === 1) return coarse;
-  const out = new Uint8Array(win.width * win.height);
-  let any = false;
-  for (let i = 0; i < coarse.length; i++) if (coarse[i]) any = true;
-  if (!any) return out;
-  for (let y = 0; y < win.height; y++) {
-    const src = ((y / m) | 0) * w;
-    const row = y * win.width;
-    for (let x = 0; x < win.width; x++) out[row + x] = coarse[src + ((x / m) | 0)]!;
-  }
-  return out;
 }

@@ -1,6 +1,6 @@
 /**
  * One MapLibre map with the dashboard's layers: an offline basemap (world-atlas land at
- * 1:50m, drawn as vector layers, so it needs no network), an optional online raster basemap
+ * 1:50m as GeoJSON made at build time, drawn as vector layers, so it needs no network), an optional online raster basemap
  * (SARWATCH_BASEMAP_URL), then the AOI, the coverage, the quicklook overlay and a job's
  * result features styled per endpoint (map/resultStyle.ts).
  *
@@ -17,32 +17,14 @@ import { Map as MapLibre, NavigationControl, ScaleControl, setWorkerUrl, type Ge
 import 'maplibre-gl/dist/maplibre-gl.css';
 // MapLibre's worker as a file of our own origin: the policy's worker-src stays 'self' (no blob: worker).
 import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
-import landUrl from 'world-atlas/land-50m.json?url';
-import { feature as topoFeature } from 'topojson-client';
-import type { Topology } from 'topojson-specification';
+// Land as GeoJSON made at build time (vite.config.mjs): fetched and parsed by MapLibre's worker.
+import landUrl from 'virtual:sarwatch-land';
 import type { EndpointId } from '../types.ts';
 import { RESULT_LAYERS, STYLE_KEYS, resultLayers } from './resultStyle.ts';
 
 setWorkerUrl(workerUrl);
 
 const EMPTY: GeoJSON.FeatureCollection = { type: 'FeatureCollection', features: [] };
-let landPromise: Promise<GeoJSON.FeatureCollection> | null = null;
-
-/** world-atlas's land as GeoJSON, fetched and converted once per page (an immutable, hashed asset). */
-function land(): Promise<GeoJSON.FeatureCollection> {
-  landPromise ??= fetch(landUrl)
-    .then((r) => r.json() as Promise<Topology>)
-    .then((topo) => {
-      const f = topoFeature(topo, topo.objects.land!) as GeoJSON.Feature | GeoJSON.FeatureCollection;
-      return f.type === 'FeatureCollection' ? f : ({ type: 'FeatureCollection', features: [f] } as GeoJSON.FeatureCollection);
-    })
-    .catch(() => {
-      // No land this time (the sea colour alone); the next map asks again.
-      landPromise = null;
-      return EMPTY;
-    });
-  return landPromise;
-}
 
 export interface MapViewOptions {
   basemapUrl: string | null;
@@ -65,6 +47,8 @@ export class MapView {
   private readonly container: HTMLElement;
   private readonly ready: Promise<void>;
   private resultById = new Map<number | string, GeoJSON.Feature>();
+  /** The result the 'result' and 'result-points' sources hold (kept while the map is parked). */
+  private resultData: GeoJSON.FeatureCollection | null = null;
   private clickHandlers: Array<(f: GeoJSON.Feature) => void> = [];
   private pageListeners: Array<[string, (e: any) => void]> = [];
   /** The current result has been reported all drawn (the sarwatch:all-features-drawn mark). */
@@ -90,7 +74,8 @@ export class MapView {
     const sources: Record<string, any> = {
       // 1:50m land holds nothing finer than a z6 tile shows: tiled up to z6, overzoomed past it
       // (far less work in the map's worker than tiling the world's coastlines at every zoom).
-      land: { type: 'geojson', data: EMPTY, maxzoom: 6 },
+      // MapLibre's worker fetches and parses it while the map starts (no copy through this thread).
+      land: { type: 'geojson', data: new URL(landUrl, location.href).href, maxzoom: 6 },
       aoi: { type: 'geojson', data: EMPTY },
       coverage: { type: 'geojson', data: EMPTY },
       result: { type: 'geojson', data: EMPTY },
@@ -130,15 +115,11 @@ export class MapView {
     this.map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
     this.map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
     if (opts.basemapUrl) this.map.addControl(new BasemapToggle(), 'top-left');
-    this.ready = new Promise((resolve) =>
-      this.map.once('load', () => {
-        performance.mark('sarwatch:map-loaded');
-        resolve();
-      }),
-    );
-    // Land is fetched and converted while MapLibre starts; handed over once the style is loaded.
-    const landData = land();
-    void this.ready.then(async () => (this.map.getSource('land') as GeoJSONSource).setData(await landData));
+    // Data can be set once the style's sources exist ('style.load'), not only after MapLibre's
+    // 'load' (which waits for every source, the land included, and a first full frame): the
+    // result is handed over while the land still loads.
+    this.ready = new Promise((resolve) => this.map.once('style.load', () => resolve()));
+    this.map.once('load', () => performance.mark('sarwatch:map-loaded'));
     this.map.on('idle', () => this.publish());
     this.map.on('click', (e) => {
       const hits = this.map.queryRenderedFeatures(e.point, { layers: RESULT_LAYERS.filter((l) => this.map.getLayer(l)) });
@@ -215,9 +196,16 @@ export class MapView {
     this.host.dataset.overlay = 'shown';
   }
 
+  /**
+   * Draws a result. The same result object again (the job page returned to within the app:
+   * job.ts keeps the last result) is not handed to the map's worker again — its sources were
+   * kept when the page released the map, only the layers were removed.
+   */
   async setResult(endpoint: EndpointId, fc: GeoJSON.FeatureCollection): Promise<void> {
     await this.ready;
     for (const id of [...RESULT_LAYERS, 'selected-line', 'selected-point']) if (this.map.getLayer(id)) this.map.removeLayer(id);
+    const reused = this.resultData === fc;
+    this.resultData = fc;
     this.resultById = new Map();
     const points: GeoJSON.Feature[] = [];
     const markers = endpoint === 'ship';
@@ -225,14 +213,16 @@ export class MapView {
       // Feature ids are integers 1…n by the spec; fall back to the position for anything else.
       const id = typeof f.id === 'number' ? f.id : i + 1;
       this.resultById.set(id, f);
-      const c = markers ? centroid(f.geometry) : null;
+      const c = markers && !reused ? centroid(f.geometry) : null;
       if (c) points.push({ type: 'Feature', id, properties: {}, geometry: { type: 'Point', coordinates: c } });
     });
     // The map gets geometry and the few properties its styles read; the rest (a time-series
     // cell's chart: most of the bytes) stays here for the properties panel.
-    const drawn = fc.features.map((f, i) => ({ type: 'Feature' as const, id: typeof f.id === 'number' ? f.id : i + 1, geometry: f.geometry, properties: styleProperties(f.properties) }));
-    (this.map.getSource('result') as GeoJSONSource).setData({ type: 'FeatureCollection', features: drawn });
-    (this.map.getSource('result-points') as GeoJSONSource).setData({ type: 'FeatureCollection', features: points });
+    if (!reused) {
+      const drawn = fc.features.map((f, i) => ({ type: 'Feature' as const, id: typeof f.id === 'number' ? f.id : i + 1, geometry: f.geometry, properties: styleProperties(f.properties) }));
+      (this.map.getSource('result') as GeoJSONSource).setData({ type: 'FeatureCollection', features: drawn });
+      (this.map.getSource('result-points') as GeoJSONSource).setData({ type: 'FeatureCollection', features: points });
+    }
     for (const layer of resultLayers(endpoint)) this.map.addLayer(layer as any);
     this.map.addLayer({ id: 'selected-line', type: 'line', source: 'selected', filter: ['!=', ['geometry-type'], 'Point'], paint: { 'line-color': '#000', 'line-width': 3 } });
     this.map.addLayer({
@@ -303,7 +293,9 @@ export class MapView {
     this.resultById = new Map();
     for (const id of [...RESULT_LAYERS, 'selected-line', 'selected-point', 'quicklook']) if (this.map.getLayer(id)) this.map.removeLayer(id);
     if (this.map.getSource('quicklook')) this.map.removeSource('quicklook');
-    for (const id of ['aoi', 'coverage', 'result', 'result-points', 'selected', 'draft']) (this.map.getSource(id) as GeoJSONSource | undefined)?.setData(EMPTY);
+    // The result's sources keep their data (no layer draws them now): the same job's page,
+    // returned to, draws it again without a new hand-over to the worker. Any other result replaces it.
+    for (const id of ['aoi', 'coverage', 'selected', 'draft']) (this.map.getSource(id) as GeoJSONSource | undefined)?.setData(EMPTY);
     this.map.doubleClickZoom.enable();
     this.container.remove();
     this.host = document.createElement('div');

@@ -1,0 +1,81 @@
+// A tile of a scene as detectSlicksInTile (tile.ts) takes it: the land mask first (a tile that
+// is land throughout is not read at all), then the VV σ0 of the tile's halo window. The same
+// function serves the calling thread (reading through its opened product) and the analysis
+// pool, whose task here reads its own tile from the product's source (engine/products.ts), so
+// a scene's decoding and land masks never hold the calling thread's event loop. Same inputs
+// either way, so the same regions bit for bit.
+
+import { rasterizeLandMask, type LandPolygons } from '../../geo/landMask.ts';
+// Not src/imagery/index.ts: the task table (and so every pool thread) loads this module, and the
+// readers themselves load with a thread's first scene tile (engine/products.ts).
+import type { ProductSource, Sigma0Product } from '../../imagery/sigma0/types.ts';
+import type { Tile } from '../../imagery/tiles.ts';
+import type { PixelWindow } from '../../imagery/window.ts';
+import { withOpenedProduct } from '../engine/products.ts';
+import type { PixelSpacing } from './darkSpots.ts';
+import type { OilSlickParams } from './params.ts';
+import { detectSlicksInTile, type SlickTileInput, type TileRegions } from './tile.ts';
+
+/** How a scene's tiles are read: plain data, sent to the pool with each tile. */
+export interface SlickTileReading {
+  multilook: number;
+  /** Full-resolution pixel spacing of the VV band (m). */
+  pixelSpacing: PixelSpacing;
+  shoreBufferM: number;
+  denoise: boolean;
+  /** Land polygons: undefined for the default (Natural Earth 10 m, loaded by the reading thread), null for no land mask. */
+  land: LandPolygons | null | undefined;
+}
+
+/** Reads one tile of `product` (its halo window) into detectSlicksInTile's input; null when the tile is land throughout (not read). */
+export async function readSlickTile(product: Sigma0Product, reading: SlickTileReading, tile: Tile): Promise<SlickTileInput | null> {
+  const win = tile.halo;
+  const { multilook: m, pixelSpacing } = reading;
+  const land = reading.land === null ? undefined : windowLandMask(product, win, m, pixelSpacing, reading.shoreBufferM, reading.land);
+  if (land && land.every((v) => v !== 0)) return null;
+  const data = await product.bands['VV']!.readWindow(win, { quantity: 'sigma0', denoise: reading.denoise });
+  return { sigma0VV: data.data, valid: data.valid, land, width: win.width, height: win.height, pixelSpacing, core: tile.coreInHalo };
+}
+
+/** A tile the task reads itself: the scene's source, how to read it, and the tile. */
+export interface SlickSceneTile {
+  source: ProductSource;
+  reading: SlickTileReading;
+  tile: Tile;
+}
+
+/** Pool task: read the tile from its scene on this thread, then detectSlicksInTile; null for a tile of land throughout. */
+export async function detectSlicksInSceneTile(task: SlickSceneTile, params: OilSlickParams): Promise<TileRegions | null> {
+  const input = await withOpenedProduct(task.source, (product) => readSlickTile(product, task.reading, task.tile));
+  return input ? detectSlicksInTile(input, params) : null;
+}
+
+/**
+ * Land mask of a full-resolution window (a tile's halo, a slick's outline window) whose origin
+ * is on the multilook grid. It is rasterised on the multilook grid (m² fewer pixels to fill
+ * and dilate; the shore buffer dwarfs the 20 m step) and expanded to full resolution.
+ */
+export function windowLandMask(product: Sigma0Product, win: PixelWindow, m: number, spacing: PixelSpacing, bufferM: number, land: LandPolygons | undefined): Uint8Array {
+  const w = Math.ceil(win.width / m);
+  const h = Math.ceil(win.height / m);
+  const c = (m - 1) / 2;
+  const coarse = rasterizeLandMask({
+    width: w,
+    height: h,
+    pixelToLonLat: (row, col) => product.geolocation.pixelToLonLat(win.y0 + row * m + c, win.x0 + col * m + c),
+    bufferMeters: bufferM,
+    pixelSpacing: { range: spacing.range * m, azimuth: spacing.azimuth * m },
+    land,
+  });
+  if (m === 1) return coarse;
+  const out = new Uint8Array(win.width * win.height);
+  let any = false;
+  for (let i = 0; i < coarse.length; i++) if (coarse[i]) any = true;
+  if (!any) return out;
+  for (let y = 0; y < win.height; y++) {
+    const src = ((y / m) | 0) * w;
+    const row = y * win.width;
+    for (let x = 0; x < win.width; x++) out[row + x] = coarse[src + ((x / m) | 0)]!;
+  }
+  return out;
+}
