@@ -9,21 +9,19 @@
  * the one worker's (overhead of spreading; target ≤ 1.15×), and the busiest worker against a
  * third of the sum (balance; target ≤ 1.3×). Each deployment runs the job twice: cold (each
  * analysis thread's first use: modules, product, land mask, JIT) and warm.
- *   SARWATCH_BENCH_PG_URL / SARWATCH_BENCH_REDIS_URL: the servers (defaults: local).
+ *   SARWATCH_BENCH_PG_URL / SARWATCH_BENCH_REDIS_URL: the servers (bench/scaledStore.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import pg from 'pg';
-import { Queue } from 'bullmq';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/runtime.ts';
 import { createAccount, createApiKey } from '../src/jobs/accounts.ts';
 import { SarwatchClient } from '../src/client/index.ts';
 import { ensureBenchScene, type BenchStage } from './imagery-read.ts';
+import { scaledStore } from './scaledStore.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../bin/sarwatch.js');
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
@@ -56,31 +54,13 @@ interface Deployment {
 }
 
 async function runDeployment(productPath: string, workers: number, fanout: boolean): Promise<Deployment> {
-  const adminUrl = process.env.SARWATCH_BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-  const redisUrl = process.env.SARWATCH_BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
-  const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
-  const dbName = `sarwatch_bench_distributed_${suffix}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
-  const queueName = `sarwatch-bench-distributed-${suffix}`;
+  const store = await scaledStore('distributed', ['-tiles', '-webhooks']);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-bench-distributed-'));
   const archive = path.join(dataDir, 'archive');
   fs.mkdirSync(archive, { recursive: true });
   fs.symlinkSync(productPath, path.join(archive, path.basename(productPath)));
   const env: Record<string, string> = {
-    DATABASE_URL: dbUrl.toString(),
-    REDIS_URL: redisUrl,
-    SARWATCH_QUEUE_NAME: queueName,
+    ...store.env,
     SARWATCH_DATA_DIR: dataDir,
     SARWATCH_ARCHIVE_DIR: archive,
     SARWATCH_SAMPLES_DIR: '',
@@ -146,12 +126,7 @@ async function runDeployment(productPath: string, workers: number, fanout: boole
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
     await service?.close();
-    for (const name of [queueName, `${queueName}-tiles`, `${queueName}-webhooks`]) {
-      const q = new Queue(name, { connection: { url: redisUrl } });
-      await q.obliterate({ force: true }).catch(() => {});
-      await q.close();
-    }
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+    await store.cleanup().catch(() => {});
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
