@@ -16,6 +16,12 @@ import { planTiles, type Tile } from '../../src/imagery/tiles.ts';
 import { FileObjectStore } from '../../src/objects/file.ts';
 import type { TileCall, TileRunner } from '../../src/analysis/port.ts';
 import { BullmqTileQueue, tileAddress } from '../../src/queue/tiles.ts';
+import { closeAnalysisPool, runTileTask } from '../../src/analysis/engine/pool.ts';
+import type { TileTask } from '../../src/analysis/engine/tasks.ts';
+import { detectInProduct } from '../../src/analysis/oilslick/detect.ts';
+import { resolveOilSlickParams } from '../../src/analysis/oilslick/params.ts';
+import { openSafeProduct } from '../../src/imagery/index.ts';
+import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
 import { tempDataDir } from '../helpers/service.ts';
 import { REDIS_URL, ensureRedis, uniqueQueueName } from '../helpers/services.ts';
 
@@ -27,6 +33,7 @@ beforeAll(async () => {
   await ensureRedis();
 });
 afterAll(async () => {
+  await closeAnalysisPool();
   for (const q of opened) await q.close().catch(() => {});
   for (const name of names) {
     const q = new Queue(name, { connection: { url: REDIS_URL } });
@@ -175,4 +182,28 @@ describe('BullmqTileQueue', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(started).toEqual(['1']);
   }, 60_000);
+
+  it('oil slicks on the real North-Sea crop: the tiles run through the queue on the pool, the result is the in-thread one', async () => {
+    const { open } = setup();
+    let ran = 0;
+    const worker = open();
+    worker.consume({ concurrency: 2, isRunning: async () => true, run: (call, signal) => (ran++, runTileTask(call as TileTask, [], signal)) });
+    const params = resolveOilSlickParams({ tileSize: 256 });
+    const detect = async (tiles?: TileRunner) => {
+      const product = await openSafeProduct(NORTH_SEA_SAFE);
+      try {
+        return await detectInProduct(product, params, { workers: tiles ? 1 : 0, ...(tiles ? { tiles } : {}) });
+      } finally {
+        await product.close();
+      }
+    };
+    const queued = await detect(open().forJob(randomUUID()));
+    const inThread = await detect();
+    expect(queued.tiles).toBe(16);
+    // Land tiles are decided by the task too: every tile went through the queue.
+    expect(ran).toBe(16);
+    expect(queued.candidates.length).toBeGreaterThan(0);
+    expect(queued.collection).toEqual(inThread.collection);
+    expect(queued.candidates).toEqual(inThread.candidates);
+  }, 180_000);
 });
