@@ -254,7 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: num(env, 'SARWATCH_WORKER_CONCURRENCY', 1, { integer: true, min: 1 }),
     tiles: {
       fanout: num(env, 'SARWATCH_TILE_FANOUT', 12, { integer: true, min: 1 }),
-      minTiles: num(env, 'SARWATCH_TILE_FANOUT_MIN_TILES', 8, { integer: true, min: 2 }),
+      minTiles: num(env, 'SARWATCH_TILE_FANOUT_MIN_TILES', 32, { integer: true, min: 2 }),
       lockSeconds: num(env, 'SARWATCH_TILE_LOCK_SECONDS', 30, { min: 1 }),
     },
     sweepIntervalSeconds: num(env, 'SARWATCH_SWEEP_INTERVAL_SECONDS', 60, { min: 0.05 }),
