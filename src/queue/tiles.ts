@@ -125,6 +125,7 @@ export class BullmqTileQueue {
     const finished = new Promise<void>((resolve, reject) => {
       this.waiters.set(messageId, { resolve, reject, since: Date.now(), message, readded: 0 });
     });
+    finished.catch(() => {}); // settled after an abort won the race below: nobody waits for it any more
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => reject(signal!.reason);
