@@ -5,7 +5,8 @@
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
  * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
  * validation (bench/validation.ts), monitors (bench/monitors.ts), cancel (bench/cancel.ts: cancel
- * latency on the full scene), api (the HTTP API under autocannon in both modes; bench/api.ts names
+ * latency on the full scene), distributed (bench/distributed.ts: one full-scene ship job on 1 and
+ * 3 scaled-out worker processes, CPU per worker), api (the HTTP API under autocannon in both modes; bench/api.ts names
  * its environment variables) and dashboard (the job page with a large result in headless Chromium,
  * bench/dashboard.ts).
  *
@@ -26,6 +27,7 @@ import { benchIdlefarm } from './idlefarm.ts';
 import { benchDashboard } from './dashboard.ts';
 import { benchMonitors } from './monitors.ts';
 import { benchCancel } from './cancel.ts';
+import { benchDistributed } from './distributed.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
 interface SuiteResult {
@@ -88,6 +90,15 @@ const SUITES: Record<string, Suite> = {
     return {
       name: 'cancel',
       description: 'embedded service, ship detection on the full-size IW GRDH scene canceled mid-run: time from sending the cancel to its commit and to the worker claiming the next job',
+      stages,
+      details,
+    };
+  },
+  distributed: async ({ workDir, width, height }) => {
+    const { stages, details } = await benchDistributed({ workDir, width, height });
+    return {
+      name: 'distributed',
+      description: `issue 20 §2: one full-scene ship job (${width} × ${height} px) in the scaled-out mode, on 1 worker process (one process) and on 3 (its tiles fanned out over the queue): CPU seconds of each worker over the job`,
       stages,
       details,
     };

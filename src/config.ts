@@ -41,6 +41,11 @@ export interface Config {
   /** What a scene_id job reserves, in km², since its footprint is unknown until it runs. */
   sceneReserveSqkm: number;
   workerConcurrency: number;
+  /**
+   * Scaled out: a job's tile plan of at least `minTiles` tiles spreads over every worker (at most
+   * `fanout` tiles out at once); `lockSeconds`: how soon a tile of a dead worker goes to another.
+   */
+  tiles: { fanout: number; minTiles: number; lockSeconds: number };
   /** How often the retention sweeper runs. */
   sweepIntervalSeconds: number;
   /** SIGTERM: how long running analyses get to stop before their jobs are put back regardless. */
@@ -247,6 +252,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pricesPerSqkm: perEndpoint(env, 'SARWATCH_PRICE_PER_SQKM', (e) => e.pricePerSqkm),
     sceneReserveSqkm: num(env, 'SARWATCH_SCENE_RESERVE_SQKM', 45_000, { min: 0 }),
     workerConcurrency: num(env, 'SARWATCH_WORKER_CONCURRENCY', 1, { integer: true, min: 1 }),
+    tiles: {
+      fanout: num(env, 'SARWATCH_TILE_FANOUT', 12, { integer: true, min: 1 }),
+      minTiles: num(env, 'SARWATCH_TILE_FANOUT_MIN_TILES', 32, { integer: true, min: 2 }),
+      lockSeconds: num(env, 'SARWATCH_TILE_LOCK_SECONDS', 30, { min: 1 }),
+    },
     sweepIntervalSeconds: num(env, 'SARWATCH_SWEEP_INTERVAL_SECONDS', 60, { min: 0.05 }),
     maxJobAttempts: num(env, 'SARWATCH_MAX_JOB_ATTEMPTS', 3, { integer: true, min: 1 }),
     shutdownGraceSeconds: num(env, 'SARWATCH_SHUTDOWN_GRACE_SECONDS', 30, { min: 0 }),

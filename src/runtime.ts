@@ -14,6 +14,7 @@ import { openQueue, type JobQueue } from './queue/index.ts';
 import { BullmqQueue } from './queue/bullmq.ts';
 import { MemoryCancelNotices } from './queue/cancelNotices.ts';
 import { RedisCancelNotices } from './queue/redisCancelNotices.ts';
+import { BullmqTileQueue } from './queue/tiles.ts';
 import { JobService } from './jobs/service.ts';
 import { PolygonUploadService } from './uploads/service.ts';
 import { TifUploadService } from './uploads/tifService.ts';
@@ -25,10 +26,12 @@ import { brokerProbe, objectStoreProbe, storeProbe, workerProbe } from './probes
 import { ensurePrivateDir } from './privateFiles.ts';
 import { JobRunner, type Logger } from './worker/runner.ts';
 import { startMaintenance } from './worker/maintenance.ts';
+import { jobIsProcessing } from './worker/jobWatch.ts';
 import { serveMetrics } from './worker/metricsServer.ts';
 import { runWhenFree } from './store/leases.ts';
 import { defaultRegistry, type AnalysisRegistry } from './endpoints/analysisRegistry.ts';
-import { closeAnalysisPool } from './analysis/engine/pool.ts';
+import { analysisThreads, closeAnalysisPool, runTileTask } from './analysis/engine/pool.ts';
+import type { TileTask } from './analysis/engine/tasks.ts';
 import { LocalSceneCatalog, type IndexArchiveOptions, type IndexArchiveResult, type SceneCatalog, type SceneRecord } from './catalog/index.ts';
 import { watchArchive, type ArchiveWatch } from './catalog/local/watchArchive.ts';
 import { MonitorService } from './monitors/service.ts';
@@ -173,7 +176,19 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const app = await buildApi({ db, config, jobs, uploads, tifs, ais, webhooks, monitors, objects, objectSecret, probes, logger: opts.logger, version: VERSION, clock: opts.clock, metrics, limits: shared?.limits });
   const log: Logger = opts.logger ? { info: (o, m) => app.log.info(o, m), error: (o, m) => app.log.error(o, m) } : quietLog;
   const leaseSeconds = opts.leaseSeconds ?? config.jobLeaseSeconds;
+  // Scaled out, a large job's tiles run on every worker (queue/tiles.ts): this process runs
+  // any job's tiles on its analysis pool, one at a time per thread.
+  const tiles = roles.worker && config.redisUrl ? new BullmqTileQueue({ redisUrl: config.redisUrl, name: `${config.queueName}-tiles`, objects, ...config.tiles }) : null;
+  const workerId = `worker-${randomBytes(4).toString('hex')}`;
+  tiles?.consume({
+    name: workerId,
+    concurrency: analysisThreads(),
+    run: (call, signal) => runTileTask(call as TileTask, [], signal),
+    isRunning: (jobId) => jobIsProcessing(db, jobId),
+  });
+  const stopTileNotices = tiles ? notices.subscribe((jobId) => tiles.abortJob(jobId)) : () => {};
   const runner = new JobRunner({
+    workerId,
     db,
     config,
     objects,
@@ -184,6 +199,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     watchIntervalMs: config.jobWatchSeconds * 1000,
     notices: roles.worker ? notices : undefined,
     onSettled: (s) => metrics.observeJob(s),
+    ...(tiles ? { tiles } : {}),
   });
 
   const monitorRunner = new MonitorRunner({ db, config, jobs, catalog, objects, log });
@@ -302,6 +318,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const cut = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceSeconds * 1000);
       cut.unref();
       await Promise.all([runner.close(config.shutdownGraceSeconds * 1000), app.close().finally(() => clearTimeout(cut)), metricsServer?.close()]);
+      // The tiles this process runs for other jobs go back to the queue for the other workers.
+      stopTileNotices();
+      await tiles?.close();
       await Promise.all([uploads.drain(), tifs.drain(), ais.drain(), stopWebhooks(), monitorsStopped]);
       await shared?.close();
       await notices.close();

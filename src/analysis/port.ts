@@ -88,6 +88,31 @@ export interface AnalysisContext {
   /** 0–100; shown as the job's `progress`. */
   reportProgress(percent: number): void;
   signal: AbortSignal;
+  /**
+   * Where this job's tile tasks may run besides the process's own pool (scaled out: any
+   * worker, through the queue; docs/analysis-engine.md). Absent: the pool.
+   */
+  tiles?: TileRunner;
+}
+
+/** One call of a tile task: its name in the engine's task table, its input and parameters (structured-cloneable). */
+export interface TileCall {
+  name: string;
+  input: unknown;
+  params?: unknown;
+}
+
+/**
+ * Runs a job's tile tasks elsewhere than the calling process's pool (the engine's mapTiles
+ * takes it for plans of at least `minTiles` tiles whose tasks read their own tile).
+ */
+export interface TileRunner {
+  /** Tasks out at once. */
+  readonly concurrency: number;
+  /** Plans smaller than this stay on the process's pool (one task's overhead is not worth it). */
+  readonly minTiles: number;
+  /** The task's result; rejects when it failed for good or `signal` aborts. */
+  run(call: TileCall, signal?: AbortSignal): Promise<unknown>;
 }
 
 export interface AnalysisOutput {

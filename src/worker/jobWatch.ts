@@ -75,3 +75,9 @@ export class JobWatch {
     }
   }
 }
+
+/** Whether a job is running (on any worker): a tile of a job that is not is not started (queue/tiles.ts). */
+export async function jobIsProcessing(db: Db, jobId: string): Promise<boolean> {
+  const row = await db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirst();
+  return row?.status === 'processing';
+}

@@ -27,6 +27,7 @@ import { creditCapFailure } from '../jobs/creditCap.ts';
 import type { JobSettled } from '../metrics.ts';
 import { JobWatch, type JobLoss } from './jobWatch.ts';
 import type { CancelNotices } from '../queue/cancelNotices.ts';
+import type { TileRunner } from '../analysis/port.ts';
 import { deleteQuicklook, quicklookSoftly, storeQuicklook } from './quicklook.ts';
 import { matchAisInOutput } from './aisMatch.ts';
 
@@ -50,6 +51,11 @@ export interface RunnerDeps {
   notices?: CancelNotices;
   /** Told when this runner completes or fails a job (the metrics); not for requeued or lost jobs. */
   onSettled?: (settled: JobSettled) => void;
+  /**
+   * Scaled out: where a job's tile tasks may run besides this process (every worker, through the
+   * queue: queue/tiles.ts). `discard` deletes the job's kept tile results once the job ended.
+   */
+  tiles?: { forJob(jobId: string): TileRunner & { discard(): Promise<void> } };
 }
 
 /** Where an attempt of a job writes its result (`results/{job_id}.{attempt}.{geojson|zip}`). */
@@ -170,14 +176,18 @@ export class JobRunner {
       else trailing = setTimeout(writeProgress, wait);
     };
 
+    const tiles = this.deps.tiles?.forJob(jobId);
+    // A job handed back (shutdown, lease lost) keeps its tiles' results for its next attempt.
+    let keepTiles = false;
     const started = Date.now();
     const settled = (outcome: JobSettled['outcome'], errorCode: string | null) =>
       this.deps.onSettled?.({ endpointId: job.endpoint_id ?? 'none', outcome, errorCode, seconds: (Date.now() - started) / 1000 });
     try {
-      if (await this.execute(job, reportProgress, abort.signal)) settled('completed', null);
+      if (await this.execute(job, reportProgress, abort.signal, tiles)) settled('completed', null);
     } catch (e) {
       if (this.stopping.signal.aborted) {
         // Not the job's failure: it runs again on the next start, uncharged until then.
+        keepTiles = true;
         const requeued = await returnJob(db, jobId, this.workerId);
         log.info({ jobId, applied: requeued !== null }, 'job requeued: the worker is shutting down');
         return;
@@ -187,6 +197,7 @@ export class JobRunner {
         return;
       }
       if (taken) {
+        keepTiles = true;
         log.info({ jobId }, 'job abandoned: its lease passed to another worker');
         return;
       }
@@ -202,11 +213,12 @@ export class JobRunner {
       this.stopping.signal.removeEventListener('abort', stop);
       clearInterval(beat);
       if (trailing) clearTimeout(trailing);
+      if (tiles && !keepTiles) void tiles.discard().catch(() => {});
     }
   }
 
   /** Resolves true when this runner completed the job, false when it was no longer ours. */
-  private async execute(job: JobRow, setProgress: (p: number) => void, signal: AbortSignal): Promise<boolean> {
+  private async execute(job: JobRow, setProgress: (p: number) => void, signal: AbortSignal, tiles?: TileRunner): Promise<boolean> {
     const { config, objects, registry, db, log, catalog } = this.deps;
     const endpoint = job.endpoint_id as SubmittableEndpoint;
     const family = job.family as Family;
@@ -260,7 +272,7 @@ export class JobRunner {
           ...(polygonId ? { upload: { polygonId, features: () => readUploadFeatures(db, objects, job.account_id, polygonId) } } : {}),
           ...(endpoint === 'ship' ? shipStack(catalog, analysed, request.includeFixedStructures === true) : {}),
         },
-        { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal },
+        { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal, ...(tiles ? { tiles } : {}) },
       );
     // The quicklook reads the same imagery after the analysis (an uploaded image while its
     // local copy is still there); its failure costs the job nothing (worker/quicklook.ts).

@@ -7,6 +7,9 @@
  * `read`, the task reads its own tile (its input names the tile and the product's source): this
  * thread then only plans, dispatches and merges, and its event loop stays free.
  *
+ * The tasks run on the pool, or through `options.runner` (scaled out: tiles spread over every
+ * worker process; docs/analysis-engine.md) — the merge order, and so the result, is the same.
+ *
  * Abort and progress are the engine's too: an abort ends the loop at once (a read or task being
  * awaited is not waited for), no further task is dispatched, the signal goes to the pool (a
  * queued task is dropped, a running one's thread terminated), and progress is the share of
@@ -18,6 +21,7 @@
 import type { TransferListItem } from 'node:worker_threads';
 import { readTiles, type Tile, type TilePlan } from '../../imagery/tiles.ts';
 import type { PixelWindow } from '../../imagery/window.ts';
+import type { TileRunner } from '../port.ts';
 import { runTileTask } from './pool.ts';
 import type { TILE_TASKS, TileTaskName, TileTaskResult } from './tasks.ts';
 
@@ -50,6 +54,12 @@ export interface MapTilesOptions {
   threads?: number;
   /** Reads in flight beyond the tile being turned into a task input (default 1). */
   prefetch?: number;
+  /**
+   * Where else the tasks may run (scaled out: any worker, through the queue): used instead of
+   * the pool when `read` is null (the tasks read their own tiles) and the plan has at least
+   * `runner.minTiles` tiles, with `runner.concurrency` tasks out at once.
+   */
+  runner?: TileRunner;
 }
 
 /** Where the calling thread's time went, ms: waiting for reads, making task inputs, running or waiting for tasks, merging. */
@@ -93,8 +103,13 @@ export async function mapTiles<N extends TileTaskName, D, K>(
   options: MapTilesOptions = {},
 ): Promise<TileTimings> {
   const { signal } = options;
-  const threads = Math.max(0, Math.floor(options.threads ?? 0));
   const total = plan.tiles.length;
+  const runner = read === null && options.runner && total >= options.runner.minTiles ? options.runner : null;
+  const threads = runner ? Math.max(1, runner.concurrency) : Math.max(0, Math.floor(options.threads ?? 0));
+  const dispatch = (call: { name: N; input: TileTaskInput<N>; params: TileTaskParams<N> }, transfer: TransferListItem[]): Promise<TileTaskResult<N>> =>
+    runner
+      ? (runner.run(call, signal) as Promise<TileTaskResult<N>>)
+      : runTileTask(call as Parameters<typeof runTileTask<N>>[0], transfer, signal);
   const timings: TileTimings = { read: 0, input: 0, tasks: 0, merge: 0 };
   // Tiles not yet merged, in plan order. Results that finish out of order wait here for
   // their predecessors; at most 2 × threads tiles are held, so memory stays bounded.
@@ -175,9 +190,8 @@ export async function mapTiles<N extends TileTaskName, D, K>(
       } else {
         const entry: Pending<TileTaskResult<N>, K> = { tile, keep: prepared.keep, settled: false, failed: false, done: Promise.resolve() };
         running++;
-        const call = { name: task.name, input: prepared.input, params: task.params } as Parameters<typeof runTileTask<N>>[0];
         // `done` never rejects: a failure is kept on the entry and thrown when merging reaches it.
-        entry.done = runTileTask(call, prepared.transfer ?? [], signal).then(
+        entry.done = dispatch({ name: task.name, input: prepared.input, params: task.params }, prepared.transfer ?? []).then(
           (value) => settle(entry, true, value),
           (error: unknown) => settle(entry, false, error),
         ).finally(() => running--);

@@ -12,6 +12,8 @@ export const oilslickModule: AnalysisModule = {
     const options: SafeSlickOptions = {
       polygon,
       signal: ctx.signal,
+      // Scaled out, a scene's tiles may run on any worker (as ship: an uploaded image is a local copy).
+      ...(ctx.tiles && request.input.kind !== 'image' ? { tiles: ctx.tiles } : {}),
       onProgress: (fraction) => ctx.reportProgress(100 * fraction),
     };
     try {

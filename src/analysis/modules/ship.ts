@@ -18,6 +18,9 @@ export const shipModule: AnalysisModule = {
       polygon,
       signal: ctx.signal,
       threads: analysisThreads(),
+      // Scaled out, a scene's tiles may run on any worker: every worker opens the archive's
+      // product (an uploaded image is a local copy only this process has).
+      ...(ctx.tiles && request.input.kind !== 'image' ? { tiles: ctx.tiles } : {}),
       // The fixed-structure check reads the earlier dates after the detection: 0–90 % here.
       onProgress: (percent) => ctx.reportProgress(Math.floor(percent * 0.9)),
     };

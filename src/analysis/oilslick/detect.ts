@@ -34,6 +34,7 @@ import {
 } from './discriminate.ts';
 import { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams, type OilSlickParams } from './params.ts';
 import { mapTiles } from '../engine/mapTiles.ts';
+import type { TileRunner } from '../port.ts';
 import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { loadOilModel, oilProbability, type OilModelFile } from './model.ts';
 import { detectSlicksInTile, requiredHaloPx, type SlickTileInput, type TileRegions } from './tile.ts';
@@ -435,6 +436,8 @@ export interface SafeSlickOptions {
    * this thread.
    */
   workers?: number;
+  /** Where else the tiles may run (scaled out: any worker), when each task reads its own tile (engine/mapTiles.ts). */
+  tiles?: TileRunner;
 }
 
 export interface SafeSlickDetails {
@@ -538,6 +541,7 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   const engine = {
     signal: options.signal,
     threads: workers === 0 ? 0 : workers + 1,
+    runner: options.tiles,
     onProgress: (done: number, total: number) => options.onProgress?.((0.9 * done) / total),
   };
   const source = product.source;

@@ -9,6 +9,7 @@ import { AoiClipper, convexHull } from '../../geo/aoiClipper.ts';
 import { rasterizeLandMask } from '../../geo/landMask.ts';
 import { vesselProperties } from './vesselProperties.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
+import type { TileRunner } from '../port.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import { intersectWindows, isSafeProduct, openSafeProduct, planTiles, SIGMA_FLOOR_LINEAR, type PixelWindow, type Sigma0Band, type Sigma0Product, type Tile } from '../../imagery/index.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
@@ -36,6 +37,8 @@ export interface DetectShipsOptions {
    * (src/analysis/engine), tiles moved there as transferables. 0 (default): in this thread.
    */
   threads?: number;
+  /** Where else the tiles may run (scaled out: any worker), when each task reads its own tile (engine/mapTiles.ts). */
+  tiles?: TileRunner;
 }
 
 export interface ShipSceneReport {
@@ -165,6 +168,7 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
   const engine = {
     signal: options.signal,
     threads: options.threads,
+    runner: options.tiles,
     onProgress: (done: number, total: number) => options.onProgress?.(Math.floor((100 * done) / total)),
   };
   const mergeWithSources = (_tile: Tile, out: { detections: ShipDetection[]; sources: PooledSources }) => {

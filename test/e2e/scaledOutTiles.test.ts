@@ -1,0 +1,201 @@
+/**
+ * Issue 20 §2, end to end: one job over many workers. `sarwatch migrate`, 1 `sarwatch api` and 3
+ * `sarwatch worker` processes on real PostgreSQL, Redis (BullMQ) and S3 (s3rver), the demo
+ * archive shared. A full-scene ship job fans its tiles out (a fan-out threshold of 2 tiles; one
+ * analysis thread per worker, so the tiles spread); a worker other than the job's own is
+ * SIGKILLed while it runs a tile. The job completes in its first attempt (the dead worker cost
+ * only its tile, which another worker ran), its result is the one-process result feature for
+ * feature, and its tile results are gone from the object store once it completed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import pg from 'pg';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { detectShipsInSafe } from '../../src/analysis/ship/index.ts';
+import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
+import { tempDataDir } from '../helpers/service.ts';
+import { REPO_ROOT, SARWATCH_BIN, runSarwatch } from '../helpers/cli.ts';
+import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestDatabase } from '../helpers/services.ts';
+import { startS3rver, type TestS3 } from '../helpers/s3.ts';
+
+let database: TestDatabase;
+let s3: TestS3;
+let shared: string;
+let env: Record<string, string>;
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Proc {
+  child: ChildProcess;
+  output: () => string;
+}
+
+function start(role: 'api' | 'worker'): Proc {
+  let out = '';
+  const dataDir = tempDataDir();
+  dirs.push(dataDir);
+  const child = spawn(process.execPath, [SARWATCH_BIN, role], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env, SARWATCH_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stderr!.on('data', (d) => (out += String(d)));
+  children.push(child);
+  return { child, output: () => out };
+}
+
+async function waitForOutput(p: Proc, pattern: RegExp, timeoutMs = 600_000): Promise<RegExpExecArray> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const m = pattern.exec(p.output());
+    if (m) return m;
+    if (Date.now() > end || p.child.exitCode !== null) throw new Error(`no ${pattern} in:\n${p.output()}`);
+    await sleep(100);
+  }
+}
+
+function cli(...args: string[]) {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    return runSarwatch(shared, ...args);
+  } finally {
+    process.env = saved;
+  }
+}
+
+beforeAll(async () => {
+  await ensureRedis();
+  database = await createTestDatabase();
+  s3 = await startS3rver('sarwatch-tiles', 'prod');
+  shared = tempDataDir();
+  env = {
+    ...s3.env,
+    DATABASE_URL: database.url,
+    REDIS_URL,
+    SARWATCH_QUEUE_NAME: uniqueQueueName(),
+    SARWATCH_ARCHIVE_DIR: path.join(shared, 'archive'),
+    SARWATCH_SAMPLES_DIR: '',
+    SARWATCH_JOB_LEASE_SECONDS: '20',
+    SARWATCH_RECONCILE_INTERVAL_SECONDS: '1',
+    SARWATCH_RATE_LIMIT_PER_MINUTE: '100000',
+    // A demo scene is 2 × 2 ship tiles: fanned out, one tile at a time per worker.
+    SARWATCH_TILE_FANOUT_MIN_TILES: '2',
+    SARWATCH_ANALYSIS_THREADS: '1',
+    SARWATCH_TILE_LOCK_SECONDS: '3',
+    PORT: '0',
+  };
+  expect((await cli('migrate')).code).toBe(0);
+  expect((await cli('demo')).code).toBe(0);
+}, 600_000);
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+  for (const name of [env.SARWATCH_QUEUE_NAME!, `${env.SARWATCH_QUEUE_NAME}-tiles`]) {
+    const q = new Queue(name, { connection: { url: REDIS_URL } });
+    await q.obliterate({ force: true });
+    await q.close();
+  }
+  await closeAnalysisPool();
+  await database?.drop();
+  await s3?.close();
+  fs.rmSync(shared, { recursive: true, force: true });
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The demo archive's SAFE folder of the port scene of `date` (yyyymmdd). */
+function demoScene(date: string): string {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory() && e.name.endsWith('.SAFE') && e.name.includes(`_${date}T`) && e.name.includes('_GRDH_')) found.push(p);
+      else if (e.isDirectory() && !e.name.endsWith('.SAFE')) walk(p);
+    }
+  };
+  walk(env.SARWATCH_ARCHIVE_DIR!);
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+describe('one job over 3 worker processes', () => {
+  it('a fanned-out ship job survives a worker SIGKILLed mid-tile: first attempt, the one-process result', async () => {
+    const account = await cli('accounts', 'create', '--name', 'tiles', '--credits', '1000000', '--json');
+    expect(account.code).toBe(0);
+    const { api_key } = JSON.parse(account.stdout) as { api_key: string };
+    const auth = { Authorization: `Bearer ${api_key}` };
+    const productPath = demoScene('20240613');
+    const sceneId = path.basename(productPath, '.SAFE');
+
+    const workers = [start('worker'), start('worker'), start('worker')];
+    const api = start('api');
+    const base = (await waitForOutput(api, /API listening at (http:\/\/\S+)/))[1]!;
+    const ids = await Promise.all(workers.map(async (w) => (await waitForOutput(w, /worker running \(.*id (\S+)\)/))[1]!));
+
+    const res = await fetch(`${base}/api/v1/analyze/ship`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ satellite_id: 'sentinel-1', scene_id: sceneId }) });
+    expect(res.status).toBe(200);
+    const jobId = ((await res.json()) as { job_id: string }).job_id;
+
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    const tileQueue = new Queue(`${env.SARWATCH_QUEUE_NAME}-tiles`, { connection: { url: REDIS_URL } });
+    try {
+      // The job's own worker, and a tile of it running on another worker.
+      let victim = -1;
+      let killedTile = '';
+      const end = Date.now() + 600_000;
+      while (victim < 0) {
+        if (Date.now() > end) throw new Error('no tile ran on a worker other than the job’s own');
+        const owner = (await db.query(`select lease_owner from jobs where id = $1 and status = 'processing'`, [jobId])).rows[0]?.lease_owner as string | undefined;
+        if (owner) {
+          const active = await tileQueue.getJobs(['active']);
+          const elsewhere = active.find((t) => t.data.jobId === jobId && t.processedBy && t.processedBy !== owner);
+          if (elsewhere) {
+            victim = ids.indexOf(elsewhere.processedBy!);
+            killedTile = elsewhere.id!;
+          }
+        }
+        if (victim < 0) await sleep(50);
+      }
+      workers[victim]!.child.kill('SIGKILL');
+
+      const deadline = Date.now() + 15 * 60_000;
+      let row: { status: string; attempts: string | number; error_code: string | null } | undefined;
+      for (;;) {
+        row = (await db.query(`select status, attempts, error_code from jobs where id = $1`, [jobId])).rows[0];
+        if (row && row.status !== 'pending' && row.status !== 'processing') break;
+        if (Date.now() > deadline) throw new Error(`job still ${row?.status}`);
+        await sleep(250);
+      }
+      expect(row!.error_code).toBeNull();
+      expect(row!.status).toBe('completed');
+      // The coordinator lived: the job ran once, only the killed tile ran again.
+      expect(Number(row!.attempts)).toBe(1);
+      expect(killedTile.startsWith(`${jobId}.`)).toBe(true);
+
+      const download = await fetch(`${base}/api/v1/jobs/${jobId}/result.geojson`, { headers: auth });
+      expect(download.status).toBe(200);
+      const result = (await download.json()) as { features: unknown[] };
+      const alone = JSON.parse(JSON.stringify(await detectShipsInSafe(productPath, { threads: 0 }))) as { features: unknown[] };
+      expect(alone.features.length).toBeGreaterThan(0);
+      expect(result).toEqual(alone);
+
+      // The job's tile results are deleted once it completed.
+      const bucket = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+      const tilesLeft = async () => (await bucket.send(new ListObjectsV2Command({ Bucket: 'sarwatch-tiles', Prefix: `prod/tiles/${jobId}/` }))).KeyCount ?? 0;
+      const gone = Date.now() + 30_000;
+      while ((await tilesLeft()) > 0 && Date.now() < gone) await sleep(200);
+      expect(await tilesLeft()).toBe(0);
+      bucket.destroy();
+    } finally {
+      await tileQueue.close();
+      await db.end();
+    }
+  }, 30 * 60_000);
+});
