@@ -5,6 +5,7 @@
 import type { PixelWindow } from '../../imagery/window.ts';
 import { vesselAttributes, vesselShape, type VesselAttributes } from './attributes.ts';
 import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
+import { candidateFeatures, candidateModel, candidateProbability } from './classifier.ts';
 import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters } from './cluster.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
@@ -73,6 +74,8 @@ export interface ShipDetection {
   channels: Channel[];
   /** Estimated hull length, width and axis (attributes.ts), fitted to AIS: the result's length_m, width_m, heading_deg. */
   attributes: VesselAttributes;
+  /** With the candidate classifier on (params.classifier): its features and probability (NaN with threshold 0, when no model is read). */
+  candidate?: { features: number[]; probability: number };
 }
 
 /** Halo (pixels) a tile needs so that every detection it owns is decided exactly as on the whole image. */
@@ -161,6 +164,11 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
   if (targets === 0) return [];
 
   const windows = cfarWindows(params, spacing);
+  const classify = params.classifier.enabled;
+  // Threshold 0 keeps every candidate with its features (fitting, training/ship/): no model read.
+  const model = classify && params.classifier.threshold !== 0 ? candidateModel() : null;
+  const pfa = classify ? params.classifier.candidatePfa : params.pfa;
+  const extentPfa = Math.max(params.extentPfa, pfa);
   // With two channels each runs at half the PFA, so the union keeps the per-pixel rate.
   const split = channels.length;
   const results: Array<{ channel: Channel; values: Float32Array; cfar: CfarResult }> = channels.map((channel) => {
@@ -170,8 +178,8 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       { values, target, width: w, height: h, origin },
       {
         model: params.model,
-        pfa: params.pfa / split,
-        extentPfa: params.extentPfa / split,
+        pfa: pfa / split,
+        extentPfa: extentPfa / split,
         looks: params.looks,
         windows,
         minBackgroundFraction: params.minBackgroundFraction,
@@ -216,9 +224,10 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       (cluster.colMax === w - 1 && !edges.right);
     if (cutOff) continue; // extends past the halo: larger than any vessel (see requiredHalo)
     const shape = measureCluster(cluster, w, spacing);
-    if (shape.diagonalM < params.minDiagonalM || shape.diagonalM > params.maxDiagonalM) continue;
+    // With the classifier, small and thin candidates are its to judge.
+    if ((!classify && shape.diagonalM < params.minDiagonalM) || shape.diagonalM > params.maxDiagonalM) continue;
     if (shape.lengthM < params.minLengthM || shape.lengthM > params.maxLengthM) continue;
-    if (shape.lengthM / Math.max(shape.widthM, minSpacing) > params.maxAspectRatio) continue;
+    if (!classify && shape.lengthM / Math.max(shape.widthM, minSpacing) > params.maxAspectRatio) continue;
     const pr = (cluster.peakIndex / w) | 0;
     const pc = cluster.peakIndex - pr * w;
     const background = primary.cfar.backgroundMean(pr, pc);
@@ -246,6 +255,13 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     const cr = Math.round(cluster.centroidRow);
     const cc = Math.round(cluster.centroidCol);
     if (cr < core.y0 || cr >= core.y0 + core.height || cc < core.x0 || cc >= core.x0 + core.width) return;
+    let candidate: ShipDetection['candidate'];
+    if (classify) {
+      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background);
+      const probability = model ? candidateProbability(model, features) : Number.NaN;
+      if (model && probability < (params.classifier.threshold ?? model.threshold)) return;
+      candidate = { features, probability };
+    }
     const rows = new Int32Array(cluster.pixels.length);
     const cols = new Int32Array(cluster.pixels.length);
     const used = new Set<Channel>();
@@ -271,6 +287,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       orientationDeg: shape.orientationDeg,
       channels: channels.filter((ch) => used.has(ch)),
       attributes: vesselAttributes(shape.lengthM, vesselShape(cluster.pixels, primary.values, w, spacing, c.background)),
+      ...(candidate ? { candidate } : {}),
     });
   });
   return out;
