@@ -3,6 +3,7 @@ import { CANDIDATE_FEATURES, candidateFeatures, candidateModel } from '../../src
 import type { Cluster } from '../../src/analysis/ship/cluster.ts';
 import { detectShipsInTile, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
 import { resolveShipParams } from '../../src/analysis/ship/params.ts';
+import { levelAt, markAboveSeaLevel, seaLevel } from '../../src/analysis/ship/seaLevel.ts';
 import { gammaClutter } from './synthSea.ts';
 
 const W = 400;
@@ -33,7 +34,7 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     values[5 * w + 5] = 1; // one bright pixel in the surroundings (3 px around the 3 × 3 box)
     mask[5 * w + 5] = 1;
     const cluster: Cluster = { pixels: Int32Array.from(pixels), detected: 9, rowMin: 8, rowMax: 10, colMin: 8, colMax: 10, centroidRow: 9, centroidCol: 9, peak: 10, peakIndex: 8 * w + 8 };
-    const f = candidateFeatures(cluster, { lengthM: 30, widthM: 30, diagonalM: 42.4, orientationDeg: 0 }, values, mask, w, h, { range: 10, azimuth: 10 }, 0.1);
+    const f = candidateFeatures(cluster, { lengthM: 30, widthM: 30, diagonalM: 42.4, orientationDeg: 0 }, values, mask, w, h, { range: 10, azimuth: 10 }, 0.1, 0.05);
     const named = Object.fromEntries(CANDIDATE_FEATURES.map((k, i) => [k, f[i]!]));
     expect(named.peakContrastDb).toBeCloseTo(20, 6);
     expect(named.meanContrastDb).toBeCloseTo(20, 6);
@@ -54,6 +55,9 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     expect(m.threshold).toBeGreaterThan(0);
     expect(m.threshold).toBeLessThan(1);
     expect(m.model.trees.length).toBeGreaterThan(10);
+    // The defaults are the settings the model was fitted with.
+    expect(resolveShipParams().classifier.candidatePfa).toBe(m.candidatePfa);
+    expect(resolveShipParams().classifier.seaLevelFactor).toBe(m.seaLevelFactor);
   });
 
   it('keeps a compact vessel on speckled sea and drops speckle and a bright quay-like strip', () => {
@@ -70,5 +74,25 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     const all = detectShipsInTile(tile(values), { classifier: { enabled: true, threshold: 0 } });
     expect(all.length).toBeGreaterThanOrEqual(dets.length);
     expect(all.every((d) => d.candidate!.features.length === CANDIDATE_FEATURES.length)).toBe(true);
+  });
+
+  it('takes the sea level as a median, not raised by bright vessels covering less than half of it', () => {
+    const w = 64;
+    const h = 64;
+    const values = new Float32Array(w * h).fill(0.01);
+    for (let r = 0; r < 64; r++) for (let c = 0; c < 24; c++) values[r * w + c] = 5; // 37 % of the area very bright
+    const target = new Uint8Array(w * h).fill(1);
+    const s = seaLevel(values, target, w, h, 16);
+    expect(s.rows).toBe(4);
+    expect(s.cols).toBe(4);
+    expect(levelAt(s, 40, 60)).toBeCloseTo(0.01, 6);
+    const mask = new Uint8Array(w * h);
+    values[10 * w + 50] = 0.2; // 20 × the level: detected at factor 16
+    values[12 * w + 50] = 0.1; // 10 ×: extent only (≥ 8 ×)
+    const seeds = markAboveSeaLevel(values, target, w, h, s, 16, 8, mask);
+    expect(seeds).toContain(10 * w + 50);
+    expect(mask[10 * w + 50]).toBe(2);
+    expect(mask[12 * w + 50]).toBe(1);
+    expect(mask[40 * w + 60]).toBe(0);
   });
 });

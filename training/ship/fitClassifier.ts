@@ -7,7 +7,7 @@
  * probabilities (3 folds by run inside the development chips) for the best F1; the committed
  * trees are then fitted on all development chips.
  *
- *   node --import tsx training/ship/fitClassifier.ts [--pfa 1e-4]
+ *   node --import tsx training/ship/fitClassifier.ts [--pfa 1e-4] [--factor 16]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +22,7 @@ const arg = (name: string, dflt: string) => {
   return i > 0 ? process.argv[i + 1]! : dflt;
 };
 const candidatePfa = Number(arg('pfa', '1e-4'));
+const seaLevelFactor = Number(arg('factor', '16'));
 const GBT: Partial<GbtOptions> = { trees: 150, maxDepth: 3, learningRate: 0.08, minChildWeight: 5, subsample: 0.8, seed: 23 };
 
 interface Row {
@@ -34,18 +35,19 @@ interface Row {
 
 const chips = loadSsddChips().filter((c) => c.split === 'dev');
 const rows: Row[] = [];
+const OUT = process.argv.includes('--dry') ? null : new URL('../../src/analysis/ship/classifierModel.json', import.meta.url);
 /** Ships per chip kind (the recall's denominator). */
 const ships = { inshore: 0, offshore: 0 };
 for (const chip of chips) {
   const img = decodeLuma(readFileSync(path.join(SSDD_DIR, 'images', chip.file)));
-  const dets = detectOnChip(greyAmplitudeToSigma0(img.grey), chip.width, chip.height, SSDD_PIXEL_M, { params: { classifier: { enabled: true, candidatePfa, threshold: 0 } } });
+  const dets = detectOnChip(greyAmplitudeToSigma0(img.grey), chip.width, chip.height, SSDD_PIXEL_M, { params: { classifier: { enabled: true, candidatePfa, seaLevelFactor, threshold: 0 } } });
   const truth = chip.ships.map((s, id) => ({ ...s, certain: true, id }));
   const s = scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col));
   const false_ = new Set(s.falseAlarms);
   ships[chip.inshore ? 'inshore' : 'offshore'] += chip.ships.length;
   dets.forEach((d, i) => rows.push({ run: Math.floor((chip.number - 1) / 20), inshore: chip.inshore, chip: chip.number, x: d.candidate!.features, y: false_.has(i) ? 0 : 1 }));
 }
-console.log(`${chips.length} development chips, ${rows.length} candidates (${rows.filter((r) => r.y).length} ships matched) at candidate PFA ${candidatePfa}; ships: ${JSON.stringify(ships)}`);
+console.log(`${chips.length} development chips, ${rows.length} candidates (${rows.filter((r) => r.y).length} ships matched) at candidate PFA ${candidatePfa}, sea-level factor ${seaLevelFactor}; ships: ${JSON.stringify(ships)}`);
 
 // Out-of-fold probabilities, 3 folds by run.
 const runs = [...new Set(rows.map((r) => r.run))].sort((a, b) => a - b);
@@ -85,6 +87,7 @@ const out: CandidateModel = {
   model: { ...model, featureNames: [...CANDIDATE_FEATURES] },
   threshold: best.t,
   candidatePfa,
+  seaLevelFactor,
   fitted: {
     by: 'training/ship/fitClassifier.ts',
     data: `SSDD development chips only (${chips.length} chips; validation runs never read), assumed ${SSDD_PIXEL_M} m pixels, σ0 ∝ (grey + ½)², no land mask`,
@@ -94,5 +97,7 @@ const out: CandidateModel = {
     outOfFold: { threshold: best.t, inshore: { precision: +f3(oofIn.p), recall: +f3(oofIn.r) }, offshore: { precision: +f3(oofOff.p), recall: +f3(oofOff.r) } },
   },
 };
-writeFileSync(new URL('../../src/analysis/ship/classifierModel.json', import.meta.url), `${JSON.stringify(out)}\n`);
-console.log('wrote src/analysis/ship/classifierModel.json');
+if (OUT) {
+  writeFileSync(OUT, `${JSON.stringify(out)}\n`);
+  console.log('wrote src/analysis/ship/classifierModel.json');
+}

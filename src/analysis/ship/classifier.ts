@@ -21,6 +21,8 @@ export const CANDIDATE_FEATURES = [
   'surroundBrightFraction',
   'surroundCv',
   'surroundMaxDb',
+  'peakOverSeaLevelDb',
+  'meanOverSeaLevelDb',
 ] as const;
 
 let markScratch = new Uint8Array(0);
@@ -28,7 +30,8 @@ let markScratch = new Uint8Array(0);
 /**
  * The candidate's features, in CANDIDATE_FEATURES order. `mask` is the CFAR mask (≥ 1: above
  * the extent threshold), `values` the σ0 of the detection channel, `background` the mean σ0 of
- * the candidate's background ring. The surroundings are the candidate's bounding box grown by
+ * the candidate's background ring, `seaLevel` the robust sea level at its peak (seaLevel.ts;
+ * NaN when not computed). The surroundings are the candidate's bounding box grown by
  * half its larger side (3…40 px), less its own pixels.
  */
 export function candidateFeatures(
@@ -40,6 +43,7 @@ export function candidateFeatures(
   height: number,
   spacing: { range: number; azimuth: number },
   background: number,
+  seaLevel: number,
 ): number[] {
   const n = cluster.pixels.length;
   if (markScratch.length < values.length) markScratch = new Uint8Array(values.length);
@@ -88,6 +92,8 @@ export function candidateFeatures(
     sn > 0 ? bright / sn : Number.NaN,
     sMean > 0 ? Math.sqrt(sVar) / sMean : Number.NaN,
     db(smax),
+    seaLevel > 0 ? 10 * Math.log10(cluster.peak / seaLevel) : Number.NaN,
+    seaLevel > 0 ? 10 * Math.log10(sum / n / seaLevel) : Number.NaN,
   ];
 }
 
@@ -97,6 +103,8 @@ export interface CandidateModel {
   threshold: number;
   /** Candidate CFAR PFA the model was fitted with. */
   candidatePfa: number;
+  /** Sea-level factor the model was fitted with (params.classifier.seaLevelFactor). */
+  seaLevelFactor: number;
   /** How it was fitted and what it scored (for the reader; not used). */
   fitted: Record<string, unknown>;
 }

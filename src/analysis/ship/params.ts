@@ -107,6 +107,12 @@ export interface ShipParams {
   classifier: {
     enabled: boolean;
     candidatePfa: number;
+    /**
+     * Pixels ≥ this × the robust sea level (median of the neighbourhood, seaLevel.ts) are
+     * candidates too, those ≥ half of it their extent; 0: CFAR candidates only. The
+     * level's blocks follow the tile, so unlike the CFAR it is not tiling-invariant.
+     */
+    seaLevelFactor: number;
     threshold: number | null;
   };
   /**
@@ -138,7 +144,7 @@ export const DEFAULT_SHIP_PARAMS: Readonly<ShipParams> = Object.freeze({
   landBufferM: 500,
   ambiguity: Object.freeze({ enabled: true, minSourceContrastDb: 15, toleranceFraction: 0.06, toleranceRangeM: 100 }),
   sidelobes: Object.freeze({ enabled: true, minPeakContrastDb: 25, maxArmLevelDb: -15, armLengthM: 300 }),
-  classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, threshold: null }),
+  classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, seaLevelFactor: 16, threshold: null }),
   tileSize: 3072,
 }) as Readonly<ShipParams>;
 
@@ -164,6 +170,7 @@ export function resolveShipParams(input: ShipParamsInput = {}): ShipParams {
   // ≤ 0.1 keeps every threshold above the ring mean, which the CFAR's prescreen relies on.
   check(p.extentPfa >= p.pfa && p.extentPfa <= 0.1, `extentPfa must be in [pfa, 0.1], got ${p.extentPfa}`);
   check(p.classifier.candidatePfa > 0 && p.classifier.candidatePfa <= 0.1, `classifier.candidatePfa must be in (0, 0.1], got ${p.classifier.candidatePfa}`);
+  check(p.classifier.seaLevelFactor === 0 || p.classifier.seaLevelFactor >= 4, `classifier.seaLevelFactor must be 0 or ≥ 4, got ${p.classifier.seaLevelFactor}`);
   check(p.classifier.threshold === null || (p.classifier.threshold >= 0 && p.classifier.threshold <= 1), 'classifier.threshold must be null or in [0, 1]');
   check(p.guardWindowM >= 0 && p.backgroundWindowM > p.guardWindowM, 'backgroundWindowM must exceed guardWindowM ≥ 0');
   check(p.targetWindowM >= 0 && p.targetWindowM < p.guardWindowM, 'targetWindowM must be in [0, guardWindowM)');

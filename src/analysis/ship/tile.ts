@@ -9,6 +9,7 @@ import { candidateFeatures, candidateModel, candidateProbability } from './class
 import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters } from './cluster.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
+import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 
 export type Channel = 'VH' | 'VV';
@@ -17,6 +18,7 @@ export type Channel = 'VH' | 'VV';
 const scratch: Record<Channel, CfarScratch> = { VH: new CfarScratch(), VV: new CfarScratch() };
 let targetScratch = new Uint8Array(0);
 let maskScratch = new Uint8Array(0);
+let levelMaskScratch = new Uint8Array(0);
 
 export interface ShipTileInput {
   /** Calibrated σ0 (linear), row-major width × height. `vh` holds the cross-pol channel (VH or HV), `vv` the co-pol (VV or HH). */
@@ -205,6 +207,21 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     seeds = Int32Array.from(results.flatMap((r) => Array.from(r.cfar.detected)));
   }
   const clusters = mergeNearbyClusters(clusterDetections(mask, primary.values, w, h, seeds), mask, primary.values, w, h, spacing, params.mergeGapM);
+  // Candidate stage: pixels far above the robust sea level (seaLevel.ts), clustered on their
+  // own mask so they do not merge into the CFAR's clusters; those whose peak the CFAR's mask
+  // already holds are the CFAR's.
+  let level: SeaLevel | null = null;
+  if (classify && params.classifier.seaLevelFactor > 0) {
+    level = seaLevel(primary.values, target, w, h, Math.max(16, Math.max(windows.background.rows, windows.background.cols)));
+    if (levelMaskScratch.length < n) levelMaskScratch = new Uint8Array(n);
+    const levelMask = levelMaskScratch.subarray(0, n);
+    levelMask.fill(0);
+    const f = params.classifier.seaLevelFactor;
+    const extra = markAboveSeaLevel(primary.values, target, w, h, level, f, f / 2, levelMask);
+    if (extra.length > 0)
+      for (const c of mergeNearbyClusters(clusterDetections(levelMask, primary.values, w, h, extra), levelMask, primary.values, w, h, spacing, params.mergeGapM))
+        if (mask[c.peakIndex] === 0) clusters.push(c);
+  }
   const minSpacing = Math.min(spacing.range, spacing.azimuth);
   // Image edges: a tile side where the core reaches the array's edge (the halo was clipped there).
   const edges = {
@@ -257,7 +274,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     if (cr < core.y0 || cr >= core.y0 + core.height || cc < core.x0 || cc >= core.x0 + core.width) return;
     let candidate: ShipDetection['candidate'];
     if (classify) {
-      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background);
+      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN);
       const probability = model ? candidateProbability(model, features) : Number.NaN;
       if (model && probability < (params.classifier.threshold ?? model.threshold)) return;
       candidate = { features, probability };
