@@ -203,21 +203,29 @@ export function sumCounts(rows: Array<{ tp: number; fp: number; fn: number; dete
   return { chips: rows.length, ships: tp + fn, detections: rows.reduce((a, r) => a + r.detections, 0), truePositives: tp, falsePositives: fp, falseNegatives: fn, ...prf(tp, fp, fn) };
 }
 
-export const SSDD_LAND_SOURCES: Record<string, (chip: SsddChip, sigma0: Float32Array, grey: Uint8Array) => Uint8Array | undefined> = {
+export interface SsddMethod {
+  land: (chip: SsddChip, sigma0: Float32Array, grey: Uint8Array) => Uint8Array | undefined;
+  params?: ShipParamsInput;
+}
+
+export const SSDD_METHODS: Record<string, SsddMethod> = {
   // Today on a chip: no coastline at all (the chips have no georeferencing, so the Natural
   // Earth mask the scene path applies cannot be placed).
-  none: () => undefined,
+  'none': { land: () => undefined },
   // The chip's hand-drawn sea/land mask: a perfect coastline, the upper bound for any mask.
-  'reference mask (oracle)': (chip) => readSsddLand(chip),
+  'reference mask (oracle)': { land: (chip) => readSsddLand(chip) },
+  // Issue 23 §1: candidates from a CFAR at PFA 1e-4, kept by the fitted trees
+  // (src/analysis/ship/classifier.ts; fitted on the dev chips only, training/ship/fitClassifier.ts).
+  'none + candidate classifier': { land: () => undefined, params: { classifier: { enabled: true } } },
 };
 
-export async function evalSsdd(sources = SSDD_LAND_SOURCES): Promise<SsddEval | { skipped: string }> {
+export async function evalSsdd(methods = SSDD_METHODS): Promise<SsddEval | { skipped: string }> {
   if (!ssddAvailable()) return { skipped: `SSDD chips not found at ${SSDD_DIR}` };
   const t0 = performance.now();
   const chips = loadSsddChips();
   const rows: SsddRow[] = [];
-  for (const [name, landOf] of Object.entries(sources)) {
-    const scored = scoreSsdd(chips, (chip, sigma0, grey) => detectOnChip(sigma0, chip.width, chip.height, SSDD_PIXEL_M, { land: landOf(chip, sigma0, grey) }));
+  for (const [name, method] of Object.entries(methods)) {
+    const scored = scoreSsdd(chips, (chip, sigma0, grey) => detectOnChip(sigma0, chip.width, chip.height, SSDD_PIXEL_M, { land: method.land(chip, sigma0, grey), ...(method.params ? { params: method.params } : {}) }));
     for (const split of ['dev', 'validation', 'all'] as const)
       for (const kind of ['inshore', 'offshore'] as const) {
         const sel = scored.filter((r) => (split === 'all' || r.chip.split === split) && r.chip.inshore === (kind === 'inshore'));
@@ -240,7 +248,7 @@ export function printSsdd(r: SsddEval | { skipped: string }): void {
   );
   console.log(
     table(
-      ['land mask', 'split', 'chips', 'ships', 'detections', 'TP', 'FP', 'FN', 'precision', 'recall', 'F1', 'target'],
+      ['method (land mask, stage)', 'split', 'chips', 'ships', 'detections', 'TP', 'FP', 'FN', 'precision', 'recall', 'F1', 'target'],
       r.rows.map((x) => {
         const t = SHIP_TARGETS[x.kind];
         const met = x.counts.recall >= t.recall && x.counts.precision >= t.precision;

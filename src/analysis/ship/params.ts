@@ -98,6 +98,24 @@ export interface ShipParams {
     armLengthM: number;
   };
   /**
+   * Candidate classifier (classifier.ts; issue 23 §1). When enabled the CFAR runs at
+   * `candidatePfa` instead of `pfa`, the small-size and aspect filters are left to the
+   * classifier, and a candidate is kept when the fitted trees give it a probability ≥
+   * `threshold` (null: the committed model's threshold). Default off: fitted on the SSDD chips
+   * (assumed 3 m pixels), not yet checked on Sentinel-1 open sea.
+   */
+  classifier: {
+    enabled: boolean;
+    candidatePfa: number;
+    /**
+     * Pixels ≥ this × the robust sea level (median of the neighbourhood, seaLevel.ts) are
+     * candidates too, those ≥ half of it their extent; 0: CFAR candidates only. The
+     * level's blocks follow the tile, so unlike the CFAR it is not tiling-invariant.
+     */
+    seaLevelFactor: number;
+    threshold: number | null;
+  };
+  /**
    * Tile size of the scene engine (pixels, core). 3072 (measured): with the 181 px halo a full IW
    * scene is processed 1.23× over (2048: 1.37×) at ≈ 0.5 GB per tile in flight.
    */
@@ -126,12 +144,14 @@ export const DEFAULT_SHIP_PARAMS: Readonly<ShipParams> = Object.freeze({
   landBufferM: 500,
   ambiguity: Object.freeze({ enabled: true, minSourceContrastDb: 15, toleranceFraction: 0.06, toleranceRangeM: 100 }),
   sidelobes: Object.freeze({ enabled: true, minPeakContrastDb: 25, maxArmLevelDb: -15, armLengthM: 300 }),
+  classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, seaLevelFactor: 16, threshold: null }),
   tileSize: 3072,
 }) as Readonly<ShipParams>;
 
-export type ShipParamsInput = Partial<Omit<ShipParams, 'ambiguity' | 'sidelobes'>> & {
+export type ShipParamsInput = Partial<Omit<ShipParams, 'ambiguity' | 'sidelobes' | 'classifier'>> & {
   ambiguity?: Partial<ShipParams['ambiguity']>;
   sidelobes?: Partial<ShipParams['sidelobes']>;
+  classifier?: Partial<ShipParams['classifier']>;
 };
 
 /** Defaults overlaid with `input`, validated. */
@@ -141,6 +161,7 @@ export function resolveShipParams(input: ShipParamsInput = {}): ShipParams {
     ...input,
     ambiguity: { ...DEFAULT_SHIP_PARAMS.ambiguity, ...input.ambiguity },
     sidelobes: { ...DEFAULT_SHIP_PARAMS.sidelobes, ...input.sidelobes },
+    classifier: { ...DEFAULT_SHIP_PARAMS.classifier, ...input.classifier },
   } as ShipParams;
   const check = (ok: boolean, what: string): void => {
     if (!ok) throw new RangeError(`ship params: ${what}`);
@@ -148,6 +169,9 @@ export function resolveShipParams(input: ShipParamsInput = {}): ShipParams {
   check(p.pfa > 0 && p.pfa < 0.5, `pfa must be in (0, 0.5), got ${p.pfa}`);
   // ≤ 0.1 keeps every threshold above the ring mean, which the CFAR's prescreen relies on.
   check(p.extentPfa >= p.pfa && p.extentPfa <= 0.1, `extentPfa must be in [pfa, 0.1], got ${p.extentPfa}`);
+  check(p.classifier.candidatePfa > 0 && p.classifier.candidatePfa <= 0.1, `classifier.candidatePfa must be in (0, 0.1], got ${p.classifier.candidatePfa}`);
+  check(p.classifier.seaLevelFactor === 0 || p.classifier.seaLevelFactor >= 4, `classifier.seaLevelFactor must be 0 or ≥ 4, got ${p.classifier.seaLevelFactor}`);
+  check(p.classifier.threshold === null || (p.classifier.threshold >= 0 && p.classifier.threshold <= 1), 'classifier.threshold must be null or in [0, 1]');
   check(p.guardWindowM >= 0 && p.backgroundWindowM > p.guardWindowM, 'backgroundWindowM must exceed guardWindowM ≥ 0');
   check(p.targetWindowM >= 0 && p.targetWindowM < p.guardWindowM, 'targetWindowM must be in [0, guardWindowM)');
   check(p.looks > 0, 'looks must be positive');

@@ -5,9 +5,11 @@
 import type { PixelWindow } from '../../imagery/window.ts';
 import { vesselAttributes, vesselShape, type VesselAttributes } from './attributes.ts';
 import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
+import { candidateFeatures, candidateModel, candidateProbability } from './classifier.ts';
 import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters } from './cluster.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
+import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 
 export type Channel = 'VH' | 'VV';
@@ -16,6 +18,7 @@ export type Channel = 'VH' | 'VV';
 const scratch: Record<Channel, CfarScratch> = { VH: new CfarScratch(), VV: new CfarScratch() };
 let targetScratch = new Uint8Array(0);
 let maskScratch = new Uint8Array(0);
+let levelMaskScratch = new Uint8Array(0);
 
 export interface ShipTileInput {
   /** Calibrated σ0 (linear), row-major width × height. `vh` holds the cross-pol channel (VH or HV), `vv` the co-pol (VV or HH). */
@@ -73,6 +76,8 @@ export interface ShipDetection {
   channels: Channel[];
   /** Estimated hull length, width and axis (attributes.ts), fitted to AIS: the result's length_m, width_m, heading_deg. */
   attributes: VesselAttributes;
+  /** With the candidate classifier on (params.classifier): its features and probability (NaN with threshold 0, when no model is read). */
+  candidate?: { features: number[]; probability: number };
 }
 
 /** Halo (pixels) a tile needs so that every detection it owns is decided exactly as on the whole image. */
@@ -161,6 +166,11 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
   if (targets === 0) return [];
 
   const windows = cfarWindows(params, spacing);
+  const classify = params.classifier.enabled;
+  // Threshold 0 keeps every candidate with its features (fitting, training/ship/): no model read.
+  const model = classify && params.classifier.threshold !== 0 ? candidateModel() : null;
+  const pfa = classify ? params.classifier.candidatePfa : params.pfa;
+  const extentPfa = Math.max(params.extentPfa, pfa);
   // With two channels each runs at half the PFA, so the union keeps the per-pixel rate.
   const split = channels.length;
   const results: Array<{ channel: Channel; values: Float32Array; cfar: CfarResult }> = channels.map((channel) => {
@@ -170,8 +180,8 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       { values, target, width: w, height: h, origin },
       {
         model: params.model,
-        pfa: params.pfa / split,
-        extentPfa: params.extentPfa / split,
+        pfa: pfa / split,
+        extentPfa: extentPfa / split,
         looks: params.looks,
         windows,
         minBackgroundFraction: params.minBackgroundFraction,
@@ -197,6 +207,21 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     seeds = Int32Array.from(results.flatMap((r) => Array.from(r.cfar.detected)));
   }
   const clusters = mergeNearbyClusters(clusterDetections(mask, primary.values, w, h, seeds), mask, primary.values, w, h, spacing, params.mergeGapM);
+  // Candidate stage: pixels far above the robust sea level (seaLevel.ts), clustered on their
+  // own mask so they do not merge into the CFAR's clusters; those whose peak the CFAR's mask
+  // already holds are the CFAR's.
+  let level: SeaLevel | null = null;
+  if (classify && params.classifier.seaLevelFactor > 0) {
+    level = seaLevel(primary.values, target, w, h, Math.max(16, Math.max(windows.background.rows, windows.background.cols)));
+    if (levelMaskScratch.length < n) levelMaskScratch = new Uint8Array(n);
+    const levelMask = levelMaskScratch.subarray(0, n);
+    levelMask.fill(0);
+    const f = params.classifier.seaLevelFactor;
+    const extra = markAboveSeaLevel(primary.values, target, w, h, level, f, f / 2, levelMask);
+    if (extra.length > 0)
+      for (const c of mergeNearbyClusters(clusterDetections(levelMask, primary.values, w, h, extra), levelMask, primary.values, w, h, spacing, params.mergeGapM))
+        if (mask[c.peakIndex] === 0) clusters.push(c);
+  }
   const minSpacing = Math.min(spacing.range, spacing.azimuth);
   // Image edges: a tile side where the core reaches the array's edge (the halo was clipped there).
   const edges = {
@@ -216,9 +241,10 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       (cluster.colMax === w - 1 && !edges.right);
     if (cutOff) continue; // extends past the halo: larger than any vessel (see requiredHalo)
     const shape = measureCluster(cluster, w, spacing);
-    if (shape.diagonalM < params.minDiagonalM || shape.diagonalM > params.maxDiagonalM) continue;
+    // With the classifier, small and thin candidates are its to judge.
+    if ((!classify && shape.diagonalM < params.minDiagonalM) || shape.diagonalM > params.maxDiagonalM) continue;
     if (shape.lengthM < params.minLengthM || shape.lengthM > params.maxLengthM) continue;
-    if (shape.lengthM / Math.max(shape.widthM, minSpacing) > params.maxAspectRatio) continue;
+    if (!classify && shape.lengthM / Math.max(shape.widthM, minSpacing) > params.maxAspectRatio) continue;
     const pr = (cluster.peakIndex / w) | 0;
     const pc = cluster.peakIndex - pr * w;
     const background = primary.cfar.backgroundMean(pr, pc);
@@ -246,6 +272,13 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     const cr = Math.round(cluster.centroidRow);
     const cc = Math.round(cluster.centroidCol);
     if (cr < core.y0 || cr >= core.y0 + core.height || cc < core.x0 || cc >= core.x0 + core.width) return;
+    let candidate: ShipDetection['candidate'];
+    if (classify) {
+      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN);
+      const probability = model ? candidateProbability(model, features) : Number.NaN;
+      if (model && probability < (params.classifier.threshold ?? model.threshold)) return;
+      candidate = { features, probability };
+    }
     const rows = new Int32Array(cluster.pixels.length);
     const cols = new Int32Array(cluster.pixels.length);
     const used = new Set<Channel>();
@@ -271,6 +304,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       orientationDeg: shape.orientationDeg,
       channels: channels.filter((ch) => used.has(ch)),
       attributes: vesselAttributes(shape.lengthM, vesselShape(cluster.pixels, primary.values, w, spacing, c.background)),
+      ...(candidate ? { candidate } : {}),
     });
   });
   return out;

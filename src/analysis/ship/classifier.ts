@@ -1,0 +1,127 @@
+// Candidate classifier of the ship detector (issue 23 §1): a looser CFAR gives candidates, and
+// gradient-boosted trees on each candidate's shape, contrast and surroundings (is it a compact
+// bright blob on dark sea, or part of bright cluttered land/quay?) keep the vessels. Features
+// are computed here, in the tile function (worker thread); the trees are shared with the
+// oil-slick model (../oilslick/gbt.ts), fitted by training/ship/fitClassifier.ts on the SSDD
+// development chips and stored in classifierModel.json. Imports ../oilslick/gbt.ts and ./cluster.ts.
+
+import { readFileSync } from 'node:fs';
+import { gbtPredict, type GbtModel } from '../oilslick/gbt.ts';
+import type { Cluster, ClusterShape } from './cluster.ts';
+
+export const CANDIDATE_FEATURES = [
+  'peakContrastDb',
+  'meanContrastDb',
+  'log10AreaM2',
+  'lengthM',
+  'aspect',
+  'fill',
+  'detectedFraction',
+  'surroundContrastDb',
+  'surroundBrightFraction',
+  'surroundCv',
+  'surroundMaxDb',
+  'peakOverSeaLevelDb',
+  'meanOverSeaLevelDb',
+] as const;
+
+let markScratch = new Uint8Array(0);
+
+/**
+ * The candidate's features, in CANDIDATE_FEATURES order. `mask` is the CFAR mask (≥ 1: above
+ * the extent threshold), `values` the σ0 of the detection channel, `background` the mean σ0 of
+ * the candidate's background ring, `seaLevel` the robust sea level at its peak (seaLevel.ts;
+ * NaN when not computed). The surroundings are the candidate's bounding box grown by
+ * half its larger side (3…40 px), less its own pixels.
+ */
+export function candidateFeatures(
+  cluster: Cluster,
+  shape: ClusterShape,
+  values: Float32Array,
+  mask: Uint8Array,
+  width: number,
+  height: number,
+  spacing: { range: number; azimuth: number },
+  background: number,
+  seaLevel: number,
+): number[] {
+  const n = cluster.pixels.length;
+  if (markScratch.length < values.length) markScratch = new Uint8Array(values.length);
+  let sum = 0;
+  for (let k = 0; k < n; k++) {
+    const p = cluster.pixels[k]!;
+    sum += values[p]!;
+    markScratch[p] = 1;
+  }
+  const bh = cluster.rowMax - cluster.rowMin + 1;
+  const bw = cluster.colMax - cluster.colMin + 1;
+  const g = Math.min(40, Math.max(3, Math.round(0.5 * Math.max(bh, bw))));
+  const r0 = Math.max(0, cluster.rowMin - g);
+  const r1 = Math.min(height - 1, cluster.rowMax + g);
+  const c0 = Math.max(0, cluster.colMin - g);
+  const c1 = Math.min(width - 1, cluster.colMax + g);
+  let sn = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let bright = 0;
+  let smax = 0;
+  for (let r = r0; r <= r1; r++)
+    for (let c = c0; c <= c1; c++) {
+      const p = r * width + c;
+      if (markScratch[p] === 1) continue;
+      const v = values[p]!;
+      sn++;
+      s1 += v;
+      s2 += v * v;
+      if (mask[p]! >= 1) bright++;
+      if (v > smax) smax = v;
+    }
+  for (let k = 0; k < n; k++) markScratch[cluster.pixels[k]!] = 0;
+  const db = (x: number) => (x > 0 && background > 0 ? 10 * Math.log10(x / background) : Number.NaN);
+  const sMean = sn > 0 ? s1 / sn : Number.NaN;
+  const sVar = sn > 0 ? Math.max(0, s2 / sn - sMean * sMean) : Number.NaN;
+  return [
+    db(cluster.peak),
+    db(sum / n),
+    Math.log10(n * spacing.range * spacing.azimuth),
+    shape.lengthM,
+    shape.lengthM / Math.max(shape.widthM, Math.min(spacing.range, spacing.azimuth)),
+    n / (bh * bw),
+    cluster.detected / n,
+    db(sMean),
+    sn > 0 ? bright / sn : Number.NaN,
+    sMean > 0 ? Math.sqrt(sVar) / sMean : Number.NaN,
+    db(smax),
+    seaLevel > 0 ? 10 * Math.log10(cluster.peak / seaLevel) : Number.NaN,
+    seaLevel > 0 ? 10 * Math.log10(sum / n / seaLevel) : Number.NaN,
+  ];
+}
+
+export interface CandidateModel {
+  model: GbtModel;
+  /** Kept when the probability is at least this (chosen on the development chips). */
+  threshold: number;
+  /** Candidate CFAR PFA the model was fitted with. */
+  candidatePfa: number;
+  /** Sea-level factor the model was fitted with (params.classifier.seaLevelFactor). */
+  seaLevelFactor: number;
+  /** How it was fitted and what it scored (for the reader; not used). */
+  fitted: Record<string, unknown>;
+}
+
+let cached: CandidateModel | null = null;
+
+/** The committed model (classifierModel.json beside this file), read once per thread. */
+export function candidateModel(): CandidateModel {
+  if (cached) return cached;
+  const m = JSON.parse(readFileSync(new URL('./classifierModel.json', import.meta.url), 'utf8')) as CandidateModel;
+  const names = m.model.featureNames;
+  if (names.join(',') !== CANDIDATE_FEATURES.join(','))
+    throw new Error(`ship classifierModel.json was fitted on [${names.join(', ')}], the code computes [${CANDIDATE_FEATURES.join(', ')}]: refit (training/ship/fitClassifier.ts)`);
+  cached = m;
+  return m;
+}
+
+export function candidateProbability(model: CandidateModel, features: number[]): number {
+  return gbtPredict(model.model, features);
+}

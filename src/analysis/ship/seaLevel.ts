@@ -1,0 +1,77 @@
+// Robust sea level for the candidate stage (issue 23 §1): the median σ0 of the target pixels in
+// blocks, and per block the median of its 3 × 3 neighbourhood of block medians. Unlike the
+// CFAR ring's mean, a median is not raised by ships moored side by side or bright quays covering
+// less than half of the neighbourhood, which is what hides harbour vessels from the ring CFAR.
+// Pure, on typed arrays. Imports nothing.
+
+export interface SeaLevel {
+  block: number;
+  rows: number;
+  cols: number;
+  /** Per block: median of the 3 × 3 block medians around it (NaN where no target pixel). */
+  level: Float32Array;
+}
+
+function median(a: Float32Array, n: number): number {
+  if (n === 0) return Number.NaN;
+  const s = a.subarray(0, n).sort();
+  return n % 2 ? s[n >> 1]! : 0.5 * (s[(n >> 1) - 1]! + s[n >> 1]!);
+}
+
+export function seaLevel(values: Float32Array, target: Uint8Array, width: number, height: number, block: number): SeaLevel {
+  const rows = Math.ceil(height / block);
+  const cols = Math.ceil(width / block);
+  const med = new Float32Array(rows * cols);
+  const buf = new Float32Array(block * block);
+  for (let br = 0; br < rows; br++)
+    for (let bc = 0; bc < cols; bc++) {
+      let n = 0;
+      for (let r = br * block; r < Math.min(height, (br + 1) * block); r++)
+        for (let c = bc * block; c < Math.min(width, (bc + 1) * block); c++) {
+          const p = r * width + c;
+          if (target[p] !== 0) buf[n++] = values[p]!;
+        }
+      med[br * cols + bc] = median(buf, n);
+    }
+  const level = new Float32Array(rows * cols);
+  const nine = new Float32Array(9);
+  for (let br = 0; br < rows; br++)
+    for (let bc = 0; bc < cols; bc++) {
+      let n = 0;
+      for (let r = Math.max(0, br - 1); r <= Math.min(rows - 1, br + 1); r++)
+        for (let c = Math.max(0, bc - 1); c <= Math.min(cols - 1, bc + 1); c++) {
+          const v = med[r * cols + c]!;
+          if (!Number.isNaN(v)) nine[n++] = v;
+        }
+      level[br * cols + bc] = median(nine, n);
+    }
+  return { block, rows, cols, level };
+}
+
+export function levelAt(s: SeaLevel, row: number, col: number): number {
+  return s.level[Math.floor(row / s.block) * s.cols + Math.floor(col / s.block)]!;
+}
+
+/**
+ * Marks the pixels ≥ `detectFactor` × the sea level as detected (mask 2) and those ≥
+ * `extentFactor` × it as extent (mask ≥ 1), target pixels only, on top of `mask`; returns the
+ * newly detected pixels (seeds for the clustering).
+ */
+export function markAboveSeaLevel(values: Float32Array, target: Uint8Array, width: number, height: number, s: SeaLevel, detectFactor: number, extentFactor: number, mask: Uint8Array): number[] {
+  const seeds: number[] = [];
+  for (let r = 0; r < height; r++) {
+    const base = Math.floor(r / s.block) * s.cols;
+    for (let c = 0; c < width; c++) {
+      const p = r * width + c;
+      if (target[p] === 0) continue;
+      const lv = s.level[base + Math.floor(c / s.block)]!;
+      if (!(lv > 0)) continue;
+      const v = values[p]!;
+      if (v >= detectFactor * lv) {
+        if (mask[p] !== 2) seeds.push(p);
+        mask[p] = 2;
+      } else if (v >= extentFactor * lv && mask[p] === 0) mask[p] = 1;
+    }
+  }
+  return seeds;
+}

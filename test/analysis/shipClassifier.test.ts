@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { CANDIDATE_FEATURES, candidateFeatures, candidateModel } from '../../src/analysis/ship/classifier.ts';
+import type { Cluster } from '../../src/analysis/ship/cluster.ts';
+import { detectShipsInTile, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
+import { resolveShipParams } from '../../src/analysis/ship/params.ts';
+import { levelAt, markAboveSeaLevel, seaLevel } from '../../src/analysis/ship/seaLevel.ts';
+import { gammaClutter } from './synthSea.ts';
+
+const W = 400;
+const H = 400;
+const spacing = { range: 3, azimuth: 3 };
+
+function tile(values: Float32Array): ShipTileInput {
+  return { sigma0: { vv: values }, valid: new Uint8Array(W * H).fill(1), width: W, height: H, pixelSpacing: spacing, core: { x0: 0, y0: 0, width: W, height: H } };
+}
+
+/** Adds a rectangle of σ0 `level` (rows r0…r0+h−1, cols c0…c0+w−1). */
+function paint(a: Float32Array, r0: number, c0: number, h: number, w: number, level: number): void {
+  for (let r = r0; r < r0 + h; r++) for (let c = c0; c < c0 + w; c++) a[r * W + c] = level;
+}
+
+describe('ship candidate classifier (issue 23 §1)', () => {
+  it('computes the features of a candidate from its pixels and surroundings', () => {
+    const w = 20;
+    const h = 20;
+    const values = new Float32Array(w * h).fill(0.1);
+    const mask = new Uint8Array(w * h);
+    const pixels: number[] = [];
+    for (let r = 8; r < 11; r++) for (let c = 8; c < 11; c++) {
+      values[r * w + c] = 10;
+      mask[r * w + c] = 2;
+      pixels.push(r * w + c);
+    }
+    values[5 * w + 5] = 1; // one bright pixel in the surroundings (3 px around the 3 × 3 box)
+    mask[5 * w + 5] = 1;
+    const cluster: Cluster = { pixels: Int32Array.from(pixels), detected: 9, rowMin: 8, rowMax: 10, colMin: 8, colMax: 10, centroidRow: 9, centroidCol: 9, peak: 10, peakIndex: 8 * w + 8 };
+    const f = candidateFeatures(cluster, { lengthM: 30, widthM: 30, diagonalM: 42.4, orientationDeg: 0 }, values, mask, w, h, { range: 10, azimuth: 10 }, 0.1, 0.05);
+    const named = Object.fromEntries(CANDIDATE_FEATURES.map((k, i) => [k, f[i]!]));
+    expect(named.peakContrastDb).toBeCloseTo(20, 6);
+    expect(named.meanContrastDb).toBeCloseTo(20, 6);
+    expect(named.log10AreaM2).toBeCloseTo(Math.log10(900), 6);
+    expect(named.aspect).toBe(1);
+    expect(named.fill).toBe(1);
+    expect(named.detectedFraction).toBe(1);
+    // Surroundings: the 9 × 9 box less the 9 ship pixels = 72 pixels, one of them at σ0 1.
+    expect(named.surroundBrightFraction).toBeCloseTo(1 / 72, 9);
+    expect(named.surroundContrastDb).toBeCloseTo(10 * Math.log10((71 * 0.1 + 1) / 72 / 0.1), 5);
+    expect(named.surroundMaxDb).toBeCloseTo(10, 5);
+  });
+
+  it('is off by default; the committed model matches the features and names its threshold', () => {
+    expect(resolveShipParams().classifier.enabled).toBe(false);
+    const m = candidateModel();
+    expect(m.model.featureNames).toEqual([...CANDIDATE_FEATURES]);
+    expect(m.threshold).toBeGreaterThan(0);
+    expect(m.threshold).toBeLessThan(1);
+    expect(m.model.trees.length).toBeGreaterThan(10);
+    // The defaults are the settings the model was fitted with.
+    expect(resolveShipParams().classifier.candidatePfa).toBe(m.candidatePfa);
+    expect(resolveShipParams().classifier.seaLevelFactor).toBe(m.seaLevelFactor);
+  });
+
+  it('keeps a compact vessel on speckled sea and drops speckle and a bright quay-like strip', () => {
+    const values = gammaClutter(W, H, { looks: 3, seed: 7, mean: 0.01 });
+    paint(values, 100, 100, 8, 30, 1); // a 90 m × 24 m vessel, +20 dB
+    paint(values, 300, 0, 8, 400, 0.3); // a long bright strip across the tile (a quay edge)
+    const params = { classifier: { enabled: true } };
+    const dets = detectShipsInTile(tile(values), params);
+    const vessel = dets.filter((d) => Math.abs(d.centroidRow - 103.5) < 3 && Math.abs(d.centroidCol - 114.5) < 3);
+    expect(vessel).toHaveLength(1);
+    expect(vessel[0]!.candidate!.probability).toBeGreaterThanOrEqual(candidateModel().threshold);
+    expect(dets.filter((d) => d.centroidRow > 280 && d.centroidRow < 320)).toHaveLength(0);
+    // The same tile without the classifier: candidates at its PFA, every one kept (threshold 0).
+    const all = detectShipsInTile(tile(values), { classifier: { enabled: true, threshold: 0 } });
+    expect(all.length).toBeGreaterThanOrEqual(dets.length);
+    expect(all.every((d) => d.candidate!.features.length === CANDIDATE_FEATURES.length)).toBe(true);
+  });
+
+  it('takes the sea level as a median, not raised by bright vessels covering less than half of it', () => {
+    const w = 64;
+    const h = 64;
+    const values = new Float32Array(w * h).fill(0.01);
+    for (let r = 0; r < 64; r++) for (let c = 0; c < 24; c++) values[r * w + c] = 5; // 37 % of the area very bright
+    const target = new Uint8Array(w * h).fill(1);
+    const s = seaLevel(values, target, w, h, 16);
+    expect(s.rows).toBe(4);
+    expect(s.cols).toBe(4);
+    expect(levelAt(s, 40, 60)).toBeCloseTo(0.01, 6);
+    const mask = new Uint8Array(w * h);
+    values[10 * w + 50] = 0.2; // 20 × the level: detected at factor 16
+    values[12 * w + 50] = 0.1; // 10 ×: extent only (≥ 8 ×)
+    const seeds = markAboveSeaLevel(values, target, w, h, s, 16, 8, mask);
+    expect(seeds).toContain(10 * w + 50);
+    expect(mask[10 * w + 50]).toBe(2);
+    expect(mask[12 * w + 50]).toBe(1);
+    expect(mask[40 * w + 60]).toBe(0);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Fits the ship candidate classifier (src/analysis/ship/classifier.ts → classifierModel.json) on
+ * the SSDD DEVELOPMENT chips only (eval/shipChips.ts split: runs of 20 chip numbers, every third
+ * run is validation and is never read here). Candidates: the detector's CFAR at `candidatePfa`
+ * with no land mask (a chip has no coastline), labelled by the eval's matching (centroid ≤ 100 m
+ * of a ship's box centre, one-to-one, closest first). The threshold is chosen on out-of-fold
+ * probabilities (3 folds by run inside the development chips) for the best F1; the committed
+ * trees are then fitted on all development chips.
+ *
+ *   node --import tsx training/ship/fitClassifier.ts [--pfa 1e-4] [--factor 16]
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips } from '../../eval/shipChips.ts';
+import { scoreMatches } from '../../eval/scoring/shipEval.ts';
+import { CANDIDATE_FEATURES, type CandidateModel } from '../../src/analysis/ship/classifier.ts';
+import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
+import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : dflt;
+};
+const candidatePfa = Number(arg('pfa', '1e-4'));
+const seaLevelFactor = Number(arg('factor', '16'));
+const GBT: Partial<GbtOptions> = { trees: 150, maxDepth: 3, learningRate: 0.08, minChildWeight: 5, subsample: 0.8, seed: 23 };
+
+interface Row {
+  run: number;
+  inshore: boolean;
+  chip: number;
+  x: number[];
+  y: number;
+}
+
+const chips = loadSsddChips().filter((c) => c.split === 'dev');
+const rows: Row[] = [];
+const OUT = process.argv.includes('--dry') ? null : new URL('../../src/analysis/ship/classifierModel.json', import.meta.url);
+/** Ships per chip kind (the recall's denominator). */
+const ships = { inshore: 0, offshore: 0 };
+for (const chip of chips) {
+  const img = decodeLuma(readFileSync(path.join(SSDD_DIR, 'images', chip.file)));
+  const dets = detectOnChip(greyAmplitudeToSigma0(img.grey), chip.width, chip.height, SSDD_PIXEL_M, { params: { classifier: { enabled: true, candidatePfa, seaLevelFactor, threshold: 0 } } });
+  const truth = chip.ships.map((s, id) => ({ ...s, certain: true, id }));
+  const s = scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col));
+  const false_ = new Set(s.falseAlarms);
+  ships[chip.inshore ? 'inshore' : 'offshore'] += chip.ships.length;
+  dets.forEach((d, i) => rows.push({ run: Math.floor((chip.number - 1) / 20), inshore: chip.inshore, chip: chip.number, x: d.candidate!.features, y: false_.has(i) ? 0 : 1 }));
+}
+console.log(`${chips.length} development chips, ${rows.length} candidates (${rows.filter((r) => r.y).length} ships matched) at candidate PFA ${candidatePfa}, sea-level factor ${seaLevelFactor}; ships: ${JSON.stringify(ships)}`);
+
+// Out-of-fold probabilities, 3 folds by run.
+const runs = [...new Set(rows.map((r) => r.run))].sort((a, b) => a - b);
+const foldOf = new Map(runs.map((r, i) => [r, i % 3]));
+const oof = new Array<number>(rows.length).fill(0);
+for (let f = 0; f < 3; f++) {
+  const train = rows.filter((r) => foldOf.get(r.run) !== f);
+  const model = trainGbt(train.map((r) => r.x), train.map((r) => r.y), null, GBT);
+  rows.forEach((r, i) => {
+    if (foldOf.get(r.run) === f) oof[i] = gbtPredict({ ...model, featureNames: [...CANDIDATE_FEATURES] }, r.x);
+  });
+}
+function prAt(threshold: number, kind?: boolean) {
+  let tp = 0;
+  let fp = 0;
+  rows.forEach((r, i) => {
+    if (kind !== undefined && r.inshore !== kind) return;
+    if (oof[i]! >= threshold) r.y ? tp++ : fp++;
+  });
+  const n = kind === undefined ? ships.inshore + ships.offshore : kind ? ships.inshore : ships.offshore;
+  const p = tp + fp ? tp / (tp + fp) : 1;
+  const r = tp / n;
+  return { p, r, f1: p + r ? (2 * p * r) / (p + r) : 0 };
+}
+let best = { t: 0.5, f1: -1 };
+for (let t = 0.05; t < 0.96; t += 0.01) {
+  const f1 = prAt(t).f1;
+  if (f1 > best.f1) best = { t: Math.round(t * 100) / 100, f1 };
+}
+const f3 = (v: number) => v.toFixed(3);
+const oofIn = prAt(best.t, true);
+const oofOff = prAt(best.t, false);
+console.log(`threshold ${best.t} (best out-of-fold F1 ${f3(best.f1)}): inshore P ${f3(oofIn.p)} R ${f3(oofIn.r)}, offshore P ${f3(oofOff.p)} R ${f3(oofOff.r)}`);
+
+const model = trainGbt(rows.map((r) => r.x), rows.map((r) => r.y), null, GBT);
+const out: CandidateModel = {
+  model: { ...model, featureNames: [...CANDIDATE_FEATURES] },
+  threshold: best.t,
+  candidatePfa,
+  seaLevelFactor,
+  fitted: {
+    by: 'training/ship/fitClassifier.ts',
+    data: `SSDD development chips only (${chips.length} chips; validation runs never read), assumed ${SSDD_PIXEL_M} m pixels, σ0 ∝ (grey + ½)², no land mask`,
+    candidates: rows.length,
+    positives: rows.filter((r) => r.y).length,
+    gbt: GBT,
+    outOfFold: { threshold: best.t, inshore: { precision: +f3(oofIn.p), recall: +f3(oofIn.r) }, offshore: { precision: +f3(oofOff.p), recall: +f3(oofOff.r) } },
+  },
+};
+if (OUT) {
+  writeFileSync(OUT, `${JSON.stringify(out)}\n`);
+  console.log('wrote src/analysis/ship/classifierModel.json');
+}
