@@ -61,11 +61,13 @@ const TARGET_FAR = 0.1;
  * fold): the next model to train. Issue 24 §2 (generated look-alikes in the mix, generated.ts;
  * 24 scenes, 123 bags): generatedWeight 3 gave 0.861 (AUC 0.928), 10 gave 0.866 (AUC 0.928),
  * both with 2 of 84 generated look-alikes flagged and 34 of 36 generated trails found out of
- * fold (against 0.875 without generated rows): 10 chosen.
+ * fold (against 0.875 without generated rows): 10 was the better, but it lost the calibrated
+ * path's target (0.776 with the service's vetoes) and the generated outline IoU, so the grid
+ * keeps the committed model (weight 0) until a mix does both (docs/oilslick.md).
  */
 const GRID: Array<Partial<GbtOptions> & { rounds: number; generatedWeight: number }> = [
-  { trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4, generatedWeight: 3 },
-  { trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4, generatedWeight: 10 },
+  // The committed model. Weights 3 and 10 (branch oil-wip, docs/oilslick.md) lost the calibrated target.
+  { trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4, generatedWeight: 0 },
 ];
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -136,7 +138,7 @@ async function main(): Promise<void> {
   log(`candidates: train ${train.reduce((a, c) => a + c.candidates.length, 0)}, validation ${validation.reduce((a, c) => a + c.candidates.length, 0)}`);
 
   // The generated part of the mix (generated.ts): fit-only rows, whole scenes per fold.
-  const generated = await generatedChips();
+  const generated = GRID.some((c) => c.generatedWeight > 0) ? await generatedChips() : [];
   const sceneNames = [...new Set(generated.map((c) => c.scene))].sort();
   const genFolds = generated.map((c) => sceneNames.indexOf(c.scene) % FOLDS);
   log(`generated: ${generated.length} bags from ${sceneNames.length} scenes, ${generated.reduce((a, c) => a + c.candidates.length, 0)} candidates`);
