@@ -138,6 +138,15 @@ describe('multiple-instance rounds', () => {
     expect(JSON.stringify(trainMil(chips, ['f0', 'f1'], { ...opts, witnesses: 3 }))).not.toBe(JSON.stringify(a));
     expect(JSON.stringify(trainMil(chips, ['f0', 'f1'], { ...opts, negativeWeightPower: 1 }))).not.toBe(JSON.stringify(a));
   });
+
+  it('issue 24: a chip weight (generated look-alike bags) pulls the model toward that chip; weight 1 is no weight', () => {
+    // A look-alike bag whose candidates look like the oil chips' witnesses.
+    const look = { file: 'g', label: 0 as const, source: 'g', candidates: [...Array(6).keys()].map(() => [0.85, 0.5]) };
+    const p = (weight?: number) => gbtPredict(trainMil([...chips, { ...look, weight }], ['f0', 'f1'], opts), [0.85, 0.5]);
+    expect(JSON.stringify(trainMil([...chips, { ...look, weight: 1 }], ['f0', 'f1'], opts))).toBe(JSON.stringify(trainMil([...chips, look], ['f0', 'f1'], opts)));
+    expect(p()).toBeGreaterThan(0.5);
+    expect(p(40)).toBeLessThan(p() - 0.2);
+  });
 });
 
 describe('issue 11: the trained model sees at prediction what it saw in training', () => {

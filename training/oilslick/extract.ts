@@ -22,6 +22,8 @@ export interface ChipCandidates {
   source: string;
   /** Feature vectors (FEATURE_NAMES order) of the candidates ≥ minAreaSqkm. */
   candidates: number[][];
+  /** Weight of the chip in training relative to a real chip (default 1; generated bags, generated.ts). */
+  weight?: number;
 }
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');

@@ -4,8 +4,8 @@
  * is. Round 0 takes every candidate of an oil chip as positive; each later round keeps, per
  * oil chip, only its most probable candidate under the previous model (plus any other above
  * 0.5) as positives — the "witness" — and every candidate of a no-oil chip as a negative.
- * Weights: each chip's candidates share the chip's weight, and the two classes carry equal
- * total weight, so chips with many candidates do not dominate.
+ * Weights: each chip's candidates share the chip's weight (1, or `weight`: generated bags), and
+ * the two classes carry equal total weight, so chips with many candidates do not dominate.
  */
 import { gbtPredict, type GbtModel } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt, type GbtOptions } from './gbtTrain.ts';
@@ -35,11 +35,12 @@ export function trainMil(chips: readonly ChipCandidates[], featureNames: readonl
     for (const chip of chips) {
       const n = chip.candidates.length;
       if (n === 0) continue;
+      const cw = chip.weight ?? 1;
       if (chip.label === 0) {
         for (const v of chip.candidates) {
           X.push(v);
           y.push(0);
-          w.push(negPower === 0.5 ? 1 / Math.sqrt(n) : n ** -negPower);
+          w.push(cw * (negPower === 0.5 ? 1 / Math.sqrt(n) : n ** -negPower));
         }
         continue;
       }
@@ -56,7 +57,7 @@ export function trainMil(chips: readonly ChipCandidates[], featureNames: readonl
       for (const v of chosen) {
         X.push(v);
         y.push(1);
-        w.push(1 / chosen.length);
+        w.push(cw / chosen.length);
       }
     }
     // Equal class totals.

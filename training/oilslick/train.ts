@@ -4,12 +4,17 @@
  * 1. Chips listed and split by SOURCE image (dataset.ts, seed SPLIT_SEED, 20 % of sources
  *    to validation); the validation chips are not looked at until step 5.
  * 2. Candidate features of every chip (extract.ts; cached under .tmp/).
+ *    Generated bags (generated.ts: harder-world scenes of other seeds than the evaluation's,
+ *    biogenic films, ship wakes and the other look-alikes as no-oil bags, ship trails as oil
+ *    bags) join the fitting, weighted by the configuration's `generatedWeight` (0: left out).
  * 3. Model selection on the TRAINING split only: each configuration of GRID is trained by
- *    multiple-instance rounds (mil.ts) in 4 folds by source and scored by the out-of-fold
- *    chip-level hit rate at a false-alarm rate ≤ TARGET_FAR (then AUC).
- * 4. The chosen configuration trained on the whole training split; the probability threshold
- *    is the one where the out-of-fold chip false-alarm rate on the training split is
- *    TARGET_FAR (out-of-fold, because in-sample scores of boosted trees are optimistic).
+ *    multiple-instance rounds (mil.ts) in 4 folds by source (generated: by scene) and scored
+ *    first by the generated look-alikes flagged out of fold (fewest), then by the out-of-fold
+ *    real-chip hit rate at a false-alarm rate ≤ TARGET_FAR (then AUC).
+ * 4. The chosen configuration trained on the whole training split (and every generated bag);
+ *    the probability threshold is the one where the out-of-fold chip false-alarm rate on the
+ *    training split's real chips is TARGET_FAR (out-of-fold, because in-sample scores of
+ *    boosted trees are optimistic).
  * 5. Figures on the validation split, written with the model:
  *    src/analysis/oilslick/model.json and src/analysis/oilslick/model-report.md.
  *
@@ -26,6 +31,7 @@ import { chipRates, rocAuc, thresholdForFalseAlarmRate, type ChipScore } from '.
 import { chipsAvailable, defaultChipDir, listChips, sourceFolds, splitBySource } from './dataset.ts';
 import { extractAll, type ChipCandidates } from './extract.ts';
 import { DEFAULT_GBT_OPTIONS, type GbtOptions } from './gbtTrain.ts';
+import { generatedChips, type GeneratedChip } from './generated.ts';
 import { scoreChips, trainMil } from './mil.ts';
 
 import { SPLIT_SEED, VALIDATION_FRACTION } from './split.ts';
@@ -52,23 +58,63 @@ const TARGET_FAR = 0.1;
  * model was scored on validation, so not used for it: one witness per oil chip
  * (`witnessMinProbability: 1.01`, i.e. without the other candidates above 0.5) gave
  * 0.895 / 0.887 / 0.891 at the three seeds (+0.019 over this configuration at every seed and
- * fold): the next model to train.
+ * fold): the next model to train. Issue 24 §2 (generated look-alikes in the mix, generated.ts;
+ * 24 scenes, 123 bags): generatedWeight 3 gave 0.861 (AUC 0.928), 10 gave 0.866 (AUC 0.928),
+ * both with 2 of 84 generated look-alikes flagged and 34 of 36 generated trails found out of
+ * fold (against 0.875 without generated rows): 10 was the better, but it lost the calibrated
+ * path's target (0.776 with the service's vetoes) and the generated outline IoU, so the grid
+ * keeps the committed model (weight 0) until a mix does both (docs/oilslick.md).
  */
-const GRID: Array<Partial<GbtOptions> & { rounds: number }> = [{ trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4 }];
+const GRID: Array<Partial<GbtOptions> & { rounds: number; generatedWeight: number }> = [
+  // The committed model. Weights 3 and 10 (branch oil-wip, docs/oilslick.md) lost the calibrated target.
+  { trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4, generatedWeight: 0 },
+];
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 
-function outOfFold(train: ChipCandidates[], folds: number[], cfg: (typeof GRID)[number]): ChipScore[] {
+function outOfFold(train: ChipCandidates[], folds: number[], cfg: (typeof GRID)[number], generated: GeneratedChip[], genFolds: number[]) {
   const scores: ChipScore[] = new Array(train.length);
+  const genScores: ChipScore[] = new Array(generated.length);
   for (let f = 0; f < FOLDS; f++) {
-    const fit = train.filter((_, i) => folds[i] !== f);
-    const model = trainMil(fit, FEATURE_NAMES, { rounds: cfg.rounds, gbt: { ...cfg, seed: 100 + f } });
+    const fit = [...train.filter((_, i) => folds[i] !== f), ...weighted(generated.filter((_, i) => genFolds[i] !== f), cfg.generatedWeight)];
+    const model = trainMil(fit, FEATURE_NAMES, { rounds: cfg.rounds, gbt: { ...gbtOf(cfg), seed: 100 + f } });
     const held = train.map((c, i) => ({ c, i })).filter(({ i }) => folds[i] === f);
     const s = scoreChips(model, held.map(({ c }) => c));
     held.forEach(({ i }, k) => (scores[i] = s[k]!));
+    const heldGen = generated.map((c, i) => ({ c, i })).filter(({ i }) => genFolds[i] === f);
+    const g = scoreChips(model, heldGen.map(({ c }) => c));
+    heldGen.forEach(({ i }, k) => (genScores[i] = g[k]!));
   }
-  return scores;
+  return { scores, genScores };
+}
+
+/** The generated bags with their training weight (0: left out). */
+function weighted(generated: readonly GeneratedChip[], weight: number): ChipCandidates[] {
+  return weight > 0 ? generated.map((c) => ({ ...c, weight })) : [];
+}
+
+function gbtOf(cfg: (typeof GRID)[number]): Partial<GbtOptions> {
+  const { rounds: _r, generatedWeight: _w, ...gbt } = cfg;
+  return gbt;
+}
+
+/** Generated look-alike bags (not open sea) whose best candidate reaches the threshold, out of fold. */
+function lookAlikesFlagged(generated: readonly GeneratedChip[], genScores: readonly ChipScore[], threshold: number): { flagged: number; lookAlikes: number; oilFound: number; oil: number } {
+  let flagged = 0;
+  let lookAlikes = 0;
+  let oilFound = 0;
+  let oil = 0;
+  generated.forEach((c, i) => {
+    if (c.label === 1) {
+      oil++;
+      if (genScores[i]!.score >= threshold) oilFound++;
+    } else if (c.kind !== 'open sea') {
+      lookAlikes++;
+      if (genScores[i]!.score >= threshold) flagged++;
+    }
+  });
+  return { flagged, lookAlikes, oilFound, oil };
 }
 
 function atTarget(scores: ChipScore[]) {
@@ -91,21 +137,30 @@ async function main(): Promise<void> {
   log(`chips ${chips.length}: train ${train.length} (${split.trainSources.length} sources), validation ${validation.length} (${split.validationSources.length} sources)`);
   log(`candidates: train ${train.reduce((a, c) => a + c.candidates.length, 0)}, validation ${validation.reduce((a, c) => a + c.candidates.length, 0)}`);
 
-  // 3. Model selection by cross-validation inside the training split.
+  // The generated part of the mix (generated.ts): fit-only rows, whole scenes per fold.
+  const generated = GRID.some((c) => c.generatedWeight > 0) ? await generatedChips() : [];
+  const sceneNames = [...new Set(generated.map((c) => c.scene))].sort();
+  const genFolds = generated.map((c) => sceneNames.indexOf(c.scene) % FOLDS);
+  log(`generated: ${generated.length} bags from ${sceneNames.length} scenes, ${generated.reduce((a, c) => a + c.candidates.length, 0)} candidates`);
+
+  // 3. Model selection by cross-validation inside the training split (generated scenes by fold too):
+  //    no generated look-alike flagged out of fold first, then the real chips' hit rate, then AUC.
   const folds = sourceFolds(split.train, FOLDS, CV_SEED);
   const selection = GRID.map((cfg) => {
-    const scores = outOfFold(train, folds, cfg);
+    const { scores, genScores } = outOfFold(train, folds, cfg, generated, genFolds);
     const oof = atTarget(scores);
-    log(`  cv ${JSON.stringify(cfg)}: hit ${r3(oof.hitRate)} at FAR ${r3(oof.falseAlarmRate)}, AUC ${r3(oof.auc)}`);
-    return { cfg, oof, scores };
+    const gen = lookAlikesFlagged(generated, genScores, thresholdForFalseAlarmRate(scores, TARGET_FAR));
+    log(`  cv ${JSON.stringify(cfg)}: hit ${r3(oof.hitRate)} at FAR ${r3(oof.falseAlarmRate)}, AUC ${r3(oof.auc)}; generated look-alikes flagged ${gen.flagged}/${gen.lookAlikes}, generated slicks found ${gen.oilFound}/${gen.oil}`);
+    return { cfg, oof, scores, gen };
   });
-  const best = [...selection].sort((a, b) => b.oof.hitRate - a.oof.hitRate || b.oof.auc - a.oof.auc)[0]!;
-  const { rounds, ...gbtCfg } = best.cfg;
+  const best = [...selection].sort((a, b) => a.gen.flagged - b.gen.flagged || b.oof.hitRate - a.oof.hitRate || b.oof.auc - a.oof.auc)[0]!;
+  const { rounds } = best.cfg;
+  const gbtCfg = gbtOf(best.cfg);
 
-  // 4. Final model and threshold (out-of-fold on the training split).
+  // 4. Final model and threshold (out-of-fold on the training split's real chips).
   const oofScores = best.scores;
   const threshold = thresholdForFalseAlarmRate(oofScores, TARGET_FAR);
-  const gbt = trainMil(train, FEATURE_NAMES, { rounds, gbt: { ...gbtCfg, seed: 1 } });
+  const gbt = trainMil([...train, ...weighted(generated, best.cfg.generatedWeight)], FEATURE_NAMES, { rounds, gbt: { ...gbtCfg, seed: 1 } });
 
   // 5. Validation figures.
   const valScores = scoreChips(gbt, validation);
@@ -131,9 +186,10 @@ async function main(): Promise<void> {
       incidenceDeg: 35,
       engine: { backgroundWindowM: params.backgroundWindowM, fineBackgroundWindowM: params.fineBackgroundWindowM, thresholdShiftDb: params.thresholdShiftDb, multilook: params.multilook, minAreaSqkm: params.minAreaSqkm },
       mil: { rounds },
+      generated: { scenes: sceneNames.length, bags: generated.length, weight: best.cfg.generatedWeight, outOfFold: best.gen },
       gbt: { ...DEFAULT_GBT_OPTIONS, ...gbtCfg, seed: 1 },
       targetFalseAlarmRate: TARGET_FAR,
-      modelSelection: selection.map((s) => ({ config: s.cfg, hitRate: r3(s.oof.hitRate), falseAlarmRate: r3(s.oof.falseAlarmRate), auc: r3(s.oof.auc) })),
+      modelSelection: selection.map((s) => ({ config: s.cfg, hitRate: r3(s.oof.hitRate), falseAlarmRate: r3(s.oof.falseAlarmRate), auc: r3(s.oof.auc), generatedLookAlikesFlagged: s.gen.flagged, generatedLookAlikes: s.gen.lookAlikes, generatedSlicksFound: s.gen.oilFound, generatedSlicks: s.gen.oil })),
       trainOutOfFold: { hitRate: r3(trainOof.hitRate), falseAlarmRate: r3(trainOof.falseAlarmRate), auc: r3(trainOof.auc) },
       validation: { hitRate: r3(val.hitRate), falseAlarmRate: r3(val.falseAlarmRate), hits: val.hits, oilChips: val.oilChips, falseAlarms: val.falseAlarms, noOilChips: val.noOilChips, auc: r3(val.auc), chipsWithoutCandidates: noCandidates },
     },
@@ -154,7 +210,7 @@ function roundTree(t: OilModelFile['gbt']['trees'][number]) {
 
 function report(
   file: OilModelFile,
-  selection: Array<{ cfg: (typeof GRID)[number]; oof: ReturnType<typeof atTarget> }>,
+  selection: Array<{ cfg: (typeof GRID)[number]; oof: ReturnType<typeof atTarget>; gen: ReturnType<typeof lookAlikesFlagged> }>,
   trainOof: ReturnType<typeof atTarget>,
   val: ReturnType<typeof atTarget>,
   noCandidates: { oil: number; noOil: number },
@@ -178,9 +234,11 @@ function report(
     '',
     '## Model selection (4-fold cross-validation by source, training split only)',
     '',
-    '| configuration | hit rate | false-alarm rate | AUC |',
-    '|---|---|---|---|',
-    ...selection.map((s) => `| ${JSON.stringify(s.cfg)} | ${r3(s.oof.hitRate)} | ${r3(s.oof.falseAlarmRate)} | ${r3(s.oof.auc)} |`),
+    '| configuration | hit rate | false-alarm rate | AUC | generated look-alikes flagged | generated slicks found |',
+    '|---|---|---|---|---|---|',
+    ...selection.map((s) => `| ${JSON.stringify(s.cfg)} | ${r3(s.oof.hitRate)} | ${r3(s.oof.falseAlarmRate)} | ${r3(s.oof.auc)} | ${s.gen.flagged}/${s.gen.lookAlikes} | ${s.gen.oilFound}/${s.gen.oil} |`),
+    '',
+    'Generated part of the mix (training/oilslick/generated.ts): harder-world scenes of other seeds and centres than the evaluation\'s, fit-only rows (the threshold is set on the real chips), whole scenes per fold; chosen by: fewest generated look-alikes flagged out of fold, then hit rate, then AUC.',
     '',
     '## Chip-level figures at the threshold',
     '',

@@ -117,9 +117,13 @@ export function multilookSea(input: DarkSpotInput, m: number): { width: number; 
   const level = new Float32Array(w * h);
   const sea = new Uint8Array(w * h);
   for (let by = 0; by < h; by++) {
+    const yEnd = Math.min(height, (by + 1) * m);
+    if (m === 2 && yEnd - by * m === 2 && width % 2 === 0) {
+      multilookPair(input, by, w, level, sea);
+      continue;
+    }
     sum.fill(0);
     count.fill(0);
-    const yEnd = Math.min(height, (by + 1) * m);
     for (let y = by * m; y < yEnd; y++) {
       const row = y * width;
       if (land === undefined) {
@@ -160,6 +164,36 @@ export function multilookSea(input: DarkSpotInput, m: number): { width: number; 
     }
   }
   return { width: w, height: h, level, sea };
+}
+
+/**
+ * multilookSea's 2 × 2 blocks of block row `by` (two full rows, even width): the same sums in
+ * the same order — each row's two pixels left to right, the upper row's sum first — without the
+ * general loop's per-pixel bounds and the per-row accumulators (the hot loop of a full scene).
+ */
+function multilookPair(input: DarkSpotInput, by: number, w: number, level: Float32Array, sea: Uint8Array): void {
+  const { sigma0, valid, land, width } = input;
+  const r0 = 2 * by * width;
+  const r1 = r0 + width;
+  for (let bx = 0; bx < w; bx++) {
+    const a = r0 + 2 * bx;
+    const c = r1 + 2 * bx;
+    const u0 = valid[a] !== 0 && (land === undefined || land[a] === 0);
+    const u1 = valid[a + 1] !== 0 && (land === undefined || land[a + 1] === 0);
+    const u2 = valid[c] !== 0 && (land === undefined || land[c] === 0);
+    const u3 = valid[c + 1] !== 0 && (land === undefined || land[c + 1] === 0);
+    const n = (u0 ? 1 : 0) + (u1 ? 1 : 0) + (u2 ? 1 : 0) + (u3 ? 1 : 0);
+    // A block is sea when at least half of its 4 pixels are.
+    if (n < 2) continue;
+    let top = 0;
+    if (u0) top += sigma0[a]!;
+    if (u1) top += sigma0[a + 1]!;
+    let bottom = 0;
+    if (u2) bottom += sigma0[c]!;
+    if (u3) bottom += sigma0[c + 1]!;
+    level[by * w + bx] = (0 + top + bottom) / n;
+    sea[by * w + bx] = 1;
+  }
 }
 
 /** 1 for each row that holds a set pixel. */
@@ -265,13 +299,20 @@ function twoPassBackground(
   boxMean(smoothDb, open, w, h, r.rx, r.ry, out, { where: sea, minFraction, fallback: background1, scratch });
 }
 
+/**
+ * The box means' float64 buffers, kept from tile to tile of this thread (each worker thread
+ * has its own module instance): five tile-sized arrays that were allocated, zeroed and
+ * collected for every tile. Their content is unspecified between uses (BoxScratch).
+ */
+const THREAD_SCRATCH = new BoxScratch();
+
 /** Dark-spot mask and the intermediate rasters of one tile. */
 export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams): DarkSpotMap {
   const m = params.multilook;
   const { width: w, height: h, level, sea } = multilookSea(input, m);
   const spacing = { range: input.pixelSpacing.range * m, azimuth: input.pixelSpacing.azimuth * m };
   const n = w * h;
-  const scratch = new BoxScratch();
+  const scratch = THREAD_SCRATCH;
   const shift = params.thresholdShiftDb;
   const rs = (params.speckleWindowPx - 1) / 2;
 
@@ -297,13 +338,22 @@ export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams): D
   smoothMask(dark, sea, w, h, params.morphologyRadiusPx);
 
   // Bright targets: a working pixel's own level (20 m, no speckle box) far above the background.
+  // With no negative level, a pixel's level is at most (its box's sea pixels) × the box mean, so
+  // its dB is at most smoothDb + 10·log10((2rs+1)²): pixels below the bright level by more than
+  // that (nearly all sea) need no logarithm of their own; the test is unchanged.
+  let minLevel = 0;
+  for (let i = 0; i < n; i++) if (level[i]! < minLevel) minLevel = level[i]!;
+  const boxGainDb = minLevel >= 0 ? 10 * Math.log10((2 * rs + 1) ** 2) + 0.01 : Number.POSITIVE_INFINITY;
   const brightSat = new Int32Array((w + 1) * (h + 1));
   const W = w + 1;
   for (let y = 0; y < h; y++) {
     let row = 0;
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
-      if (sea[i] !== 0 && 10 * Math.log10(Math.max(level[i]!, 1e-6)) > backgroundDb[i]! + params.brightTargetDb) row++;
+      if (sea[i] !== 0) {
+        const bright = backgroundDb[i]! + params.brightTargetDb;
+        if (!(smoothDb[i]! + boxGainDb < bright) && 10 * Math.log10(Math.max(level[i]!, 1e-6)) > bright) row++;
+      }
       brightSat[(y + 1) * W + x + 1] = brightSat[y * W + x + 1]! + row;
     }
   }

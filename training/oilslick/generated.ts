@@ -1,0 +1,137 @@
+/**
+ * The generated part of the training mix (issue 24 §2): candidates of harder-world scenes
+ * (hardScenes.ts, variants ≥ 1 — never variant 0, the evaluation's scenes) on calibrated σ0,
+ * labelled by the generator's truth. Each oil slick is an oil "chip" (a bag of the candidates
+ * on it), each look-alike (biogenic film, ship wake, low-wind area, rain cell, internal waves,
+ * upwelling) a no-oil chip of the candidates on it, and the rest of a scene's candidates one
+ * no-oil chip ("open sea"). Scenes go whole to one cross-validation fold.
+ *
+ * Cached as JSON under .tmp/oilslick-generated/ keyed by the parameters, the feature names and
+ * the scene list (never committed).
+ *
+ *   node --import tsx training/oilslick/generated.ts     (writes the cache)
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { FEATURE_NAMES, featureVector } from '../../src/analysis/oilslick/featureVector.ts';
+import { detectSlicksInSafeDetailed, regionPolygons } from '../../src/analysis/oilslick/detect.ts';
+import { resolveOilSlickParams } from '../../src/analysis/oilslick/params.ts';
+import { intersectAoi } from '../../src/geo/clip.ts';
+import type { Polygon } from '../../src/geo/types.ts';
+import { openSafeProduct } from '../../src/imagery/index.ts';
+import { writeSafeGrd } from '../../src/synth/index.ts';
+import type { ChipCandidates } from './extract.ts';
+import { hardSceneSpec, type HardSetName } from './hardScenes.ts';
+
+/** Scene side (px), as the evaluation's. */
+const SIZE = 3000;
+/** Winds of the training scenes (the evaluation's are 6 and 9 m/s). */
+const WINDS = [4, 5, 7, 8, 10];
+/** Variants per set (variant v: wind WINDS[(v − 1) mod 5], layout index (v − 1) mod 2). */
+export const GENERATED_VARIANTS = 12;
+
+export interface GeneratedChip extends ChipCandidates {
+  /** Scene (set and variant) the bag comes from: the fold unit. */
+  scene: string;
+  /** 'oil', the look-alike's cause, or 'open sea'. */
+  kind: string;
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const CACHE_DIR = path.join(repoRoot, '.tmp/oilslick-generated');
+
+export function generatedScenes(): Array<{ set: HardSetName; variant: number; wind: number; index: number }> {
+  const out = [];
+  for (let v = 1; v <= GENERATED_VARIANTS; v++) {
+    for (const set of ['films', 'sea'] as const) out.push({ set, variant: v, wind: WINDS[(v - 1) % WINDS.length]!, index: (v - 1) % 2 });
+  }
+  return out;
+}
+
+function cacheKey(): string {
+  const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
+  const h = createHash('sha256');
+  h.update(JSON.stringify({ params, names: FEATURE_NAMES, size: SIZE, scenes: generatedScenes(), v: 1 }));
+  return h.digest('hex').slice(0, 12);
+}
+
+interface Truth {
+  geometry: Polygon;
+  properties: { kind: string; id: string; cause?: string };
+}
+
+const round = (v: number) => (Number.isFinite(v) ? Math.round(v * 1e5) / 1e5 : Number.NaN);
+
+/** Labelled bags of one generated scene. */
+async function sceneChips(dir: string, s: ReturnType<typeof generatedScenes>[number]): Promise<GeneratedChip[]> {
+  const { spec } = hardSceneSpec(s.set, s.wind, s.index, s.variant);
+  const written = await writeSafeGrd(dir, { ...spec, width: SIZE, height: SIZE, pols: ['VV'] });
+  try {
+    const truth = (JSON.parse(readFileSync(written.groundTruthPath, 'utf8')) as { features: Truth[] }).features.filter(
+      (t) => t.properties.kind === 'oilslick' || t.properties.kind === 'lookalike',
+    );
+    // No candidate accepted (probability 1 is out of reach): features without outlines.
+    const details = await detectSlicksInSafeDetailed(written.productPath, { params: { minOilProbability: 1, vetoRules: [] } });
+    const product = await openSafeProduct(written.productPath);
+    const scene = `${s.set}-${s.variant}`;
+    const bags = new Map<string, GeneratedChip>();
+    const bag = (id: string, label: 0 | 1, kind: string) => {
+      let b = bags.get(id);
+      if (!b) bags.set(id, (b = { file: `generated:${scene}:${id}`, label, source: `generated:${scene}`, scene, kind, candidates: [] }));
+      return b;
+    };
+    for (const t of truth) bag(t.properties.id, t.properties.kind === 'oilslick' ? 1 : 0, t.properties.kind === 'oilslick' ? 'oil' : (t.properties.cause ?? 'low wind'));
+    try {
+      const toLonLat = (line: number, pixel: number) => product.geolocation.pixelToLonLat(line, pixel);
+      for (const c of details.candidates) {
+        if (c.reasons.includes('too_small')) continue;
+        const polys = regionPolygons(c.region, 2, toLonLat);
+        const on = truth.filter((t) => polys.some((p) => intersectAoi(t.geometry, p) !== null));
+        const v = featureVector(c.features).map(round);
+        // On oil wins (a slick crossing a look-alike is still oil); else every look-alike it touches.
+        const oil = on.find((t) => t.properties.kind === 'oilslick');
+        if (oil) bag(oil.properties.id, 1, 'oil').candidates.push(v);
+        else if (on.length) for (const t of on) bag(t.properties.id, 0, t.properties.cause ?? 'low wind').candidates.push(v);
+        else bag('open-sea', 0, 'open sea').candidates.push(v);
+      }
+    } finally {
+      await product.close();
+    }
+    return [...bags.values()];
+  } finally {
+    rmSync(written.productPath, { recursive: true, force: true });
+  }
+}
+
+/** Every generated bag, from the cache when present. */
+export async function generatedChips(log = (m: string) => process.stderr.write(m)): Promise<GeneratedChip[]> {
+  const file = path.join(CACHE_DIR, `${cacheKey()}.json`);
+  if (existsSync(file)) {
+    const rows = JSON.parse(readFileSync(file, 'utf8')) as GeneratedChip[];
+    for (const r of rows) for (const v of r.candidates) for (let i = 0; i < v.length; i++) if (v[i] === null) v[i] = Number.NaN;
+    return rows;
+  }
+  const dir = path.join(CACHE_DIR, 'scenes');
+  mkdirSync(dir, { recursive: true });
+  const out: GeneratedChip[] = [];
+  const t0 = performance.now();
+  for (const s of generatedScenes()) {
+    out.push(...(await sceneChips(dir, s)));
+    log(`  generated ${s.set} v${s.variant} (${s.wind} m/s): ${out.length} bags, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+  }
+  writeFileSync(file, JSON.stringify(out));
+  return out;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  const rows = await generatedChips();
+  const byKind = new Map<string, { bags: number; candidates: number }>();
+  for (const r of rows) {
+    const k = byKind.get(r.kind) ?? { bags: 0, candidates: 0 };
+    k.bags++;
+    k.candidates += r.candidates.length;
+    byKind.set(r.kind, k);
+  }
+  process.stderr.write(`${JSON.stringify(Object.fromEntries(byKind))}\n`);
+}
