@@ -6,6 +6,10 @@
  * SIGKILLed while it runs a tile. The job completes in its first attempt (the dead worker cost
  * only its tile, which another worker ran), its result is the one-process result feature for
  * feature, and its tile results are gone from the object store once it completed.
+ *
+ * Runs only with SARWATCH_E2E_FULL=1 (.ci/run sets it): four service processes and a full-scene
+ * job are minutes of CPU on 2 cores (issue 19 §3 keeps them out of a plain `npm test`); the
+ * queue's tile runner itself is tested on real Redis in every run (test/queue/tiles.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -124,7 +128,10 @@ function demoScene(date: string): string {
   return found[0]!;
 }
 
-describe('one job over 3 worker processes', () => {
+const FULL = process.env.SARWATCH_E2E_FULL === '1';
+if (!FULL) console.info('test/e2e/scaledOutTiles.test.ts skipped: the fanned-out job over 3 workers runs with SARWATCH_E2E_FULL=1 (.ci/run sets it)');
+
+describe.skipIf(!FULL)('one job over 3 worker processes (SARWATCH_E2E_FULL=1)', () => {
   it('a fanned-out ship job survives a worker SIGKILLed mid-tile: first attempt, the one-process result', async () => {
     const account = await cli('accounts', 'create', '--name', 'tiles', '--credits', '1000000', '--json');
     expect(account.code).toBe(0);
