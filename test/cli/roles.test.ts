@@ -3,39 +3,21 @@
  * processes on PostgreSQL and BullMQ. A job submitted to the API process (which runs no
  * workers) is run by the worker process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { GRD_SCENE, tempDataDir } from '../helpers/service.ts';
-import { REPO_ROOT, SARWATCH_BIN, runSarwatch } from '../helpers/cli.ts';
+import { runSarwatch } from '../helpers/cli.ts';
+import { RoleProcesses, waitForOutput } from '../helpers/roleProcesses.ts';
 import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestDatabase } from '../helpers/services.ts';
 import { northSeaFixtureScenes, writeStacArchive } from '../helpers/stacFixtures.ts';
 
 let database: TestDatabase;
 let dataDir: string;
 let env: Record<string, string>;
-const children: ChildProcess[] = [];
-
-function start(role: 'api' | 'worker'): { child: ChildProcess; output: () => string } {
-  let out = '';
-  const child = spawn(process.execPath, [SARWATCH_BIN, role], { cwd: REPO_ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (out += String(d)));
-  children.push(child);
-  return { child, output: () => out };
-}
-
-async function waitForOutput(p: { child: ChildProcess; output: () => string }, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const m = pattern.exec(p.output());
-    if (m) return m;
-    if (Date.now() > end || p.child.exitCode !== null) throw new Error(`no ${pattern} in:\n${p.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const procs = new RoleProcesses(() => env, { logLevel: () => 'warn' });
+const start = (role: 'api' | 'worker') => procs.start(role);
 
 beforeAll(async () => {
   await ensureRedis();
@@ -55,8 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+  await procs.stopAll('SIGTERM');
   const q = new Queue(env.SARWATCH_QUEUE_NAME!, { connection: { url: REDIS_URL } });
   await q.obliterate({ force: true });
   await q.close();

@@ -10,14 +10,14 @@
  * runs the issue's 200 (18.6 min wall, 315 CPU s, on two cores at load 15–19), plain
  * `npm test` 12.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { tempDataDir } from '../helpers/service.ts';
-import { REPO_ROOT, SARWATCH_BIN, runSarwatch } from '../helpers/cli.ts';
+import { runSarwatchWithEnv } from '../helpers/cli.ts';
+import { RoleProcesses, waitForOutput } from '../helpers/roleProcesses.ts';
 import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestDatabase } from '../helpers/services.ts';
 import { startS3rver, type TestS3 } from '../helpers/s3.ts';
 import { linkDemoArchive } from '../helpers/demoArchive.ts';
@@ -36,56 +36,12 @@ let database: TestDatabase;
 let s3: TestS3;
 let shared: string;
 let env: Record<string, string>;
-const children: ChildProcess[] = [];
-/** Each process's own data directory (secrets only: the state is in PostgreSQL and S3). */
-const processDirs: string[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-}
-
-/** Every worker started, replacements included (their logs show which jobs each completed). */
-const workerProcs: Proc[] = [];
-
-function start(role: 'api' | 'worker'): Proc {
-  let out = '';
-  const dataDir = tempDataDir();
-  processDirs.push(dataDir);
-  const child = spawn(process.execPath, [SARWATCH_BIN, role], {
-    cwd: REPO_ROOT,
-    // Workers log at info: their "job completed" lines are the evidence that no job completed twice.
-    env: { ...process.env, ...env, SARWATCH_DATA_DIR: dataDir, LOG_LEVEL: role === 'worker' ? 'info' : 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (out += String(d)));
-  children.push(child);
-  const proc = { child, output: () => out };
-  if (role === 'worker') workerProcs.push(proc);
-  return proc;
-}
-
-async function waitForOutput(p: Proc, pattern: RegExp, timeoutMs = 600_000): Promise<RegExpExecArray> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const m = pattern.exec(p.output());
-    if (m) return m;
-    if (Date.now() > end || p.child.exitCode !== null) throw new Error(`no ${pattern} in:\n${p.output()}`);
-    await sleep(100);
-  }
-}
-
-function cli(...args: string[]) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    return runSarwatch(shared, ...args);
-  } finally {
-    process.env = saved;
-  }
-}
+// Workers log at info: their "job completed" lines are the evidence that no job completed twice.
+const procs = new RoleProcesses(() => env, { ownDataDir: true, logLevel: (role) => (role === 'worker' ? 'info' : 'warn') });
+const start = (role: 'api' | 'worker') => procs.start(role);
+const cli = (...args: string[]) => runSarwatchWithEnv(env, shared, ...args);
 
 beforeAll(async () => {
   await ensureRedis();
@@ -117,15 +73,13 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+  await procs.stopAll();
   const q = new Queue(env.SARWATCH_QUEUE_NAME!, { connection: { url: REDIS_URL } });
   await q.obliterate({ force: true });
   await q.close();
   await database?.drop();
   await s3?.close();
   fs.rmSync(shared, { recursive: true, force: true });
-  for (const dir of processDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
@@ -204,7 +158,7 @@ describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
 
       const completed = jobs.filter((j) => j.status === 'completed');
       expect(completed.length).toBeGreaterThan(0);
-      const quicklookLog = workerProcs.flatMap((w) =>
+      const quicklookLog = procs.started.filter((p) => p.role === 'worker').flatMap((w) =>
         w
           .output()
           .split('\n')
@@ -242,7 +196,7 @@ describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
       }
       // No job completed twice: the workers' logs (the killed one's up to its death) hold one
       // "job completed" line per completed job in all, each for a job the store has completed.
-      const completions = workerProcs.flatMap((w) =>
+      const completions = procs.started.filter((p) => p.role === 'worker').flatMap((w) =>
         w
           .output()
           .split('\n')

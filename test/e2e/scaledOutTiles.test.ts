@@ -11,7 +11,6 @@
  * job are minutes of CPU on 2 cores (issue 19 §3 keeps them out of a plain `npm test`); the
  * queue's tile runner itself is tested on real Redis in every run (test/queue/tiles.test.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +20,9 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { detectShipsInSafe } from '../../src/analysis/ship/index.ts';
 import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
 import { tempDataDir } from '../helpers/service.ts';
-import { REPO_ROOT, SARWATCH_BIN, runSarwatch } from '../helpers/cli.ts';
+import { runSarwatchWithEnv } from '../helpers/cli.ts';
+import { RoleProcesses, waitForOutput } from '../helpers/roleProcesses.ts';
+import { linkDemoArchive } from '../helpers/demoArchive.ts';
 import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestDatabase } from '../helpers/services.ts';
 import { startS3rver, type TestS3 } from '../helpers/s3.ts';
 
@@ -29,49 +30,10 @@ let database: TestDatabase;
 let s3: TestS3;
 let shared: string;
 let env: Record<string, string>;
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-}
-
-function start(role: 'api' | 'worker'): Proc {
-  let out = '';
-  const dataDir = tempDataDir();
-  dirs.push(dataDir);
-  const child = spawn(process.execPath, [SARWATCH_BIN, role], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env, SARWATCH_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (out += String(d)));
-  children.push(child);
-  return { child, output: () => out };
-}
-
-async function waitForOutput(p: Proc, pattern: RegExp, timeoutMs = 600_000): Promise<RegExpExecArray> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const m = pattern.exec(p.output());
-    if (m) return m;
-    if (Date.now() > end || p.child.exitCode !== null) throw new Error(`no ${pattern} in:\n${p.output()}`);
-    await sleep(100);
-  }
-}
-
-function cli(...args: string[]) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    return runSarwatch(shared, ...args);
-  } finally {
-    process.env = saved;
-  }
-}
+const procs = new RoleProcesses(() => env, { ownDataDir: true });
+const start = (role: 'api' | 'worker') => procs.start(role);
+const cli = (...args: string[]) => runSarwatchWithEnv(env, shared, ...args);
 
 beforeAll(async () => {
   await ensureRedis();
@@ -95,12 +57,15 @@ beforeAll(async () => {
     PORT: '0',
   };
   expect((await cli('migrate')).code).toBe(0);
-  expect((await cli('demo')).code).toBe(0);
+  // The demo archive made once per run (test/globalSetup.ts), linked in where `sarwatch demo` writes it.
+  await linkDemoArchive(env.SARWATCH_ARCHIVE_DIR!);
+  const demo = await cli('demo');
+  expect(demo.code).toBe(0);
+  expect(demo.stdout).not.toMatch(/Generated \d+ demo products/);
 }, 600_000);
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+  await procs.stopAll();
   for (const name of [env.SARWATCH_QUEUE_NAME!, `${env.SARWATCH_QUEUE_NAME}-tiles`]) {
     const q = new Queue(name, { connection: { url: REDIS_URL } });
     await q.obliterate({ force: true });
@@ -110,17 +75,18 @@ afterAll(async () => {
   await database?.drop();
   await s3?.close();
   fs.rmSync(shared, { recursive: true, force: true });
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** The demo archive's SAFE folder of the port scene of `date` (yyyymmdd). */
 function demoScene(date: string): string {
   const found: string[] = [];
   const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory() && e.name.endsWith('.SAFE') && e.name.includes(`_${date}T`) && e.name.includes('_GRDH_')) found.push(p);
-      else if (e.isDirectory() && !e.name.endsWith('.SAFE')) walk(p);
+    for (const name of fs.readdirSync(dir)) {
+      const p = path.join(dir, name);
+      // statSync follows links: the demo archive is linked in from the once-per-run cache.
+      if (!fs.statSync(p).isDirectory()) continue;
+      if (name.endsWith('.SAFE') && name.includes(`_${date}T`) && name.includes('_GRDH_')) found.push(p);
+      else if (!name.endsWith('.SAFE')) walk(p);
     }
   };
   walk(env.SARWATCH_ARCHIVE_DIR!);
