@@ -22,6 +22,9 @@ import { detectInProduct } from '../../src/analysis/oilslick/detect.ts';
 import { resolveOilSlickParams } from '../../src/analysis/oilslick/params.ts';
 import { openSafeProduct } from '../../src/imagery/index.ts';
 import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
+import { detectChangeInRtcPair } from '../../src/analysis/change/index.ts';
+import { writeRtcStack } from '../../src/synth/index.ts';
+import { openRasterProduct } from '../../src/imagery/rtc/index.ts';
 import { tempDataDir } from '../helpers/service.ts';
 import { REDIS_URL, ensureRedis, uniqueQueueName } from '../helpers/services.ts';
 
@@ -205,5 +208,29 @@ describe('BullmqTileQueue', () => {
     expect(queued.candidates.length).toBeGreaterThan(0);
     expect(queued.collection).toEqual(inThread.collection);
     expect(queued.candidates).toEqual(inThread.candidates);
+  }, 180_000);
+
+  it('building change on a generated city pair: the tiles run through the queue on the pool, the result is the in-thread one', async () => {
+    const { open } = setup();
+    let ran = 0;
+    const worker = open();
+    worker.consume({ concurrency: 2, isRunning: async () => true, run: (call, signal) => (ran++, runTileTask(call as TileTask, [], signal)) });
+    const dir = tempDataDir();
+    dirs.push(dir);
+    const stack = await writeRtcStack(dir, { scene: 'city', seed: 21, center: [5.32, 52.09], width: 300, height: 300, start: '2023-01-01', count: 12, track: 37, compression: 'none' });
+    const raster = await openRasterProduct(stack.files[0]!);
+    const aoi = { type: 'Polygon' as const, coordinates: raster.bounds().coordinates };
+    await raster.close();
+    const pair = (k: number) => ({ vv: stack.files[2 * k]!, vh: stack.files[2 * k + 1]! });
+    const detect = (threads: number, tiles?: TileRunner) =>
+      detectChangeInRtcPair(pair(0), pair(11), { aoi, kind: 'newbuilding', maxRequestBytes: 1 << 20, params: { threads, tileSize: 96 }, ...(tiles ? { tiles } : {}) });
+    const queued = await detect(1, open().forJob(randomUUID()));
+    const inThread = await detect(0);
+    // 300 × 300 px in 96 px tiles: 16 tiles, every one through the queue.
+    expect(ran).toBe(16);
+    expect(queued.result.features.length).toBeGreaterThan(0);
+    expect(queued.result).toEqual(inThread.result);
+    expect(queued.coverage).toEqual(inThread.coverage);
+    expect(queued.areaSqkm).toBe(inThread.areaSqkm);
   }, 180_000);
 });

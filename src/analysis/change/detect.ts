@@ -14,6 +14,7 @@
 //   vectorised (on a coarser lattice for large AOIs), clipped to the AOI and simplified to
 //   the request size budget.
 
+import type { TileRunner } from '../port.ts';
 import { intersectAoi } from '../../geo/clip.ts';
 import type { AoiGeometry, Polygon, Position } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
@@ -67,6 +68,8 @@ export interface RtcPairOptions {
   /** 0–100, after every tile. */
   onProgress?: (percent: number) => void;
   signal?: AbortSignal;
+  /** Where else the tiles may run (scaled out: any worker), when each task reads its own tile (engine/mapTiles.ts). */
+  tiles?: TileRunner;
 }
 
 export interface RtcPairResult {
@@ -322,7 +325,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
     tileTimings = await mapTiles(plan, null, { name: 'detectChangeInPairTile', run: detectChangeInPairTile, params: taskParams, input }, (tile, out) => {
       addLattice(out.lattice);
       mergeTile(tile, out.result, out.inside, out.pixelSizeM);
-    }, engine);
+    }, { ...engine, runner: options.tiles });
   } else {
     // In this thread (or remote rasters): tiles read here, the next ones while `threads` tiles are being modelled.
     const read = (_window: PixelWindow, tile: Tile) => readChangeTile(pair.pre, pair.post, reading, tile);

@@ -25,6 +25,8 @@ function changeModule(kind: 'newbuilding' | 'disappearbuilding'): AnalysisModule
           maxRequestBytes: request.maxRequestBytes,
           onProgress: (p) => ctx.reportProgress(p),
           signal: ctx.signal,
+          // Scaled out, the pair's tiles may run on any worker (each opens the archive's scenes).
+          ...(ctx.tiles ? { tiles: ctx.tiles } : {}),
         });
         return {
           result: out.result,
