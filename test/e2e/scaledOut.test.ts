@@ -10,17 +10,11 @@
  * runs the issue's 200 (18.6 min wall, 315 CPU s, on two cores at load 15–19), plain
  * `npm test` 12.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from 'bullmq';
 import pg from 'pg';
-import { tempDataDir } from '../helpers/service.ts';
-import { runSarwatchWithEnv } from '../helpers/cli.ts';
-import { RoleProcesses, waitForOutput } from '../helpers/roleProcesses.ts';
-import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestDatabase } from '../helpers/services.ts';
-import { startS3rver, type TestS3 } from '../helpers/s3.ts';
-import { linkDemoArchive } from '../helpers/demoArchive.ts';
+import { startScaledOutDeployment, waitForOutput, type ScaledOutDeployment } from '../helpers/roleProcesses.ts';
+import type { TestDatabase } from '../helpers/services.ts';
+import type { TestS3 } from '../helpers/s3.ts';
 
 const JOBS = Number(process.env.SARWATCH_E2E_JOBS || 12);
 const PORT = 'POLYGON ((4.2 52.38, 4.5 52.38, 4.5 52.58, 4.2 52.58, 4.2 52.38))';
@@ -32,54 +26,31 @@ const BODIES: Array<{ family: string; endpoint: string; body: object }> = [
   { family: 'analyze', endpoint: 'ship', body: { satellite_id: 'sentinel-1', scene_id: 'S1A_IW_GRDH_1SDV_20200101T000000_20200101T000025_030000_036F00_ABCD' } },
 ];
 
+let deployment: ScaledOutDeployment;
+let env: Record<string, string>;
 let database: TestDatabase;
 let s3: TestS3;
-let shared: string;
-let env: Record<string, string>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-// Workers log at info: their "job completed" lines are the evidence that no job completed twice.
-const procs = new RoleProcesses(() => env, { ownDataDir: true, logLevel: (role) => (role === 'worker' ? 'info' : 'warn') });
-const start = (role: 'api' | 'worker') => procs.start(role);
-const cli = (...args: string[]) => runSarwatchWithEnv(env, shared, ...args);
+const start = (role: 'api' | 'worker') => deployment.processes.start(role);
+const cli = (...args: string[]) => deployment.cli(...args);
 
 beforeAll(async () => {
-  await ensureRedis();
-  database = await createTestDatabase();
-  s3 = await startS3rver('sarwatch-e2e', 'prod');
-  shared = tempDataDir();
-  env = {
-    ...s3.env,
-    DATABASE_URL: database.url,
-    REDIS_URL,
-    SARWATCH_QUEUE_NAME: uniqueQueueName(),
-    SARWATCH_ARCHIVE_DIR: path.join(shared, 'archive'),
-    SARWATCH_SAMPLES_DIR: '',
-    // Long enough to outlast a detector's main-thread stalls on a loaded machine (a shorter
-    // lease makes live workers lose their jobs), short enough to recover the killed one soon.
-    SARWATCH_JOB_LEASE_SECONDS: '20',
-    SARWATCH_RECONCILE_INTERVAL_SECONDS: '1',
-    SARWATCH_MAX_CONCURRENT_JOBS: '1000',
-    SARWATCH_RATE_LIMIT_PER_MINUTE: '100000',
-    PORT: '0',
-  };
-  expect((await cli('migrate')).code).toBe(0);
-  // The demo archive made once per run (test/globalSetup.ts), linked in where `sarwatch demo` writes it:
-  // the command finds it complete and generates nothing (its first generation is test/cli/cli.test.ts's).
-  await linkDemoArchive(env.SARWATCH_ARCHIVE_DIR!);
-  const demo = await cli('demo');
-  expect(demo.code).toBe(0);
-  expect(demo.stdout).not.toMatch(/Generated \d+ demo products/);
+  deployment = await startScaledOutDeployment(
+    'sarwatch-e2e',
+    {
+      // Long enough to outlast a detector's main-thread stalls on a loaded machine (a shorter
+      // lease makes live workers lose their jobs), short enough to recover the killed one soon.
+      SARWATCH_JOB_LEASE_SECONDS: '20',
+      SARWATCH_MAX_CONCURRENT_JOBS: '1000',
+    },
+    // Workers log at info: their "job completed" lines are the evidence that no job completed twice.
+    { logLevel: (role) => (role === 'worker' ? 'info' : 'warn') },
+  );
+  ({ env, database, s3 } = deployment);
 }, 600_000);
 
 afterAll(async () => {
-  await procs.stopAll();
-  const q = new Queue(env.SARWATCH_QUEUE_NAME!, { connection: { url: REDIS_URL } });
-  await q.obliterate({ force: true });
-  await q.close();
-  await database?.drop();
-  await s3?.close();
-  fs.rmSync(shared, { recursive: true, force: true });
+  await deployment?.close();
 });
 
 describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
@@ -158,7 +129,7 @@ describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
 
       const completed = jobs.filter((j) => j.status === 'completed');
       expect(completed.length).toBeGreaterThan(0);
-      const quicklookLog = procs.started.filter((p) => p.role === 'worker').flatMap((w) =>
+      const quicklookLog = deployment.processes.started.filter((p) => p.role === 'worker').flatMap((w) =>
         w
           .output()
           .split('\n')
@@ -196,7 +167,7 @@ describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
       }
       // No job completed twice: the workers' logs (the killed one's up to its death) hold one
       // "job completed" line per completed job in all, each for a job the store has completed.
-      const completions = procs.started.filter((p) => p.role === 'worker').flatMap((w) =>
+      const completions = deployment.processes.started.filter((p) => p.role === 'worker').flatMap((w) =>
         w
           .output()
           .split('\n')

@@ -19,62 +19,32 @@ import pg from 'pg';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { detectShipsInSafe } from '../../src/analysis/ship/index.ts';
 import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
-import { tempDataDir } from '../helpers/service.ts';
-import { runSarwatchWithEnv } from '../helpers/cli.ts';
-import { RoleProcesses, waitForOutput } from '../helpers/roleProcesses.ts';
-import { linkDemoArchive } from '../helpers/demoArchive.ts';
-import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestDatabase } from '../helpers/services.ts';
-import { startS3rver, type TestS3 } from '../helpers/s3.ts';
+import { startScaledOutDeployment, waitForOutput, type ScaledOutDeployment } from '../helpers/roleProcesses.ts';
+import { REDIS_URL, type TestDatabase } from '../helpers/services.ts';
+import type { TestS3 } from '../helpers/s3.ts';
 
+let deployment: ScaledOutDeployment;
+let env: Record<string, string>;
 let database: TestDatabase;
 let s3: TestS3;
-let shared: string;
-let env: Record<string, string>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const procs = new RoleProcesses(() => env, { ownDataDir: true });
-const start = (role: 'api' | 'worker') => procs.start(role);
-const cli = (...args: string[]) => runSarwatchWithEnv(env, shared, ...args);
+const start = (role: 'api' | 'worker') => deployment.processes.start(role);
+const cli = (...args: string[]) => deployment.cli(...args);
 
 beforeAll(async () => {
-  await ensureRedis();
-  database = await createTestDatabase();
-  s3 = await startS3rver('sarwatch-tiles', 'prod');
-  shared = tempDataDir();
-  env = {
-    ...s3.env,
-    DATABASE_URL: database.url,
-    REDIS_URL,
-    SARWATCH_QUEUE_NAME: uniqueQueueName(),
-    SARWATCH_ARCHIVE_DIR: path.join(shared, 'archive'),
-    SARWATCH_SAMPLES_DIR: '',
+  deployment = await startScaledOutDeployment('sarwatch-tiles', {
     SARWATCH_JOB_LEASE_SECONDS: '20',
-    SARWATCH_RECONCILE_INTERVAL_SECONDS: '1',
-    SARWATCH_RATE_LIMIT_PER_MINUTE: '100000',
     // A demo scene is 2 × 2 ship tiles: fanned out, one tile at a time per worker.
     SARWATCH_TILE_FANOUT_MIN_TILES: '2',
     SARWATCH_ANALYSIS_THREADS: '1',
     SARWATCH_TILE_LOCK_SECONDS: '3',
-    PORT: '0',
-  };
-  expect((await cli('migrate')).code).toBe(0);
-  // The demo archive made once per run (test/globalSetup.ts), linked in where `sarwatch demo` writes it.
-  await linkDemoArchive(env.SARWATCH_ARCHIVE_DIR!);
-  const demo = await cli('demo');
-  expect(demo.code).toBe(0);
-  expect(demo.stdout).not.toMatch(/Generated \d+ demo products/);
+  });
+  ({ env, database, s3 } = deployment);
 }, 600_000);
 
 afterAll(async () => {
-  await procs.stopAll();
-  for (const name of [env.SARWATCH_QUEUE_NAME!, `${env.SARWATCH_QUEUE_NAME}-tiles`]) {
-    const q = new Queue(name, { connection: { url: REDIS_URL } });
-    await q.obliterate({ force: true });
-    await q.close();
-  }
+  await deployment?.close(['-tiles']);
   await closeAnalysisPool();
-  await database?.drop();
-  await s3?.close();
-  fs.rmSync(shared, { recursive: true, force: true });
 });
 
 /** The demo archive's SAFE folder of the port scene of `date` (yyyymmdd). */

@@ -1,11 +1,18 @@
 /**
  * `sarwatch api` and `sarwatch worker` processes of a scaled-out test, as an operator starts
- * them: each one's combined output, waiting for a line, and ending them all after the test.
+ * them: each one's combined output, waiting for a line, and ending them all after the test;
+ * and the deployment they run on (PostgreSQL, Redis, S3, the demo archive).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { REPO_ROOT, SARWATCH_BIN } from './cli.ts';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { Queue } from 'bullmq';
+import { REPO_ROOT, SARWATCH_BIN, runSarwatchWithEnv, type CliRun } from './cli.ts';
 import { tempDataDir } from './service.ts';
+import { REDIS_URL, createTestDatabase, ensureRedis, uniqueQueueName, type TestDatabase } from './services.ts';
+import { startS3rver, type TestS3 } from './s3.ts';
+import { linkDemoArchive } from './demoArchive.ts';
 
 export interface RoleProcess {
   role: 'api' | 'worker';
@@ -70,4 +77,63 @@ export async function waitForOutput(p: RoleProcess, pattern: RegExp, timeoutMs =
     if (Date.now() > end || p.child.exitCode !== null) throw new Error(`no ${pattern} in:\n${p.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A scaled-out deployment on one machine, as the e2e tests start it: a fresh PostgreSQL
+ * database, an s3rver bucket, a BullMQ queue name, a shared data directory whose archive holds
+ * the once-per-run demo archive (`sarwatch demo` must find it complete), the schema migrated.
+ * `processes` starts `sarwatch api|worker` with its env; `close` ends them and drops it all.
+ */
+export interface ScaledOutDeployment {
+  env: Record<string, string>;
+  /** The CLI's data directory (the archive is below it). */
+  shared: string;
+  database: TestDatabase;
+  s3: TestS3;
+  processes: RoleProcesses;
+  /** `sarwatch ARGS…` against the deployment. */
+  cli(...args: string[]): Promise<CliRun>;
+  /** Stops every process, obliterates the queues (the job queue and `<name><suffix>` for each suffix), drops the rest. */
+  close(queueSuffixes?: string[]): Promise<void>;
+}
+
+export async function startScaledOutDeployment(bucket: string, extraEnv: Record<string, string>, options: RoleProcessOptions = {}): Promise<ScaledOutDeployment> {
+  await ensureRedis();
+  const database = await createTestDatabase();
+  const s3 = await startS3rver(bucket, 'prod');
+  const shared = tempDataDir();
+  const env: Record<string, string> = {
+    ...s3.env,
+    DATABASE_URL: database.url,
+    REDIS_URL,
+    SARWATCH_QUEUE_NAME: uniqueQueueName(),
+    SARWATCH_ARCHIVE_DIR: path.join(shared, 'archive'),
+    SARWATCH_SAMPLES_DIR: '',
+    SARWATCH_RECONCILE_INTERVAL_SECONDS: '1',
+    SARWATCH_RATE_LIMIT_PER_MINUTE: '100000',
+    PORT: '0',
+    ...extraEnv,
+  };
+  const processes = new RoleProcesses(() => env, { ownDataDir: true, ...options });
+  const cli = (...args: string[]) => runSarwatchWithEnv(env, shared, ...args);
+  const close = async (queueSuffixes: string[] = []) => {
+    await processes.stopAll();
+    for (const name of [env.SARWATCH_QUEUE_NAME!, ...queueSuffixes.map((s) => `${env.SARWATCH_QUEUE_NAME}${s}`)]) {
+      const q = new Queue(name, { connection: { url: REDIS_URL } });
+      await q.obliterate({ force: true });
+      await q.close();
+    }
+    await database.drop();
+    await s3.close();
+    fs.rmSync(shared, { recursive: true, force: true });
+  };
+  expect((await cli('migrate')).code).toBe(0);
+  // The demo archive made once per run (test/globalSetup.ts), linked in where `sarwatch demo` writes it:
+  // the command finds it complete and generates nothing (its first generation is test/cli/cli.test.ts's).
+  await linkDemoArchive(env.SARWATCH_ARCHIVE_DIR!);
+  const demo = await cli('demo');
+  expect(demo.code).toBe(0);
+  expect(demo.stdout).not.toMatch(/Generated \d+ demo products/);
+  return { env, shared, database, s3, processes, cli, close };
 }
