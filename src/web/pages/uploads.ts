@@ -52,8 +52,9 @@ export async function uploadsPage(main: HTMLElement): Promise<Cleanup> {
       try {
         await send(file, t);
         form.reset();
-        append(status, message('info', 'Uploaded; validating.'));
+        // Said once the list shows the upload, so what the message announces is on the page.
         await refresh();
+        append(status, message('info', 'Uploaded; validating.'));
       } catch (err) {
         append(status, message('error', err instanceof ApiError ? `${err.code}: ${err.message}` : 'The upload failed.'));
       }
@@ -63,11 +64,14 @@ export async function uploadsPage(main: HTMLElement): Promise<Cleanup> {
 
   let timer: number | undefined;
   let stopped = false;
+  /** Only the newest refresh draws: an older one answering later would show a list without the newest upload. */
+  let latest = 0;
   async function refresh(): Promise<void> {
     window.clearTimeout(timer);
+    const mine = ++latest;
     try {
       const [{ polygons }, { tifs }] = await Promise.all([api.polygons(), api.tifs()]);
-      if (stopped) return;
+      if (stopped || mine !== latest) return;
       clear(polygonTable);
       clear(tifTable);
       append(
@@ -108,7 +112,7 @@ export async function uploadsPage(main: HTMLElement): Promise<Cleanup> {
       );
       if ([...polygons, ...tifs].some((u) => u.status === 'processing')) timer = window.setTimeout(() => void refresh(), POLL_MS);
     } catch (err) {
-      if (stopped) return;
+      if (stopped || mine !== latest) return;
       append(status, message('error', err instanceof ApiError ? `${err.code}: ${err.message}` : 'The service did not answer.'));
     }
   }
