@@ -19,11 +19,6 @@ import { REPO_ROOT } from '../helpers/samples.ts';
  * each edge must still close a circle (remove it from this list when it no longer does).
  */
 const KNOWN_CIRCLE_EDGES: { from: string; to: RegExp; why: string }[] = [
-  {
-    from: 'src/analysis/engine',
-    to: /^src\/analysis\/(ship|oilslick|change|quicklook)$/,
-    why: 'engine/tasks.ts, the thread pool’s task table, imports each detector’s tile function (issue 20 §1, the engine)',
-  },
   { from: 'src/uploads', to: /^src\/jobs(\/geometry)?$/, why: 'uploads use the jobs’ geometry thread pool, Principal and clock (store/jobs work, issue 20 §1)' },
 ];
 

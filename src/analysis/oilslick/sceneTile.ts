@@ -15,6 +15,7 @@ import { withOpenedProduct } from '../engine/products.ts';
 import type { PixelSpacing } from './darkSpots.ts';
 import type { OilSlickParams } from './params.ts';
 import { detectSlicksInTile, type SlickTileInput, type TileRegions } from './tile.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 /** How a scene's tiles are read: plain data, sent to the pool with each tile. */
 export interface SlickTileReading {
@@ -79,3 +80,6 @@ export function windowLandMask(product: Sigma0Product, win: PixelWindow, m: numb
   }
   return out;
 }
+
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { detectSlicksInSceneTile });

@@ -15,6 +15,7 @@ import { withOpenedProduct } from '../engine/products.ts';
 import { prepareTileCalibration } from './calibrate.ts';
 import type { ShipParams } from './params.ts';
 import { detectShipsInTile, detectShipsInTileWithSources, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 /** How a scene's tiles are read: plain data, sent to the pool with each tile. */
 export interface ShipTileReading {
@@ -98,3 +99,6 @@ export async function detectShipsInSceneTileWithSources(task: ShipSceneTile, par
   const input = await withOpenedProduct(task.source, (product) => readShipTile(product, task.reading, task.tile));
   return detectShipsInTileWithSources(input, params);
 }
+
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { detectShipsInSceneTile, detectShipsInSceneTileWithSources });
