@@ -1,7 +1,7 @@
 /**
  * src/threads/: a pool of worker threads (piscina) that runs ThreadCalls — any module's
  * `threadTasks`, run by worker.ts. The analysis pool (analysis/engine/pool.ts) and the request
- * geometry thread (jobs/geometry/pool.ts) are two of these, sized differently.
+ * geometry thread (geometryThread.ts; jobs/geometry/pool.ts and uploads/ use it) are two of these, sized differently.
  */
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';

@@ -14,8 +14,8 @@ import { ApiError } from '../contract/errors.ts';
 import type { PolygonUpload, PolygonUploadAccepted, PolygonUploadList, PolygonUploadStatus } from '../contract/schemas.ts';
 import type { Principal } from '../jobs/accounts.ts';
 import { isoNow } from '../jobs/time.ts';
-import { countUploadFeaturesOffMainThread, validateUploadOffMainThread } from '../jobs/geometry/pool.ts';
-import { UPLOAD_MEDIA_TYPES, type UploadFormat, type UploadLimits } from './read.ts';
+import { onGeometryThread } from '../threads/geometryThread.ts';
+import { threadTasks, UPLOAD_MEDIA_TYPES, type UploadFormat, type UploadLimits } from './read.ts';
 import { createUpload, markUploadFailed, markUploadReady } from './transitions.ts';
 import { accountUploads, POLYGON_UPLOADS } from './accountUploads.ts';
 
@@ -53,7 +53,7 @@ export class PolygonUploadService {
   async upload(principal: Principal, format: UploadFormat, body: Buffer): Promise<PolygonUploadAccepted> {
     const { db, objects } = this.deps;
     const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-    const counted = await countUploadFeaturesOffMainThread(format, bytes, this.limits());
+    const counted = await onGeometryThread({ task: threadTasks.countUploadFeatures, input: { format, bytes, limits: this.limits() } });
     if (!counted.ok) throw new ApiError('VALIDATION_ERROR', counted.message);
     const id = randomUUID();
     const originalKey = `uploads/polygons/${id}/original.${EXTENSION[format]}`;
@@ -68,7 +68,7 @@ export class PolygonUploadService {
   private async validate(id: string, format: UploadFormat, bytes: Uint8Array): Promise<void> {
     const { db, objects, log } = this.deps;
     try {
-      const validated = await validateUploadOffMainThread(format, bytes, this.limits());
+      const validated = await onGeometryThread({ task: threadTasks.validateUpload, input: { format, bytes, limits: this.limits() } });
       if (!validated.ok) {
         await markUploadFailed(db, id, validated.message);
         return;

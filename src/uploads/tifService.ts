@@ -21,10 +21,10 @@ import type { TifUpload, TifUploadAccepted, TifUploadList } from '../contract/sc
 import type { PolygonUploadStatus } from '../contract/schemas.ts';
 import type { Principal } from '../jobs/accounts.ts';
 import { isoNow } from '../jobs/time.ts';
-import { inspectImageOffMainThread } from '../jobs/geometry/pool.ts';
+import { onGeometryThread } from '../threads/geometryThread.ts';
 import { parseAoiWkt, bboxOf } from '../geo/index.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../privateFiles.ts';
-import { IMAGE_MEDIA_TYPES, magicMatches, type ImageKind } from './image.ts';
+import { IMAGE_MEDIA_TYPES, magicMatches, threadTasks, type ImageKind } from './image.ts';
 import { createTifUpload, markTifReady, markUploadFailed } from './transitions.ts';
 import { accountUploads, TIF_UPLOADS } from './accountUploads.ts';
 import type { UploadLog } from './service.ts';
@@ -111,7 +111,7 @@ export class TifUploadService {
   private async validate(id: string, kind: ImageKind, file: string): Promise<void> {
     const { db, log } = this.deps;
     try {
-      const facts = await inspectImageOffMainThread(kind, file);
+      const facts = await onGeometryThread({ task: threadTasks.inspectImage, input: kind, params: file });
       if (!facts.ok) await markUploadFailed(db, id, facts.message, 'tif_uploads');
       else await markTifReady(db, id, facts);
     } catch (e) {
