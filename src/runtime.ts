@@ -19,7 +19,7 @@ import { JobService } from './jobs/service.ts';
 import { PolygonUploadService } from './uploads/service.ts';
 import { TifUploadService } from './uploads/tifService.ts';
 import { AisUploadService } from './uploads/aisService.ts';
-import { isoNow } from './jobs/time.ts';
+import { isoNow } from './time.ts';
 import { buildApi } from './api/app.ts';
 import type { Clock } from './api/rateLimit.ts';
 import { brokerProbe, objectStoreProbe, storeProbe, workerProbe } from './probes.ts';
