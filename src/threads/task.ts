@@ -12,7 +12,6 @@
  */
 
 /** A function a thread may run: its input, and optionally parameters. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type TaskFn = (input: any, params?: any) => unknown;
 
 /** A function of a module's `threadTasks`, with its address. */
