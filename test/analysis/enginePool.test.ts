@@ -6,6 +6,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAnalysisPool, runTileCall, runTileTask } from '../../src/analysis/engine/pool.ts';
 import { threadTasks } from '../../src/analysis/engine/selfTest.ts';
+import { defineThreadTasks } from '../../src/threads/task.ts';
 
 /** A task that holds a pool thread until `gate[0]` is set; `running` settles once it runs. */
 function holdingTask(signal?: AbortSignal) {
@@ -47,6 +48,13 @@ describe('analysis worker pool', () => {
     }
     // A task asked of another module than the one that exports it.
     await expect(runTileCall({ module: 'analysis/ship/tile.ts', name: 'sumOnWorker', input: null })).rejects.toThrow(/exports no/);
+  });
+
+  it('a table of thread tasks is defined only by a module under src/, and each entry carries its address', () => {
+    expect(threadTasks.sumOnWorker).toMatchObject({ module: 'analysis/engine/selfTest.ts', name: 'sumOnWorker' });
+    const f = (input: number) => input;
+    expect(() => defineThreadTasks(import.meta.url, { f })).toThrow(/under src\//); // this test file
+    expect(() => defineThreadTasks('file:///tmp/tasks.ts', { f })).toThrow(/under src\//);
   });
 
   it('issue 10.8: aborting the signal ends a task that holds its thread, and the pool keeps working', async () => {
