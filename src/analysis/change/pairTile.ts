@@ -8,7 +8,7 @@
 
 import { geodesicAreaSqm } from '../../geo/area.ts';
 import type { Position } from '../../geo/types.ts';
-// Types only: the task table (and so every pool thread) loads this module, and the readers
+// Types only: a pool thread loads this module for its threadTasks, and the readers
 // themselves load with a thread's first pair tile (engine/products.ts).
 import type { RasterSource } from '../../imagery/geocode/source.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';

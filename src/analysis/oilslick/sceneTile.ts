@@ -6,7 +6,7 @@
 // either way, so the same regions bit for bit.
 
 import { rasterizeLandMask, type LandPolygons } from '../../geo/landMask.ts';
-// Not src/imagery/index.ts: the task table (and so every pool thread) loads this module, and the
+// Not src/imagery/index.ts: a pool thread loads this module for its threadTasks, and the
 // readers themselves load with a thread's first scene tile (engine/products.ts).
 import type { ProductSource, Sigma0Product } from '../../imagery/sigma0/types.ts';
 import type { Tile } from '../../imagery/tiles.ts';

@@ -7,7 +7,7 @@
 // for bit.
 
 import { rasterizeLandMask } from '../../geo/landMask.ts';
-// Not src/imagery/index.ts: the task table (and so every pool thread) loads this module, and the
+// Not src/imagery/index.ts: a pool thread loads this module for its threadTasks, and the
 // readers themselves load with a thread's first scene tile (engine/products.ts).
 import { isSafeProduct, type ProductSource, type Sigma0Product } from '../../imagery/sigma0/types.ts';
 import type { Tile } from '../../imagery/tiles.ts';
