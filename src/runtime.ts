@@ -19,7 +19,7 @@ import { JobService } from './jobs/service.ts';
 import { PolygonUploadService } from './uploads/service.ts';
 import { TifUploadService } from './uploads/tifService.ts';
 import { AisUploadService } from './uploads/aisService.ts';
-import { isoNow } from './jobs/time.ts';
+import { isoNow } from './time.ts';
 import { buildApi } from './api/app.ts';
 import type { Clock } from './api/rateLimit.ts';
 import { brokerProbe, objectStoreProbe, storeProbe, workerProbe } from './probes.ts';
@@ -30,8 +30,7 @@ import { jobIsProcessing } from './worker/jobWatch.ts';
 import { serveMetrics } from './worker/metricsServer.ts';
 import { runWhenFree } from './store/leases.ts';
 import { defaultRegistry, type AnalysisRegistry } from './endpoints/analysisRegistry.ts';
-import { analysisThreads, closeAnalysisPool, runTileTask } from './analysis/engine/pool.ts';
-import type { TileTask } from './analysis/engine/tasks.ts';
+import { analysisThreads, closeAnalysisPool, runTileCall } from './analysis/engine/pool.ts';
 import { LocalSceneCatalog, type IndexArchiveOptions, type IndexArchiveResult, type SceneCatalog, type SceneRecord } from './catalog/index.ts';
 import { watchArchive, type ArchiveWatch } from './catalog/local/watchArchive.ts';
 import { MonitorService } from './monitors/service.ts';
@@ -183,7 +182,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   tiles?.consume({
     name: workerId,
     concurrency: analysisThreads(),
-    run: (call, signal) => runTileTask(call as TileTask, [], signal),
+    run: (call, signal) => runTileCall(call, [], signal),
     isRunning: (jobId) => jobIsProcessing(db, jobId),
   });
   const stopTileNotices = tiles ? notices.subscribe((jobId) => tiles.abortJob(jobId)) : () => {};

@@ -95,8 +95,9 @@ export interface AnalysisContext {
   tiles?: TileRunner;
 }
 
-/** One call of a tile task: its name in the engine's task table, its input and parameters (structured-cloneable). */
+/** One call of a tile task, as data (src/threads/task.ts ThreadCall): the module under src/ that exports it in its `threadTasks`, its name there, its input and parameters (structured-cloneable). */
 export interface TileCall {
+  module: string;
   name: string;
   input: unknown;
   params?: unknown;

@@ -6,7 +6,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { Db } from '../store/index.ts';
 import { SCOPES, SUBMITTABLE_ENDPOINTS, type Scope } from '../contract/enums.ts';
 import { balanceMicros, fromMicros, moveCredits, toMicros } from './credits.ts';
-import { isoNow } from './time.ts';
+import { isoNow } from '../time.ts';
 
 export interface Principal {
   accountId: string;

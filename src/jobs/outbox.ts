@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, JobRow } from '../store/index.ts';
 import { fromMicros } from './credits.ts';
 import { resultPathOf } from './views.ts';
-import { isoNow } from './time.ts';
+import { isoNow } from '../time.ts';
 
 import { WEBHOOK_EVENT_TYPES } from '../contract/webhooks.ts';
 

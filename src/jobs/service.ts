@@ -22,7 +22,7 @@ import { reservationMicros, validateSubmission, type ValidatedRequest } from './
 import { capMicros } from './creditCap.ts';
 import { parseListQuery } from './listQuery.ts';
 import { toJobStatus, toListItem, toSubmissionResponse } from './views.ts';
-import { isoNow } from './time.ts';
+import { isoNow } from '../time.ts';
 import { dialectOf } from '../store/dialect.ts';
 import { canonicalJson } from './canonicalJson.ts';
 import { resultKindOf } from '../endpoints/index.ts';

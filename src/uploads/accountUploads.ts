@@ -10,6 +10,11 @@ import type { ObjectStore } from '../objects/port.ts';
 import type { AisUploadRow, Db, PolygonUploadRow, TifUploadRow } from '../store/index.ts';
 import { deleteUpload, type UploadTable } from './transitions.ts';
 
+/** Who asks, as the uploads see it: an upload belongs to an account (the API's Principal is one). */
+export interface UploadOwner {
+  readonly accountId: string;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The newest uploads a list returns. */

@@ -13,11 +13,10 @@ import type { AisUploadRow, Db } from '../store/index.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import { ApiError } from '../contract/errors.ts';
 import type { AisUpload, AisUploadAccepted, AisUploadList, PolygonUploadStatus } from '../contract/schemas.ts';
-import type { Principal } from '../jobs/accounts.ts';
-import { isoNow } from '../jobs/time.ts';
+import { isoNow } from '../time.ts';
 import { parseAisCsv, type AisFix } from './aisCsv.ts';
 import { createAisUpload, markAisReady, markUploadFailed } from './transitions.ts';
-import { accountUploads, AIS_UPLOADS } from './accountUploads.ts';
+import { accountUploads, AIS_UPLOADS, type UploadOwner } from './accountUploads.ts';
 import type { UploadLog } from './service.ts';
 
 export const AIS_MEDIA_TYPES = ['text/csv'];
@@ -33,7 +32,7 @@ export class AisUploadService {
     if (!AIS_MEDIA_TYPES.includes(essence)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `AIS uploads take Content-Type ${AIS_MEDIA_TYPES.join(', ')}`);
   }
 
-  async upload(principal: Principal, body: Buffer): Promise<AisUploadAccepted> {
+  async upload(principal: UploadOwner, body: Buffer): Promise<AisUploadAccepted> {
     const { db, objects, config } = this.deps;
     let text: string;
     try {
@@ -92,19 +91,19 @@ export class AisUploadService {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private uploads(principal: Principal) {
+  private uploads(principal: UploadOwner) {
     return accountUploads(this.deps.db, principal.accountId, AIS_UPLOADS);
   }
 
-  async get(principal: Principal, id: string): Promise<AisUpload> {
+  async get(principal: UploadOwner, id: string): Promise<AisUpload> {
     return toView(await this.uploads(principal).own(id));
   }
 
-  async list(principal: Principal): Promise<AisUploadList> {
+  async list(principal: UploadOwner): Promise<AisUploadList> {
     return { ais: (await this.uploads(principal).list()).map(toView) };
   }
 
-  async delete(principal: Principal, id: string): Promise<void> {
+  async delete(principal: UploadOwner, id: string): Promise<void> {
     await this.uploads(principal).delete(id, this.deps.objects);
   }
 }

@@ -4,7 +4,7 @@
  * product (src/imagery/safe). Validation opens the stored file with that reader — it needs
  * a georeference (a CRS or GCPs) and at least one σ0 band of a known polarisation — and
  * keeps its polarisations, size and valid footprint. It runs on the geometry thread
- * (jobs/geometry/pool.ts, one thread: bounded); the reader reads headers and a few
+ * (src/threads/geometryThread.ts, one thread: bounded); the reader reads headers and a few
  * samples, never the whole raster.
  *
  * Messages name the rule that failed in our words: band names, paths and other text of the
@@ -15,6 +15,7 @@ import { openSafeProduct } from '../imagery/safe/index.ts';
 import { openSigma0GeoTiff } from '../imagery/sigma0/index.ts';
 import type { Sigma0Product } from '../imagery/sigma0/types.ts';
 import { parseAoiWkt, toWkt } from '../geo/index.ts';
+import { defineThreadTasks } from '../threads/task.ts';
 
 export type ImageKind = 'geotiff' | 'safe';
 
@@ -100,3 +101,6 @@ export async function inspectImage(kind: ImageKind, path: string): Promise<Image
     await product.close().catch(() => {});
   }
 }
+
+/** What the geometry thread runs of this module (src/threads/task.ts): an uploaded image inspected (its kind, then the file's path). */
+export const threadTasks = defineThreadTasks(import.meta.url, { inspectImage });

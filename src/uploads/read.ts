@@ -4,7 +4,7 @@
  * to WGS84 by its .prj). Every feature goes through the request polygon's validation
  * (parseAoiWkt: limits, WKT rules, validity; then the geodesic area), so an upload is exactly as
  * strict as `polygon`. Pure and synchronous apart from the Shapefile reader; heavy on large
- * files, so it runs on the geometry thread (src/jobs/geometry/pool.ts).
+ * files, so it runs on the geometry thread (src/threads/geometryThread.ts; its `threadTasks`).
  *
  * Messages name the format, the feature's position and the rule broken — never text of
  * the file.
@@ -13,6 +13,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import { kml } from '@tmcw/togeojson';
 import { parseZip } from 'shpjs';
 import yauzl from 'yauzl';
+import { defineThreadTasks } from '../threads/task.ts';
 import { GeometryError, geodesicAreaSqkm, parseAoiWkt, toWkt, unionAoi, type AoiGeometry, type PolygonLimits, type Position } from '../geo/index.ts';
 
 export const UPLOAD_FORMATS = ['geojson', 'kml', 'shapefile'] as const;
@@ -230,3 +231,24 @@ function stripZ(value: unknown, depth: number): unknown {
   if (depth === 0) return (value as number[]).slice(0, 2);
   return (value as unknown[]).map((v) => stripZ(v, depth - 1));
 }
+
+/** What the geometry thread is given of an uploaded polygon file. */
+export interface UploadFile {
+  format: UploadFormat;
+  bytes: Uint8Array;
+  limits: UploadLimits;
+}
+
+export type UploadCount = { ok: true; featureCount: number } | { ok: false; message: string };
+
+/** The parse alone: how many features, not the features themselves (they stay on the thread that parsed them). */
+async function countUploadFeatures({ format, bytes, limits }: UploadFile): Promise<UploadCount> {
+  const parsed = await parseUpload(format, bytes, limits);
+  return parsed.ok ? { ok: true, featureCount: parsed.features.length } : parsed;
+}
+
+/** What the geometry thread runs of this module (src/threads/task.ts): an upload's feature count, or the upload validated. */
+export const threadTasks = defineThreadTasks(import.meta.url, {
+  countUploadFeatures,
+  validateUpload: ({ format, bytes, limits }: UploadFile) => validateUpload(format, bytes, limits),
+});

@@ -12,12 +12,11 @@ import type { Db, PolygonUploadRow } from '../store/index.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import { ApiError } from '../contract/errors.ts';
 import type { PolygonUpload, PolygonUploadAccepted, PolygonUploadList, PolygonUploadStatus } from '../contract/schemas.ts';
-import type { Principal } from '../jobs/accounts.ts';
-import { isoNow } from '../jobs/time.ts';
-import { countUploadFeaturesOffMainThread, validateUploadOffMainThread } from '../jobs/geometry/pool.ts';
-import { UPLOAD_MEDIA_TYPES, type UploadFormat, type UploadLimits } from './read.ts';
+import { isoNow } from '../time.ts';
+import { onGeometryThread } from '../threads/geometryThread.ts';
+import { threadTasks, UPLOAD_MEDIA_TYPES, type UploadFormat, type UploadLimits } from './read.ts';
 import { createUpload, markUploadFailed, markUploadReady } from './transitions.ts';
-import { accountUploads, POLYGON_UPLOADS } from './accountUploads.ts';
+import { accountUploads, POLYGON_UPLOADS, type UploadOwner } from './accountUploads.ts';
 
 const EXTENSION: Record<UploadFormat, string> = { geojson: 'geojson', kml: 'kml', shapefile: 'zip' };
 
@@ -50,10 +49,10 @@ export class PolygonUploadService {
    * Reads the file far enough to know it is one of its format with an accepted number of
    * features (400 otherwise), stores it, and starts its validation.
    */
-  async upload(principal: Principal, format: UploadFormat, body: Buffer): Promise<PolygonUploadAccepted> {
+  async upload(principal: UploadOwner, format: UploadFormat, body: Buffer): Promise<PolygonUploadAccepted> {
     const { db, objects } = this.deps;
     const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-    const counted = await countUploadFeaturesOffMainThread(format, bytes, this.limits());
+    const counted = await onGeometryThread({ task: threadTasks.countUploadFeatures, input: { format, bytes, limits: this.limits() } });
     if (!counted.ok) throw new ApiError('VALIDATION_ERROR', counted.message);
     const id = randomUUID();
     const originalKey = `uploads/polygons/${id}/original.${EXTENSION[format]}`;
@@ -68,7 +67,7 @@ export class PolygonUploadService {
   private async validate(id: string, format: UploadFormat, bytes: Uint8Array): Promise<void> {
     const { db, objects, log } = this.deps;
     try {
-      const validated = await validateUploadOffMainThread(format, bytes, this.limits());
+      const validated = await onGeometryThread({ task: threadTasks.validateUpload, input: { format, bytes, limits: this.limits() } });
       if (!validated.ok) {
         await markUploadFailed(db, id, validated.message);
         return;
@@ -119,20 +118,20 @@ export class PolygonUploadService {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private uploads(principal: Principal) {
+  private uploads(principal: UploadOwner) {
     return accountUploads(this.deps.db, principal.accountId, POLYGON_UPLOADS);
   }
 
-  async get(principal: Principal, id: string): Promise<PolygonUpload> {
+  async get(principal: UploadOwner, id: string): Promise<PolygonUpload> {
     return toView(await this.uploads(principal).own(id));
   }
 
-  async list(principal: Principal): Promise<PolygonUploadList> {
+  async list(principal: UploadOwner): Promise<PolygonUploadList> {
     return { polygons: (await this.uploads(principal).list()).map(toView) };
   }
 
   /** Deletes the row, then its objects. Jobs already submitted on it fail when they run (VALIDATION_ERROR). */
-  async delete(principal: Principal, id: string): Promise<void> {
+  async delete(principal: UploadOwner, id: string): Promise<void> {
     await this.uploads(principal).delete(id, this.deps.objects);
   }
 }

@@ -19,14 +19,13 @@ import type { ObjectStore } from '../objects/port.ts';
 import { ApiError } from '../contract/errors.ts';
 import type { TifUpload, TifUploadAccepted, TifUploadList } from '../contract/schemas.ts';
 import type { PolygonUploadStatus } from '../contract/schemas.ts';
-import type { Principal } from '../jobs/accounts.ts';
-import { isoNow } from '../jobs/time.ts';
-import { inspectImageOffMainThread } from '../jobs/geometry/pool.ts';
+import { isoNow } from '../time.ts';
+import { onGeometryThread } from '../threads/geometryThread.ts';
 import { parseAoiWkt, bboxOf } from '../geo/index.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../privateFiles.ts';
-import { IMAGE_MEDIA_TYPES, magicMatches, type ImageKind } from './image.ts';
+import { IMAGE_MEDIA_TYPES, magicMatches, threadTasks, type ImageKind } from './image.ts';
 import { createTifUpload, markTifReady, markUploadFailed } from './transitions.ts';
-import { accountUploads, TIF_UPLOADS } from './accountUploads.ts';
+import { accountUploads, TIF_UPLOADS, type UploadOwner } from './accountUploads.ts';
 import type { UploadLog } from './service.ts';
 
 const EXTENSION: Record<ImageKind, string> = { geotiff: 'tif', safe: 'zip' };
@@ -60,7 +59,7 @@ export class TifUploadService {
    * stores it and starts its validation. `declaredLength` (Content-Length) past the limit is
    * 413 before a byte is read.
    */
-  async upload(principal: Principal, kind: ImageKind, body: Readable, declaredLength: number | null): Promise<TifUploadAccepted> {
+  async upload(principal: UploadOwner, kind: ImageKind, body: Readable, declaredLength: number | null): Promise<TifUploadAccepted> {
     const { db, objects, config } = this.deps;
     const limit = config.maxTifUploadBytes;
     const tooLarge = () => new ApiError('PAYLOAD_TOO_LARGE', `image uploads are limited to ${limit} bytes (SARWATCH_MAX_TIF_UPLOAD_BYTES)`);
@@ -111,7 +110,7 @@ export class TifUploadService {
   private async validate(id: string, kind: ImageKind, file: string): Promise<void> {
     const { db, log } = this.deps;
     try {
-      const facts = await inspectImageOffMainThread(kind, file);
+      const facts = await onGeometryThread({ task: threadTasks.inspectImage, input: kind, params: file });
       if (!facts.ok) await markUploadFailed(db, id, facts.message, 'tif_uploads');
       else await markTifReady(db, id, facts);
     } catch (e) {
@@ -148,20 +147,20 @@ export class TifUploadService {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private uploads(principal: Principal) {
+  private uploads(principal: UploadOwner) {
     return accountUploads(this.deps.db, principal.accountId, TIF_UPLOADS);
   }
 
-  async get(principal: Principal, id: string): Promise<TifUpload> {
+  async get(principal: UploadOwner, id: string): Promise<TifUpload> {
     return toView(await this.uploads(principal).own(id));
   }
 
-  async list(principal: Principal): Promise<TifUploadList> {
+  async list(principal: UploadOwner): Promise<TifUploadList> {
     return { tifs: (await this.uploads(principal).list()).map(toView) };
   }
 
   /** Deletes the row, then its file. Jobs already submitted on it fail when they run. */
-  async delete(principal: Principal, id: string): Promise<void> {
+  async delete(principal: UploadOwner, id: string): Promise<void> {
     await this.uploads(principal).delete(id, this.deps.objects);
   }
 }

@@ -7,7 +7,7 @@
  */
 import type { Db } from '../store/index.ts';
 import { TERMINAL_STATUSES } from '../jobs/stateMachine.ts';
-import { addDays, isoNow } from '../jobs/time.ts';
+import { addDays, isoNow } from '../time.ts';
 
 export const PROGRESS_EVENTS_KEPT_DAYS = 1;
 

@@ -6,7 +6,7 @@
 import type { Db } from '../store/index.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import { expireResult, resultsDueToExpire } from '../jobs/transitions.ts';
-import { isoNow } from '../jobs/time.ts';
+import { isoNow } from '../time.ts';
 
 export interface SweepOptions {
   /** The sweep's clock (ISO 8601 UTC): results due at or before it go. */

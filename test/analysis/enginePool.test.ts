@@ -4,14 +4,16 @@
 import { once } from 'node:events';
 import { MessageChannel } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAnalysisPool, runTileTask } from '../../src/analysis/engine/pool.ts';
+import { closeAnalysisPool, runTileCall, runTileTask } from '../../src/analysis/engine/pool.ts';
+import { threadTasks } from '../../src/analysis/engine/selfTest.ts';
+import { defineThreadTasks } from '../../src/threads/task.ts';
 
 /** A task that holds a pool thread until `gate[0]` is set; `running` settles once it runs. */
 function holdingTask(signal?: AbortSignal) {
   const gate = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const running = once(port1, 'message');
-  const task = runTileTask({ name: 'holdUntilReleased', input: { gate, started: port2 } }, [port2], signal);
+  const task = runTileTask({ task: threadTasks.holdUntilReleased, input: { gate, started: port2 } }, [port2], signal);
   void task.catch(() => {}).finally(() => port1.close());
   return { gate, running, task };
 }
@@ -22,7 +24,7 @@ describe('analysis worker pool', () => {
   it('runs an analysis module function on a worker thread and moves typed arrays without copying', async () => {
     const data = new Float32Array([1, 2, 3, 4]);
     const out = await runTileTask(
-      { name: 'sumOnWorker', input: { data } },
+      { task: threadTasks.sumOnWorker, input: { data } },
       [data.buffer],
     );
     expect(out.sum).toBe(10);
@@ -30,9 +32,29 @@ describe('analysis worker pool', () => {
     expect(data.byteLength).toBe(0); // the buffer was transferred
   });
 
-  it('refuses a task that is not in the task table (no module path is ever loaded from a task)', async () => {
-    const forged = { name: '../../etc/passwd', input: null } as unknown as Parameters<typeof runTileTask>[0];
-    await expect(runTileTask(forged)).rejects.toThrow(/unknown tile task/);
+  it('runs a call that came as data: the module under src/ and the name in its threadTasks', async () => {
+    const out = await runTileCall({ module: 'analysis/engine/selfTest.ts', name: 'sumOnWorker', input: { data: new Float32Array([5, 6]) } });
+    expect(out).toMatchObject({ sum: 11 });
+  });
+
+  it('refuses a call of a module outside src/, or of a function its module does not export as a thread task', async () => {
+    // Outside src/ (or no module path at all): nothing is loaded.
+    for (const module of ['../../etc/passwd', '../test/helpers/samples.ts', '/etc/passwd', 'file:///etc/passwd', 'analysis/../../test/helpers/samples.ts', 'analysis/engine/selfTest.mjs', '', null]) {
+      await expect(runTileCall({ module, name: 'sumOnWorker', input: null } as unknown as Parameters<typeof runTileCall>[0]), String(module)).rejects.toThrow(/is not a module under src\//);
+    }
+    // Under src/ but not in its threadTasks: an exported function that is no task, a module without a table, a name of the object's prototype.
+    for (const [module, name] of [['analysis/engine/window.ts', 'aoiWindow'], ['analysis/engine/selfTest.ts', 'threadId'], ['analysis/engine/selfTest.ts', 'toString'], ['analysis/engine/selfTest.ts', 'constructor']]) {
+      await expect(runTileCall({ module: module!, name: name!, input: null }), `${module} ${name}`).rejects.toThrow(/exports no .* in its threadTasks/);
+    }
+    // A task asked of another module than the one that exports it.
+    await expect(runTileCall({ module: 'analysis/ship/tile.ts', name: 'sumOnWorker', input: null })).rejects.toThrow(/exports no/);
+  });
+
+  it('a table of thread tasks is defined only by a module under src/, and each entry carries its address', () => {
+    expect(threadTasks.sumOnWorker).toMatchObject({ module: 'analysis/engine/selfTest.ts', name: 'sumOnWorker' });
+    const f = (input: number) => input;
+    expect(() => defineThreadTasks(import.meta.url, { f })).toThrow(/under src\//); // this test file
+    expect(() => defineThreadTasks('file:///tmp/tasks.ts', { f })).toThrow(/under src\//);
   });
 
   it('issue 10.8: aborting the signal ends a task that holds its thread, and the pool keeps working', async () => {
@@ -44,7 +66,7 @@ describe('analysis worker pool', () => {
     await expect(held.task).rejects.toThrow(/aborted/);
     expect(Atomics.load(held.gate, 0)).toBe(0);
     const data = new Float32Array([2, 3]);
-    const out = await runTileTask({ name: 'sumOnWorker', input: { data } });
+    const out = await runTileTask({ task: threadTasks.sumOnWorker, input: { data } });
     expect(out.sum).toBe(5);
   });
 

@@ -9,7 +9,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mapTiles } from '../../src/analysis/engine/mapTiles.ts';
 import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
-import { holdUntilReleased, sumOnWorker } from '../../src/analysis/engine/selfTest.ts';
+import { threadTasks } from '../../src/analysis/engine/selfTest.ts';
 import { planTiles } from '../../src/imagery/tiles.ts';
 
 afterAll(() => closeAnalysisPool());
@@ -26,8 +26,7 @@ function heldTiles() {
   const started: number[] = [];
   const waiters = new Map<number, () => void>();
   const task = {
-    name: 'holdUntilReleased' as const,
-    run: holdUntilReleased,
+    run: threadTasks.holdUntilReleased,
     params: undefined,
     input: (tile: { index: number }) => {
       const { port1, port2 } = new MessageChannel();
@@ -53,8 +52,7 @@ describe('mapTiles', () => {
         plan,
         async (window) => new Float32Array(window.width * window.height).fill(window.x0 + 100 * window.y0),
         {
-          name: 'sumOnWorker',
-          run: sumOnWorker,
+          run: threadTasks.sumOnWorker,
           params: undefined,
           input: (_tile, data) => ({ input: { data }, transfer: [data.buffer as ArrayBuffer], keep: undefined }),
         },
@@ -116,8 +114,7 @@ describe('mapTiles', () => {
         return new Promise<Float32Array>(() => {});
       },
       {
-        name: 'sumOnWorker',
-        run: sumOnWorker,
+        run: threadTasks.sumOnWorker,
         params: undefined,
         input: (tile, data) => {
           dispatched.push(tile.index);
@@ -142,8 +139,7 @@ describe('mapTiles', () => {
         plan,
         async (_window, tile) => tile.index,
         {
-          name: 'sumOnWorker',
-          run: sumOnWorker,
+          run: threadTasks.sumOnWorker,
           params: undefined,
           // Tile 2's input is not an array: the task throws on the worker.
           input: (tile, index) => ({ input: { data: (index === 2 ? 7 : new Float32Array([index])) as Float32Array }, keep: undefined }),

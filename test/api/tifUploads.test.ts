@@ -17,7 +17,7 @@ import { mulberry32 } from '../../src/prng.ts';
 import { centroidLonLat, geodesicAreaSqm, intersectAoi, unionAoi, type Polygon } from '../../src/geo/index.ts';
 import { readSigma0, writeGcpSigma0 } from '../imagery/sigma0Fixtures.ts';
 import { createTifUpload } from '../../src/uploads/transitions.ts';
-import { isoNow } from '../../src/jobs/time.ts';
+import { isoNow } from '../../src/time.ts';
 
 const MAX_BYTES = 4 * 1024 * 1024;
 // A north-up EPSG:4326 σ0 GeoTIFF: 200 × 150 pixels of 0.0002°, upper-left corner at (3.4, 54.1).

@@ -13,7 +13,7 @@ import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { geodesicAreaSqkm, parseAoiWkt, unionAoi } from '../../src/geo/index.ts';
 import { createUpload } from '../../src/uploads/transitions.ts';
-import { isoNow } from '../../src/jobs/time.ts';
+import { isoNow } from '../../src/time.ts';
 
 type Ring = [number, number][];
 const square = (x: number, y: number, d: number): Ring => [[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]];

@@ -14,7 +14,7 @@ import { demoFarmlandSpec, writeRtcStack, type SeasonStackResult, type TruthColl
 import { idleScore, seasonUpload, writeHeldOutSeason, type SeasonUploadFeature } from '../helpers/idlefarmSeason.ts';
 import { unzip } from '../helpers/zip.ts';
 import { createUpload } from '../../src/uploads/transitions.ts';
-import { isoNow } from '../../src/jobs/time.ts';
+import { isoNow } from '../../src/time.ts';
 import { geodesicAreaSqkm } from '../../src/geo/index.ts';
 import { writeGrdFieldSeason, type GrdFieldSeason } from '../helpers/grdFieldSeason.ts';
 

@@ -6,6 +6,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import type { AnalysisModule } from '../../src/analysis/port.ts';
 import { runTileTask } from '../../src/analysis/engine/pool.ts';
+import { threadTasks } from '../../src/analysis/engine/selfTest.ts';
 import { geodesicAreaSqm } from '../../src/geo/index.ts';
 
 /** Returns the analysed extent's outer ring (polygon ∩ imagery, or the scene footprint) as the one "detection". */
@@ -56,7 +57,7 @@ export function poolHoldingTestDetector(endpointId: AnalysisModule['endpointId']
       const { port1, port2 } = new MessageChannel();
       port1.once('message', () => opts.onRunning?.());
       try {
-        await runTileTask({ name: 'holdUntilReleased', input: { gate, started: port2 } }, [port2], ctx.signal);
+        await runTileTask({ task: threadTasks.holdUntilReleased, input: { gate, started: port2 } }, [port2], ctx.signal);
       } finally {
         port1.close();
       }

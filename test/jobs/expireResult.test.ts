@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/index.ts';
 import { createAccount } from '../../src/jobs/accounts.ts';
 import { claimJob, completeJob, createJob, expireResult, resultsDueToExpire } from '../../src/jobs/transitions.ts';
-import { addDays } from '../../src/jobs/time.ts';
+import { addDays } from '../../src/time.ts';
 import { FileObjectStore } from '../../src/objects/file.ts';
 import { sweepExpiredResults } from '../../src/worker/retention.ts';
 import { tempDataDir } from '../helpers/service.ts';

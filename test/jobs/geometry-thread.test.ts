@@ -3,7 +3,8 @@ import { circleWkt, slantedStripsWkt } from '../../bench/hostile-polygons.ts';
 import type { SceneRecord } from '../../src/catalog/types.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { SubmissionBody } from '../../src/contract/schemas.ts';
-import { checkPolygonOffMainThread, closeGeometryPool, INLINE_WKT_CHARS, selectOffMainThread } from '../../src/jobs/geometry/pool.ts';
+import { checkPolygonOffMainThread, INLINE_WKT_CHARS, selectOffMainThread } from '../../src/jobs/geometry/pool.ts';
+import { closeGeometryThread } from '../../src/threads/geometryThread.ts';
 import { checkPolygon } from '../../src/jobs/geometry/tasks.ts';
 import { selectAmong, type PolygonRequest } from '../../src/jobs/selectAmong.ts';
 import { validateSubmission } from '../../src/jobs/validate.ts';
@@ -27,7 +28,7 @@ const scene: SceneRecord = {
   source: 'local',
 };
 
-afterAll(() => closeGeometryPool());
+afterAll(() => closeGeometryThread());
 
 describe('issue 10.1: a large polygon is checked and clipped on the geometry thread, with the same answers', () => {
   it('validation off the main thread equals validation inline', async () => {

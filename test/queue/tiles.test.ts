@@ -11,13 +11,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { mapTiles } from '../../src/analysis/engine/mapTiles.ts';
-import { sumOnWorker } from '../../src/analysis/engine/selfTest.ts';
+import { sumOnWorker, threadTasks } from '../../src/analysis/engine/selfTest.ts';
+import { threadCall } from '../../src/threads/task.ts';
 import { planTiles, type Tile } from '../../src/imagery/tiles.ts';
 import { FileObjectStore } from '../../src/objects/file.ts';
 import type { TileCall, TileRunner } from '../../src/analysis/port.ts';
 import { BullmqTileQueue, tileAddress } from '../../src/queue/tiles.ts';
-import { closeAnalysisPool, runTileTask } from '../../src/analysis/engine/pool.ts';
-import type { TileTask } from '../../src/analysis/engine/tasks.ts';
+import { closeAnalysisPool, runTileCall } from '../../src/analysis/engine/pool.ts';
 import { detectInProduct } from '../../src/analysis/oilslick/detect.ts';
 import { resolveOilSlickParams } from '../../src/analysis/oilslick/params.ts';
 import { openSafeProduct } from '../../src/imagery/index.ts';
@@ -77,8 +77,7 @@ function consumer(label: string, runs: Array<{ by: string; sum: number }>, failF
 
 /** Tile i's data: every value i + 1, so its sum is (i + 1) × its pixels. */
 const sumTask = {
-  name: 'sumOnWorker' as const,
-  run: sumOnWorker,
+  run: threadTasks.sumOnWorker,
   params: undefined,
   input: (tile: Tile) => ({ input: { data: new Float32Array(tile.halo.width * tile.halo.height).fill(tile.index + 1) }, keep: tile.index }),
 };
@@ -117,7 +116,7 @@ describe('BullmqTileQueue', () => {
 
     // The results are kept under the job: a second coordinator (the job recovered) with one
     // result missing dispatches that tile alone.
-    const call = (index: number) => v8.serialize({ name: 'sumOnWorker', input: sumTask.input(plan.tiles[index]!).input, params: undefined });
+    const call = (index: number) => v8.serialize(threadCall({ task: threadTasks.sumOnWorker, input: sumTask.input(plan.tiles[index]!).input }));
     const { key } = tileAddress(jobId, call(7));
     expect(await objects.get(key).then((o) => (o?.body.destroy(), o !== null))).toBe(true);
     await objects.delete(key);
@@ -190,7 +189,7 @@ describe('BullmqTileQueue', () => {
     const { open } = setup();
     let ran = 0;
     const worker = open();
-    worker.consume({ concurrency: 2, isRunning: async () => true, run: (call, signal) => (ran++, runTileTask(call as TileTask, [], signal)) });
+    worker.consume({ concurrency: 2, isRunning: async () => true, run: (call, signal) => (ran++, runTileCall(call, [], signal)) });
     const params = resolveOilSlickParams({ tileSize: 256 });
     const detect = async (tiles?: TileRunner) => {
       const product = await openSafeProduct(NORTH_SEA_SAFE);
@@ -214,7 +213,7 @@ describe('BullmqTileQueue', () => {
     const { open } = setup();
     let ran = 0;
     const worker = open();
-    worker.consume({ concurrency: 2, isRunning: async () => true, run: (call, signal) => (ran++, runTileTask(call as TileTask, [], signal)) });
+    worker.consume({ concurrency: 2, isRunning: async () => true, run: (call, signal) => (ran++, runTileCall(call, [], signal)) });
     const dir = tempDataDir();
     dirs.push(dir);
     const stack = await writeRtcStack(dir, { scene: 'city', seed: 21, center: [5.32, 52.09], width: 300, height: 300, start: '2023-01-01', count: 12, track: 37, compression: 'none' });

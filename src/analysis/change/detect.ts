@@ -31,8 +31,8 @@ import { aoiWindow } from '../engine/window.ts';
 import { combinePolygons, measuredCoverage, type MeasuredCoverage } from './coverage.ts';
 import { DEFAULT_CHANGE_MODEL, type ChangeKind } from './model.ts';
 import { gridRelation, type GridRelation } from './pairGrid.ts';
-import { detectChangeInPairTile, readChangeTile, type ChangeTileRead, type ChangeTileReading, type LatticeCounts } from './pairTile.ts';
-import { detectChangeTileTask, type ChangeParams, type ChangeRegion, type ChangeTileResult } from './tile.ts';
+import { readChangeTile, threadTasks as pairTileTasks, type ChangeTileRead, type ChangeTileReading, type LatticeCounts } from './pairTile.ts';
+import { threadTasks as tileTasks, type ChangeParams, type ChangeRegion, type ChangeTileResult } from './tile.ts';
 
 export { detectChangeInTile, prepareFeatures, channelsOf } from './tile.ts';
 export type { ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './tile.ts';
@@ -322,7 +322,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
     // On the pool, each task opens the pair on its thread and reads its own tile: this thread
     // only plans, dispatches and merges (the polygons), so its event loop stays free.
     const input = (tile: Tile) => ({ input: { pre: pair.preSources, post: pair.postSources, reading, tile }, keep: undefined });
-    tileTimings = await mapTiles(plan, null, { name: 'detectChangeInPairTile', run: detectChangeInPairTile, params: taskParams, input }, (tile, out) => {
+    tileTimings = await mapTiles(plan, null, { run: pairTileTasks.detectChangeInPairTile, params: taskParams, input }, (tile, out) => {
       addLattice(out.lattice);
       mergeTile(tile, out.result, out.inside, out.pixelSizeM);
     }, { ...engine, runner: options.tiles });
@@ -342,7 +342,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
       ];
       return { input, transfer: threads > 0 ? transfer : [], keep: { inside: threads > 0 ? inside.slice() : inside, pixelSizeM } };
     };
-    tileTimings = await mapTiles(plan, read, { name: 'detectChangeTileTask', run: detectChangeTileTask, params: taskParams, input }, (tile, out, keep) => mergeTile(tile, out, keep.inside, keep.pixelSizeM), engine);
+    tileTimings = await mapTiles(plan, read, { run: tileTasks.detectChangeTileTask, params: taskParams, input }, (tile, out, keep) => mergeTile(tile, out, keep.inside, keep.pixelSizeM), engine);
   }
   t.read += tileTimings.read;
   t.detect += tileTimings.input + tileTimings.tasks + tileTimings.merge;

@@ -8,7 +8,7 @@
 
 import { geodesicAreaSqm } from '../../geo/area.ts';
 import type { Position } from '../../geo/types.ts';
-// Types only: the task table (and so every pool thread) loads this module, and the readers
+// Types only: a pool thread loads this module for its threadTasks, and the readers
 // themselves load with a thread's first pair tile (engine/products.ts).
 import type { RasterSource } from '../../imagery/geocode/source.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
@@ -18,6 +18,7 @@ import { withOpenedRasters } from '../engine/products.ts';
 import { rasterizeAoi, type PixelEdges } from './aoiMask.ts';
 import { readOnReferenceGrid, type GridRelation } from './pairGrid.ts';
 import { detectChangeTileTask, type ChangeTileInput, type ChangeTileOptions, type ChangeTileResult } from './tile.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 /** How a pair's tiles are read: plain data, sent to the pool with each tile. */
 export interface ChangeTileReading {
@@ -140,3 +141,6 @@ export async function detectChangeInPairTile(task: ChangePairTile, options: Omit
   const read = await withOpenedRasters([...task.pre, ...task.post], (rasters) => readChangeTile(rasters.slice(0, n), rasters.slice(n), task.reading, task.tile));
   return { result: detectChangeTileTask(read.input, options), inside: read.inside, pixelSizeM: read.pixelSizeM, lattice: read.lattice };
 }
+
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { detectChangeInPairTile });

@@ -23,6 +23,7 @@ import {
 } from './model.ts';
 import { connectedComponents } from '../../raster/components.ts';
 import { boxcarFilter, filterSpeckle, SpeckleScratch } from './speckle.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 export interface PixelRect {
   x0: number;
@@ -276,3 +277,6 @@ function median(values: Float32Array): number {
   const m = sorted.length >> 1;
   return sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
 }
+
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { detectChangeTileTask });

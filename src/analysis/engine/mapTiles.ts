@@ -15,35 +15,29 @@
  * queued task is dropped, a running one's thread terminated), and progress is the share of
  * tiles merged.
  *
- * A detector is then its parameters, a tile task (a function of the task table, tasks.ts, run
- * by name on the pool and called directly in this thread) and a merge.
+ * A detector is then its parameters, a tile task (a function of its own module's `threadTasks`,
+ * src/threads/task.ts: run on the pool by its address, called directly in this thread) and a merge.
  */
 import type { TransferListItem } from 'node:worker_threads';
 import { readTiles, type Tile, type TilePlan } from '../../imagery/tiles.ts';
 import type { PixelWindow } from '../../imagery/window.ts';
+import { threadCall, type TaskFn, type TaskResult, type ThreadTask } from '../../threads/task.ts';
 import type { TileRunner } from '../port.ts';
-import { runTileTask } from './pool.ts';
-import type { TILE_TASKS, TileTaskName, TileTaskResult } from './tasks.ts';
-
-type Tasks = typeof TILE_TASKS;
-export type TileTaskInput<N extends TileTaskName> = Parameters<Tasks[N]>[0];
-export type TileTaskParams<N extends TileTaskName> = Parameters<Tasks[N]>[1];
+import { runTileCall } from './pool.ts';
 
 /** A tile's task input (its buffers listed in `transfer` move to the worker, not copied) and what the merge keeps of the tile besides the task's result. */
-export type TileInput<N extends TileTaskName, K> =
-  | { input: TileTaskInput<N>; transfer?: TransferListItem[]; keep: K }
+export type TileInput<F extends TaskFn, K> =
+  | { input: Parameters<F>[0]; transfer?: TransferListItem[]; keep: K }
   /** A tile that needs no task (e.g. land throughout): its result as given. */
-  | { result: TileTaskResult<N>; keep: K };
+  | { result: TaskResult<F>; keep: K };
 
 /** What a detector runs on each tile. */
-export interface TileTask<N extends TileTaskName, D, K> {
-  /** The task table's name: what the pool runs. */
-  name: N;
-  /** The same function of the task table, called directly when no thread is asked for. */
-  run: Tasks[N];
-  params: TileTaskParams<N>;
+export interface TileTask<F extends TaskFn, D, K> {
+  /** The task: an entry of its module's `threadTasks`, run on the pool (or the runner) by its address, called directly when no thread is asked for. */
+  run: ThreadTask<F>;
+  params: Parameters<F>[1];
   /** From a tile's read data (undefined when mapTiles has no `read`) to its task input, on this thread. */
-  input(tile: Tile, data: D): TileInput<N, K>;
+  input(tile: Tile, data: D): TileInput<F, K>;
 }
 
 export interface MapTilesOptions {
@@ -81,39 +75,39 @@ interface Pending<R, K> {
 }
 
 /** Reads no pixels on this thread: each tile's task reads its own (task.input gets the tile alone). */
-export async function mapTiles<N extends TileTaskName, K>(
+export async function mapTiles<F extends TaskFn, K>(
   plan: TilePlan,
   read: null,
-  task: TileTask<N, undefined, K>,
-  merge: (tile: Tile, result: TileTaskResult<N>, keep: K) => void,
+  task: TileTask<F, undefined, K>,
+  merge: (tile: Tile, result: TaskResult<F>, keep: K) => void,
   options?: MapTilesOptions,
 ): Promise<TileTimings>;
-export async function mapTiles<N extends TileTaskName, D, K>(
+export async function mapTiles<F extends TaskFn, D, K>(
   plan: TilePlan,
   read: (window: PixelWindow, tile: Tile) => Promise<D>,
-  task: TileTask<N, D, K>,
-  merge: (tile: Tile, result: TileTaskResult<N>, keep: K) => void,
+  task: TileTask<F, D, K>,
+  merge: (tile: Tile, result: TaskResult<F>, keep: K) => void,
   options?: MapTilesOptions,
 ): Promise<TileTimings>;
-export async function mapTiles<N extends TileTaskName, D, K>(
+export async function mapTiles<F extends TaskFn, D, K>(
   plan: TilePlan,
   read: ((window: PixelWindow, tile: Tile) => Promise<D>) | null,
-  task: TileTask<N, D, K>,
-  merge: (tile: Tile, result: TileTaskResult<N>, keep: K) => void,
+  task: TileTask<F, D, K>,
+  merge: (tile: Tile, result: TaskResult<F>, keep: K) => void,
   options: MapTilesOptions = {},
 ): Promise<TileTimings> {
   const { signal } = options;
   const total = plan.tiles.length;
   const runner = read === null && options.runner && total >= options.runner.minTiles ? options.runner : null;
   const threads = runner ? Math.max(1, runner.concurrency) : Math.max(0, Math.floor(options.threads ?? 0));
-  const dispatch = (call: { name: N; input: TileTaskInput<N>; params: TileTaskParams<N> }, transfer: TransferListItem[]): Promise<TileTaskResult<N>> =>
-    runner
-      ? (runner.run(call, signal) as Promise<TileTaskResult<N>>)
-      : runTileTask(call as Parameters<typeof runTileTask<N>>[0], transfer, signal);
+  const dispatch = (input: Parameters<F>[0], transfer: TransferListItem[]): Promise<TaskResult<F>> => {
+    const call = threadCall({ task: task.run, input, params: task.params });
+    return (runner ? runner.run(call, signal) : runTileCall(call, transfer, signal)) as Promise<TaskResult<F>>;
+  };
   const timings: TileTimings = { read: 0, input: 0, tasks: 0, merge: 0 };
   // Tiles not yet merged, in plan order. Results that finish out of order wait here for
   // their predecessors; at most 2 × threads tiles are held, so memory stays bounded.
-  const pending: Pending<TileTaskResult<N>, K>[] = [];
+  const pending: Pending<TaskResult<F>, K>[] = [];
   const cap = 2 * Math.max(1, threads);
   let running = 0;
   let merged = 0;
@@ -135,13 +129,13 @@ export async function mapTiles<N extends TileTaskName, D, K>(
     }
     timings.merge += performance.now() - started;
   };
-  const settle = (entry: Pending<TileTaskResult<N>, K>, ok: boolean, value: unknown): void => {
+  const settle = (entry: Pending<TaskResult<F>, K>, ok: boolean, value: unknown): void => {
     entry.settled = true;
     entry.failed = !ok;
-    if (ok) entry.value = value as TileTaskResult<N>;
+    if (ok) entry.value = value as TaskResult<F>;
     else entry.error = value;
   };
-  const resolved = (tile: Tile, keep: K, value: TileTaskResult<N>): Pending<TileTaskResult<N>, K> => ({ tile, keep, settled: true, failed: false, value, done: Promise.resolve() });
+  const resolved = (tile: Tile, keep: K, value: TaskResult<F>): Pending<TaskResult<F>, K> => ({ tile, keep, settled: true, failed: false, value, done: Promise.resolve() });
   /** Waits until a task settles (the head, when the held tiles reach the cap). */
   // Rejects when the signal aborts: every wait below races it, so an abort ends the loop at once.
   const aborted = signal
@@ -183,15 +177,14 @@ export async function mapTiles<N extends TileTaskName, D, K>(
         pending.push(resolved(tile, prepared.keep, prepared.result));
       } else if (threads === 0) {
         clock = performance.now();
-        const run = task.run as (input: unknown, params: unknown) => TileTaskResult<N> | Promise<TileTaskResult<N>>;
-        const value = await unlessAborted(Promise.resolve(run(prepared.input, task.params)));
+        const value = (await unlessAborted(Promise.resolve(task.run.run(prepared.input, task.params)))) as TaskResult<F>;
         timings.tasks += performance.now() - clock;
         pending.push(resolved(tile, prepared.keep, value));
       } else {
-        const entry: Pending<TileTaskResult<N>, K> = { tile, keep: prepared.keep, settled: false, failed: false, done: Promise.resolve() };
+        const entry: Pending<TaskResult<F>, K> = { tile, keep: prepared.keep, settled: false, failed: false, done: Promise.resolve() };
         running++;
         // `done` never rejects: a failure is kept on the entry and thrown when merging reaches it.
-        entry.done = dispatch({ name: task.name, input: prepared.input, params: task.params }, prepared.transfer ?? []).then(
+        entry.done = dispatch(prepared.input, prepared.transfer ?? []).then(
           (value) => settle(entry, true, value),
           (error: unknown) => settle(entry, false, error),
         ).finally(() => running--);

@@ -1,14 +1,13 @@
 /**
- * One pool of worker threads for tile-parallel analysis (piscina). Sized to the machine's
- * cores by default (SARWATCH_ANALYSIS_THREADS overrides); created on first use, shared by all
- * jobs of the process, so concurrent jobs share the cores instead of oversubscribing them.
+ * One pool of worker threads for tile-parallel analysis (src/threads/pool.ts). Sized to the
+ * machine's cores by default (SARWATCH_ANALYSIS_THREADS overrides); created on first use, shared
+ * by all jobs of the process, so concurrent jobs share the cores instead of oversubscribing them.
+ * It runs any module's `threadTasks` (the caller hands it the task), so it imports no detector.
  */
 import os from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
-import { Piscina } from 'piscina';
-import type { TileTask, TileTaskName, TileTaskResult } from './tasks.ts';
-
-let pool: Piscina | null = null;
+import { ThreadPool } from '../../threads/pool.ts';
+import type { TaskCall, TaskFn, TaskResult, ThreadCall } from '../../threads/task.ts';
 
 export function analysisThreads(): number {
   const configured = Number(process.env.SARWATCH_ANALYSIS_THREADS);
@@ -16,34 +15,23 @@ export function analysisThreads(): number {
   return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
 }
 
-function getPool(): Piscina {
-  if (!pool) {
-    pool = new Piscina({
-      filename: new URL('./worker-entry.mjs', import.meta.url).href,
-      minThreads: 1,
-      maxThreads: analysisThreads(),
-      idleTimeout: 30_000,
-      // Tasks that read their own tiles load src/imagery, whose geotiff imports the web-worker
-      // package; on a worker thread that package destructures workerData, which must then be an
-      // object (undefined fails at import; {} makes it the plain module it is on the main thread).
-      workerData: {},
-    });
-  }
-  return pool;
-}
+const pool = new ThreadPool(() => ({ minThreads: 1, maxThreads: analysisThreads(), idleTimeout: 30_000 }));
 
 /**
- * Runs one task of the table in tasks.ts on a worker thread; `transfer` lists buffers (or ports) to move, not
+ * Runs one tile task on a thread of the pool; `transfer` lists buffers (or ports) to move, not
  * copy. Aborting `signal` rejects the task at once: a queued task is dropped, a running one
  * has its thread terminated (piscina starts a fresh one), so a job's analysis stops promptly.
  */
-export function runTileTask<N extends TileTaskName>(task: TileTask<N>, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<TileTaskResult<N>> {
-  return getPool().run(task, { transferList: transfer, signal }) as Promise<TileTaskResult<N>>;
+export function runTileTask<F extends TaskFn>(call: TaskCall<F>, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<TaskResult<F>> {
+  return pool.run(call, transfer, signal);
+}
+
+/** Runs a call that came as data (a tile message of the queue, scaled out) on the pool. */
+export function runTileCall(call: ThreadCall, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<unknown> {
+  return pool.runCall(call, transfer, signal);
 }
 
 /** Stops the worker threads (process shutdown, tests). */
-export async function closeAnalysisPool(): Promise<void> {
-  const p = pool;
-  pool = null;
-  if (p) await p.destroy();
+export function closeAnalysisPool(): Promise<void> {
+  return pool.close();
 }

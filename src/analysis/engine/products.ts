@@ -9,7 +9,7 @@ import type { RasterSource } from '../../imagery/geocode/source.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
 import type { ProductSource, Sigma0Product } from '../../imagery/sigma0/types.ts';
 
-// The readers load on a thread's first scene tile, not with the task table: threads that run
+// The readers load on a thread's first scene tile, not with this module: threads that run
 // only tasks given their pixels do not load geotiff and the S3 client.
 const openProductSource = async (source: ProductSource): Promise<Sigma0Product> => (await import('../../imagery/source.ts')).openProductSource(source);
 const openRasterSources = async (sources: readonly RasterSource[]): Promise<RasterProduct[]> =>

@@ -1,5 +1,6 @@
-/** A tiny task used by the engine's tests and `sarwatch` health checks: proves workers load our modules. */
+/** Tiny tasks for the tests of the pools: prove threads load our modules, and give a task that only an abort ends. */
 import { threadId, type MessagePort } from 'node:worker_threads';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 export function sumOnWorker(input: { data: Float32Array }): { threadId: number; sum: number } {
   let sum = 0;
@@ -16,3 +17,5 @@ export function holdUntilReleased(input: { gate: Int32Array; started: MessagePor
   Atomics.wait(input.gate, 0, 0);
   return { threadId };
 }
+
+export const threadTasks = defineThreadTasks(import.meta.url, { sumOnWorker, holdUntilReleased });

@@ -37,8 +37,8 @@ import { mapTiles } from '../engine/mapTiles.ts';
 import type { TileRunner } from '../port.ts';
 import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { loadOilModel, oilProbability, type OilModelFile } from './model.ts';
-import { detectSlicksInTile, requiredHaloPx, type SlickTileInput, type TileRegions } from './tile.ts';
-import { detectSlicksInSceneTile, readSlickTile, windowLandMask, type SlickTileReading } from './sceneTile.ts';
+import { detectSlicksInTile, requiredHaloPx, threadTasks as tileTasks, type SlickTileInput, type TileRegions } from './tile.ts';
+import { readSlickTile, threadTasks as sceneTileTasks, windowLandMask, type SlickTileReading } from './sceneTile.ts';
 import { maskAxesM, outlineWindow, refinedPolygons, refineOutlineMask } from './refineOutline.ts';
 
 // One tile (tile.ts): detectSlicksInTile runs on the worker threads.
@@ -549,7 +549,7 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
     // On the pool, each task reads its own tile (land mask first) from the product's source:
     // this thread only plans, dispatches and merges, so its event loop stays free.
     const input = (tile: Tile) => ({ input: { source, reading, tile }, keep: undefined });
-    await mapTiles(plan, null, { name: 'detectSlicksInSceneTile', run: detectSlicksInSceneTile, params, input }, merge, engine);
+    await mapTiles(plan, null, { run: sceneTileTasks.detectSlicksInSceneTile, params, input }, merge, engine);
   } else {
     // In this thread (or a product only this thread can read): this thread reads and masks
     // tile n+1 while the pool works on earlier ones; a tile's arrays move to the pool.
@@ -559,7 +559,7 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
       const transfer = [...new Set([data.sigma0VV.buffer, data.valid.buffer, ...(data.land ? [data.land.buffer] : [])])] as ArrayBuffer[];
       return { input: data, transfer, keep: undefined };
     };
-    await mapTiles(plan, read, { name: 'detectSlicksInTile', run: detectSlicksInTile, params, input }, merge, engine);
+    await mapTiles(plan, read, { run: tileTasks.detectSlicksInTile, params, input }, merge, engine);
   }
   const candidates = classifyRegions(mergeTileRegions(placed), spacing, m, (line, pixel) => geo.incidenceAngle(line, pixel), params);
   const polygons: PolygonInput[] = [];

@@ -6,7 +6,7 @@
 // either way, so the same regions bit for bit.
 
 import { rasterizeLandMask, type LandPolygons } from '../../geo/landMask.ts';
-// Not src/imagery/index.ts: the task table (and so every pool thread) loads this module, and the
+// Not src/imagery/index.ts: a pool thread loads this module for its threadTasks, and the
 // readers themselves load with a thread's first scene tile (engine/products.ts).
 import type { ProductSource, Sigma0Product } from '../../imagery/sigma0/types.ts';
 import type { Tile } from '../../imagery/tiles.ts';
@@ -15,6 +15,7 @@ import { withOpenedProduct } from '../engine/products.ts';
 import type { PixelSpacing } from './darkSpots.ts';
 import type { OilSlickParams } from './params.ts';
 import { detectSlicksInTile, type SlickTileInput, type TileRegions } from './tile.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 /** How a scene's tiles are read: plain data, sent to the pool with each tile. */
 export interface SlickTileReading {
@@ -79,3 +80,6 @@ export function windowLandMask(product: Sigma0Product, win: PixelWindow, m: numb
   }
   return out;
 }
+
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { detectSlicksInSceneTile });

@@ -9,6 +9,7 @@ import { darkSpotSupportPx, detectDarkSpots, labelRegions, type PixelSpacing } f
 import { measureRegionParts, measureSupportPx, type RegionPart } from './discriminate.ts';
 import { DEFAULT_OIL_SLICK_PARAMS, type OilSlickParams } from './params.ts';
 import type { PixelWindow } from '../../imagery/window.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 export interface SlickTileInput {
   /** Linear σ0 VV of the tile's halo window, row-major width × height. */
@@ -106,3 +107,5 @@ export function detectSlicksInTile(input: SlickTileInput, params: OilSlickParams
   };
 }
 
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { detectSlicksInTile });

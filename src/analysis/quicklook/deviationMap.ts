@@ -7,6 +7,7 @@ import { Canvas, textWidth, type Colour } from '../../raster/canvas.ts';
 import type { MercatorGrid } from './mercator.ts';
 import { lonLatToMercator } from './mercator.ts';
 import type { FlatRings } from './vectors.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 export interface DeviationLegendClass {
   colour: Colour;
@@ -87,3 +88,6 @@ export function renderDeviationMap(input: RenderDeviationMapInput): Uint8Array {
   input.notes.forEach((note, i) => canvas.text(MARGIN, barTop + SWATCH.height + 18 + 12 * i, note, INK));
   return new Uint8Array(canvas.encode({ colorType: 2, filterType: 0 }));
 }
+
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { renderDeviationMap });

@@ -10,12 +10,12 @@ import type { ResolvedInput, ResultCollection } from '../port.ts';
 import { rtcPaths } from '../modules/rtcInput.ts';
 import { safeProductPath, sceneInput, withSigma0GeoTiff } from '../modules/sceneInput.ts';
 import { deviationStyle } from '../timeseries/style.ts';
-import type { DetectionStyle } from './render.ts';
+import { threadTasks as renderTasks, type DetectionStyle } from './render.ts';
 import { mercatorGrid, type MercatorGrid } from './mercator.ts';
 import { sampleSource } from './sample.ts';
 import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
 import { flatBuffers, flattenGeometries } from './vectors.ts';
-import type { DeviationLegendClass } from './deviationMap.ts';
+import { threadTasks as deviationMapTasks, type DeviationLegendClass } from './deviationMap.ts';
 
 export { MAX_SIDE } from './sample.ts';
 
@@ -127,7 +127,7 @@ export async function quicklookOfSource(
   const outline = area ? await flattenGeometries([area.aoi]) : null;
   const detections = await flattenGeometries(features.map((f) => f.geometry));
   const rendered = await runTileTask(
-    { name: 'renderQuicklook', input: { grid, lattice, raster, extent, outline, detections, style } },
+    { task: renderTasks.renderQuicklook, input: { grid, lattice, raster, extent, outline, detections, style } },
     [
       raster.data.buffer as ArrayBuffer,
       lattice.rows.buffer as ArrayBuffer,
@@ -171,7 +171,7 @@ async function deviationMap(features: ResultCollection['features'], aoi: AoiGeom
   const aoiRings = await flattenGeometries([aoi]);
   return runTileTask(
     {
-      name: 'renderDeviationMap',
+      task: deviationMapTasks.renderDeviationMap,
       input: { grid, cells, fills, outlines: cellPx >= 8, aoi: aoiRings, classes, noValue: hexColour(deviationStyle(null).fill), notes },
     },
     [...flatBuffers(cells), ...flatBuffers(aoiRings), fills.buffer as ArrayBuffer],

@@ -10,6 +10,7 @@ import type { MercatorGrid } from './mercator.ts';
 import type { Lattice, SampledRaster } from './sample.ts';
 import type { FlatRings } from './vectors.ts';
 import { lonLatToMercator } from './mercator.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 export interface DetectionStyle {
   colour: Colour;
@@ -205,3 +206,6 @@ export function renderQuicklook(input: RenderQuicklookInput): RenderedQuicklook 
   }
   return { quicklook: encode(canvas), overlay, stretchDb: [lo!, hi], validPixels };
 }
+
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { renderQuicklook });

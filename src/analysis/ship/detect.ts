@@ -17,8 +17,8 @@ import { mapTiles } from '../engine/mapTiles.ts';
 import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { BrightSourceMap, findAzimuthAmbiguities, readAmbiguityGeometry } from './ambiguity.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
-import { detectShipsInSceneTile, detectShipsInSceneTileWithSources, readShipTile, type ShipTileReading } from './sceneTile.ts';
-import { detectShipsInTile, detectShipsInTileWithSources, requiredHalo, type Channel, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
+import { readShipTile, threadTasks as sceneTileTasks, type ShipTileReading } from './sceneTile.ts';
+import { detectShipsInTile, requiredHalo, threadTasks as tileTasks, type Channel, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
 
 export { detectShipsInTile, requiredHalo };
 export type { Channel, ShipDetection, ShipTileInput };
@@ -185,8 +185,8 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
     // plans, dispatches and merges, so its event loop stays free (a cancel is seen at once).
     const input = (tile: Tile) => ({ input: { source, reading, tile }, keep: undefined });
     tileTimings = sources
-      ? await mapTiles(plan, null, { name: 'detectShipsInSceneTileWithSources', run: detectShipsInSceneTileWithSources, params, input }, mergeWithSources, engine)
-      : await mapTiles(plan, null, { name: 'detectShipsInSceneTile', run: detectShipsInSceneTile, params, input }, mergeFound, engine);
+      ? await mapTiles(plan, null, { run: sceneTileTasks.detectShipsInSceneTileWithSources, params, input }, mergeWithSources, engine)
+      : await mapTiles(plan, null, { run: sceneTileTasks.detectShipsInSceneTile, params, input }, mergeFound, engine);
   } else {
     // In this thread (or a product only this thread can read): tiles read here, their arrays moved to the pool.
     const readTile = (_window: PixelWindow, tile: Tile) => readShipTile(product, reading, tile);
@@ -195,8 +195,8 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
       return { input, transfer, keep: undefined };
     };
     tileTimings = sources
-      ? await mapTiles(plan, readTile, { name: 'detectShipsInTileWithSources', run: detectShipsInTileWithSources, params, input: prepare }, mergeWithSources, engine)
-      : await mapTiles(plan, readTile, { name: 'detectShipsInTile', run: detectShipsInTile, params, input: prepare }, mergeFound, engine);
+      ? await mapTiles(plan, readTile, { run: tileTasks.detectShipsInTileWithSources, params, input: prepare }, mergeWithSources, engine)
+      : await mapTiles(plan, readTile, { run: tileTasks.detectShipsInTile, params, input: prepare }, mergeFound, engine);
   }
   timings.read = tileTimings.read;
   timings.input = tileTimings.input;

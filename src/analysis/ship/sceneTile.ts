@@ -7,7 +7,7 @@
 // for bit.
 
 import { rasterizeLandMask } from '../../geo/landMask.ts';
-// Not src/imagery/index.ts: the task table (and so every pool thread) loads this module, and the
+// Not src/imagery/index.ts: a pool thread loads this module for its threadTasks, and the
 // readers themselves load with a thread's first scene tile (engine/products.ts).
 import { isSafeProduct, type ProductSource, type Sigma0Product } from '../../imagery/sigma0/types.ts';
 import type { Tile } from '../../imagery/tiles.ts';
@@ -15,6 +15,7 @@ import { withOpenedProduct } from '../engine/products.ts';
 import { prepareTileCalibration } from './calibrate.ts';
 import type { ShipParams } from './params.ts';
 import { detectShipsInTile, detectShipsInTileWithSources, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 /** How a scene's tiles are read: plain data, sent to the pool with each tile. */
 export interface ShipTileReading {
@@ -98,3 +99,6 @@ export async function detectShipsInSceneTileWithSources(task: ShipSceneTile, par
   const input = await withOpenedProduct(task.source, (product) => readShipTile(product, task.reading, task.tile));
   return detectShipsInTileWithSources(input, params);
 }
+
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { detectShipsInSceneTile, detectShipsInSceneTileWithSources });

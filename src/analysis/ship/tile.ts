@@ -11,6 +11,7 @@ import { clusterDetections, measureCluster, mergeNearbyClusters } from './cluste
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
 import { findSidelobeArms } from './sidelobes.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 export type Channel = 'VH' | 'VV';
 
@@ -373,3 +374,6 @@ export function detectShipsInTileWithSources(
   const sources = poolSources(primary, input.valid, input.width, input.core, input.origin ?? { row: 0, col: 0 }, cell);
   return { detections: detectShipsInTile(input, paramsInput), sources };
 }
+
+/** What the analysis pool may run of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { detectShipsInTile, detectShipsInTileWithSources });

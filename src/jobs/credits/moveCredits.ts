@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../store/index.ts';
-import { isoNow } from '../time.ts';
+import { isoNow } from '../../time.ts';
 
 export type LedgerKind = 'grant' | 'reserve' | 'release' | 'charge';
 

@@ -1,6 +1,6 @@
 /**
  * The geometry a request needs, as tasks that run on the geometry thread for large
- * polygons (pool.ts) and inline for small ones. Polygons cross between threads as flat
+ * polygons (pool.ts, src/threads/geometryThread.ts) and inline for small ones. Polygons cross between threads as flat
  * arrays (geo/flat.ts): one Float64Array to clone, not 100,000 little arrays.
  */
 import type { SceneRecord } from '../../catalog/index.ts';
@@ -13,8 +13,7 @@ import { readPolygonWkt } from '../../geo/wkt-reader.ts';
 import { estimateCoverage, type CoverageEstimate } from '../../catalog/selection.ts';
 import { parseAoiWkt } from '../../geo/wkt.ts';
 import { selectAmong, type PolygonRequest, type Resolution, type ResolutionOutcome, type ResolvedInput } from '../selectAmong.ts';
-import { inspectImage, type ImageFacts, type ImageKind } from '../../uploads/image.ts';
-import { parseUpload, validateUpload, type UploadFormat, type UploadLimits, type Validated } from '../../uploads/read.ts';
+import { defineThreadTasks } from '../../threads/task.ts';
 
 type Checked<A> = { ok: true; aoi: A; areaSqkm: number; centroid: { lon: number; lat: number } } | { ok: false; message: string };
 
@@ -49,21 +48,8 @@ export type PackedOutcome =
   | Exclude<ResolutionOutcome, { ok: true }>
   | { ok: true; resolution: Omit<Resolution, 'input'> & { input: PackedInput } };
 
-export type GeometryTask =
-  | { kind: 'check'; wkt: string; limits: PolygonLimits }
-  | { kind: 'select'; wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number }
-  | { kind: 'upload'; validate: boolean; format: UploadFormat; bytes: Uint8Array; limits: UploadLimits }
-  | { kind: 'image'; imageKind: ImageKind; path: string }
-  | { kind: 'cover'; wkt: string; footprintWkt: string };
-
-/** The worker thread's entry: one task in, its packed result out. */
-export default function runGeometryTask(task: GeometryTask): PackedCheck | PackedOutcome | PackedCover | Promise<UploadCount | Validated | ImageFacts> {
-  if (task.kind === 'cover') return coverFlat(toAoiGeometry(readPolygonWkt(task.wkt)), task.footprintWkt);
-  // An uploaded image: opened with its reader (headers and a few samples).
-  if (task.kind === 'image') return inspectImage(task.imageKind, task.path);
-  // An uploaded polygon file: parsed (its feature count), or parsed and every feature validated.
-  if (task.kind === 'upload') return task.validate ? validateUpload(task.format, task.bytes, task.limits) : countedUpload(task.format, task.bytes, task.limits);
-  if (task.kind === 'check') return checkPolygonFlat(task.wkt, task.limits);
+/** Scene selection for a request polygon given as its (already validated) WKT, the chosen input's extent packed. */
+export function selectFlat(task: { wkt: string; request: Omit<PolygonRequest, 'aoi'>; candidates: SceneRecord[]; maxRequestBytes: number }): PackedOutcome {
   // Already validated on the way in: read it back without checking it again.
   const aoi = toAoiGeometry(readPolygonWkt(task.wkt));
   const outcome = selectAmong({ ...task.request, aoi } as PolygonRequest, task.candidates, task);
@@ -71,14 +57,6 @@ export default function runGeometryTask(task: GeometryTask): PackedCheck | Packe
   const input = outcome.resolution.input as Exclude<ResolvedInput, { kind: 'scene' }>;
   const { aoi: _aoi, extent, ...rest } = input;
   return { ok: true, resolution: { ...outcome.resolution, input: { ...rest, extent: flattenAoi(extent) } as PackedInput } };
-}
-
-export type UploadCount = { ok: true; featureCount: number } | { ok: false; message: string };
-
-/** The parse alone: how many features, not the features themselves (they stay on this thread). */
-async function countedUpload(format: UploadFormat, bytes: Uint8Array, limits: UploadLimits): Promise<UploadCount> {
-  const parsed = await parseUpload(format, bytes, limits);
-  return parsed.ok ? { ok: true, featureCount: parsed.features.length } : parsed;
 }
 
 /** The part of a request polygon an uploaded image covers, its extent flat for the way back. */
@@ -92,3 +70,11 @@ export function coverFlat(aoi: AoiGeometry, footprintWkt: string): PackedCover {
   const estimate = estimateCoverage(aoi, [parseAoiWkt(footprintWkt)]);
   return { estimate, extent: estimate.polygon === null ? null : flattenAoi(parseAoiWkt(estimate.polygon)) };
 }
+
+/** coverFlat for a request polygon given as its (already validated) WKT. */
+export function coverWktFlat(wkt: string, footprintWkt: string): PackedCover {
+  return coverFlat(toAoiGeometry(readPolygonWkt(wkt)), footprintWkt);
+}
+
+/** What the geometry thread runs of this module (src/threads/task.ts). */
+export const threadTasks = defineThreadTasks(import.meta.url, { checkPolygonFlat, selectFlat, coverWktFlat });

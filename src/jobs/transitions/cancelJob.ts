@@ -1,7 +1,7 @@
 import type { Db, JobRow } from '../../store/index.ts';
 import { TRANSITIONS } from '../stateMachine.ts';
 import { settleCredits } from '../credits/settleCredits.ts';
-import { isoNow } from '../time.ts';
+import { isoNow } from '../../time.ts';
 import { lockJobAccount } from './lockAccount.ts';
 import { recordTerminalEvent } from '../outbox.ts';
 import { endedUncharged } from './failJob.ts';

@@ -3,7 +3,7 @@ import type { Coverage, SceneSelection, Warning } from '../../contract/schemas.t
 import { TRANSITIONS } from '../stateMachine.ts';
 import { priceMicros } from '../credits.ts';
 import { settleCredits } from '../credits/settleCredits.ts';
-import { addDays, isoNow } from '../time.ts';
+import { addDays, isoNow } from '../../time.ts';
 import { lockJobAccount } from './lockAccount.ts';
 import { recordTerminalEvent } from '../outbox.ts';
 

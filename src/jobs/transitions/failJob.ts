@@ -2,7 +2,7 @@ import type { Db, JobRow } from '../../store/index.ts';
 import { GENERIC_FAILURE_MESSAGE, JOB_FAILURES, type JobFailureCode } from '../../contract/errors.ts';
 import { TRANSITIONS } from '../stateMachine.ts';
 import { settleCredits } from '../credits/settleCredits.ts';
-import { isoNow } from '../time.ts';
+import { isoNow } from '../../time.ts';
 import { lockJobAccount } from './lockAccount.ts';
 import { recordTerminalEvent } from '../outbox.ts';
 

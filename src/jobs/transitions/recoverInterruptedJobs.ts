@@ -1,5 +1,5 @@
 import type { Db } from '../../store/index.ts';
-import { isoNow } from '../time.ts';
+import { isoNow } from '../../time.ts';
 import { failJob } from './failJob.ts';
 import { requeueJob } from './requeueJob.ts';
 

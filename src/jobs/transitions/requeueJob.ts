@@ -1,6 +1,6 @@
 import type { Db } from '../../store/index.ts';
 import { TRANSITIONS } from '../stateMachine.ts';
-import { isoNow } from '../time.ts';
+import { isoNow } from '../../time.ts';
 
 /**
  * processing → pending for a job whose worker stopped renewing its lease. The guard

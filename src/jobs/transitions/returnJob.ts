@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, JobRow } from '../../store/index.ts';
 import { TRANSITIONS } from '../stateMachine.ts';
-import { isoNow } from '../time.ts';
+import { isoNow } from '../../time.ts';
 
 /**
  * processing → pending when the worker holding the lease shuts down: the job goes back to

@@ -1,5 +1,5 @@
 import type { Db } from '../../store/index.ts';
-import { isoNow } from '../../jobs/time.ts';
+import { isoNow } from '../../time.ts';
 
 /** processing → ready, with what validation read. False when the upload is no longer processing (deleted). */
 export async function markTifReady(

@@ -1,5 +1,5 @@
 import type { Db } from '../../store/index.ts';
-import { isoNow } from '../../jobs/time.ts';
+import { isoNow } from '../../time.ts';
 
 /** The tables of uploads: they share the lifecycle columns (id, account_id, status, error_message, updated_at). */
 export type UploadTable = 'polygon_uploads' | 'tif_uploads' | 'ais_uploads';

@@ -1,5 +1,5 @@
 import type { Db, PolygonUploadRow } from '../../store/index.ts';
-import { isoNow } from '../../jobs/time.ts';
+import { isoNow } from '../../time.ts';
 
 /** processing → ready, with the validated facts. Null when the upload is no longer processing (deleted). */
 export async function markUploadReady(
