@@ -136,9 +136,9 @@ export async function axeSerious(page: Page): Promise<AxeViolation[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** The screen position (CSS px inside the map) of a lon/lat, from the map's published view (Web Mercator, 512-px tiles). */
+/** The screen position (CSS px inside the map) of a lon/lat, from the map's published view (Web Mercator; Leaflet's zoom, 256-px tiles). */
 export function project(view: { lon: number; lat: number; zoom: number }, size: { width: number; height: number }, lon: number, lat: number): { x: number; y: number } {
-  const world = 512 * 2 ** view.zoom;
+  const world = 256 * 2 ** view.zoom;
   const mx = (l: number) => ((l + 180) / 360) * world;
   const my = (p: number) => ((1 - Math.log(Math.tan(Math.PI / 4 + (p * Math.PI) / 360)) / Math.PI) / 2) * world;
   return { x: size.width / 2 + mx(lon) - mx(view.lon), y: size.height / 2 + my(lat) - my(view.lat) };

@@ -130,8 +130,6 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
         if (stopped) return;
         resultDrawn = true;
         renderDownloads(downloadBox, job, status);
-        if (overlay && 'png' in overlay) await view.setOverlay({ png: overlay.png, bounds: job.overlay!.bounds });
-        else if (overlay) append(status, message('error', `Quicklook overlay not shown: ${overlay.err instanceof ApiError ? overlay.err.message : 'download failed'}`));
         if (result && 'fc' in result && job.endpoint_id) {
           if (!fitted) fitted = view.fitTo(bboxOf(result.fc.features.map((f) => f.geometry)));
           await view.setResult(job.endpoint_id, result.fc);
@@ -141,6 +139,10 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
         } else if (result && 'err' in result) {
           append(status, message('error', `Result not shown: ${result.err instanceof ApiError ? `${result.err.code}: ${result.err.message}` : 'download failed'}`));
         }
+        // The overlay (its own pane, beneath the vectors) after the result: decoding it does not hold the features back.
+        if (stopped) return;
+        if (overlay && 'png' in overlay) await view.setOverlay({ png: overlay.png, bounds: job.overlay!.bounds });
+        else if (overlay) append(status, message('error', `Quicklook overlay not shown: ${overlay.err instanceof ApiError ? overlay.err.message : 'download failed'}`));
       } else if (job.status === 'pending' || job.status === 'processing') {
         follow();
       } else if (job.status === 'failed') {
@@ -164,8 +166,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
 
 /**
  * The last result drawn, by job: a completed job's result does not change, so returning to its
- * page within the app draws it from here (and the map keeps its tiles: MapView.setResult)
- * instead of downloading and parsing it again. One result only (a time series' can be 9 MB).
+ * page within the app draws it from here instead of downloading and parsing it again. One result only (a time series' can be 9 MB).
  */
 let lastResult: { jobId: string; path: string; fc: GeoJSON.FeatureCollection } | null = null;
 

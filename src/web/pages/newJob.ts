@@ -100,9 +100,9 @@ export async function newJobPage(main: HTMLElement, config: WebConfig): Promise<
   append(main, el('h1', { id: 'new-title' }, 'New job'), el('div', { class: 'job-layout' }, el('div', { class: 'col' }, form), el('div', { class: 'col wide' }, mapBox, preview)));
   const view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Map: draw the area of interest, scene footprints' });
 
-  view.on('click', (e: { lngLat: { lng: number; lat: number } }) => {
+  view.on('click', (at) => {
     if (!drawing) return;
-    vertices.push([Number(e.lngLat.lng.toFixed(6)), Number(e.lngLat.lat.toFixed(6))]);
+    vertices.push([Number(at.lng.toFixed(6)), Number(at.lat.toFixed(6))]);
     void view.setDraft(vertices);
   });
   view.on('dblclick', () => {
