@@ -238,6 +238,31 @@ function threadCpuSince(before: Map<string, number>): string {
 /** SARWATCH_BENCH_TRACE=DIR: a Chrome trace of the last first visit and return per result, for chrome://tracing or Perfetto. */
 const TRACE_CATEGORIES = ['devtools.timeline', 'v8', 'v8.execute', 'blink', 'gpu', 'cc', 'toplevel', 'disabled-by-default-devtools.timeline', 'disabled-by-default-v8.cpu_profiler'];
 
+/** SARWATCH_BENCH_PROFILE=1: V8's sampling profile of the page's main thread on a first visit, its largest self times. */
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }>;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+function profileTop(profile: CpuProfile, n = 12): string {
+  const byNode = new Map<number, number>();
+  profile.samples?.forEach((id, i) => byNode.set(id, (byNode.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
+  const byFrame = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const us = byNode.get(node.id) ?? 0;
+    if (!us) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const key = `${functionName || '(anonymous)'} ${url ? `${url.split('/').pop()}:${lineNumber + 1}` : ''}`.trim();
+    byFrame.set(key, (byFrame.get(key) ?? 0) + us);
+  }
+  return [...byFrame]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, us]) => `${k} ${(us / 1000).toFixed(0)} ms`)
+    .join(', ');
+}
+
 async function drawn(page: Page, n: number): Promise<void> {
   await page.locator(`#job-map[data-rendered-features="${n}"]`).waitFor({ timeout: 120_000 });
 }
@@ -273,6 +298,7 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
     const breakdown: Record<string, string> = {};
     const wall: Record<string, string> = {};
     const threads: Record<string, string> = {};
+    const profiles: Record<string, string> = {};
     for (const s of scenarios) {
       const n = s.fc.features.length;
       sizes[s.endpoint] = `${(Buffer.byteLength(JSON.stringify(s.fc)) / 2 ** 20).toFixed(1)} MB`;
@@ -283,9 +309,12 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
       let threads0 = threadTicks();
       const trace = process.env.SARWATCH_BENCH_TRACE;
       if (trace) await browser.startTracing(page, { path: path.join(trace, `${s.endpoint}-first.json`), categories: TRACE_CATEGORIES });
+      const cdp = process.env.SARWATCH_BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
+      if (cdp) await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.start'));
       await page.goto(`${service.url}/#/jobs/${s.jobId}`);
       await drawn(page, n);
       if (trace) await browser.stopTracing();
+      if (cdp) profiles[`${s.endpoint} first`] = profileTop(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
       const firstWall = (performance.now() - t0) / 1000;
       const firstCpu = treeCpuSeconds() - cpu0;
       threads[`${s.endpoint} first`] = threadCpuSince(threads0);
@@ -326,7 +355,7 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
       verdicts[s.endpoint] = `first ${first.toFixed(2)} s, again ${median.toFixed(2)} s: ${Math.max(first, median) <= 1 ? 'within' : 'over'} 1 s`;
       await page.context().close();
     }
-    return { stages, details: { renderTime: 'navigation start → MapLibre idle with every result feature on screen (page marks)', resultSizes: sizes, breakdownMs: breakdown, benchWallTime: wall, cpuByThread: threads, target: verdicts, chromium: (await browser.version()), load: os.loadavg().map((l) => l.toFixed(2)).join(' ') } };
+    return { stages, details: { renderTime: 'navigation start → MapLibre idle with every result feature on screen (page marks)', resultSizes: sizes, breakdownMs: breakdown, benchWallTime: wall, cpuByThread: threads, ...(Object.keys(profiles).length ? { mainThreadSelfTime: profiles } : {}), target: verdicts, chromium: (await browser.version()), load: os.loadavg().map((l) => l.toFixed(2)).join(' ') } };
   } finally {
     await browser?.close();
     await service.close();

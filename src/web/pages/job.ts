@@ -20,7 +20,7 @@ const POLL_MS = 2000;
 /** Streams cut short (or broken) in a row before the page polls instead. */
 const MAX_STREAM_FAILURES = 3;
 
-export async function jobPage(main: HTMLElement, params: Record<string, string>, config: WebConfig): Promise<Cleanup> {
+export async function jobPage(main: HTMLElement, params: Record<string, string>, config: Promise<WebConfig>): Promise<Cleanup> {
   const jobId = params.id!;
   const title = el('h1', {}, 'Job');
   const status = el('div', { class: 'status', 'aria-live': 'polite' });
@@ -40,8 +40,8 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   let view: MapView | null = null;
   /** The map has been framed (once: later reads of a running job leave the view to the user). */
   let fitted = false;
-  function openMap(frame: [number, number, number, number] | null): MapView {
-    const v = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features', bounds: frame });
+  function openMap(frame: [number, number, number, number] | null, basemapUrl: string | null): MapView {
+    const v = MapView.open(mapBox, { basemapUrl, label: 'Job map: AOI, coverage, quicklook and result features', bounds: frame });
     v.onFeatureClick((f) => showProperties(props, f));
     fitted = frame !== null;
     return v;
@@ -119,8 +119,9 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
       const framed = bboxOf([aoi, coverage, ...overlayBox]);
       if (!view) {
         const [early] = framed || !wantResult ? [null] : await downloads;
+        const { basemap_url } = await config;
         if (stopped) return;
-        view = openMap(framed ?? (early && 'fc' in early ? bboxOf(early.fc.features.map((f) => f.geometry)) : null));
+        view = openMap(framed ?? (early && 'fc' in early ? bboxOf(early.fc.features.map((f) => f.geometry)) : null), basemap_url);
       } else if (framed && !fitted) fitted = view.fitTo(framed);
       await view.setAoi(aoi);
       await view.setCoverage(coverage);
