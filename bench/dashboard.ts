@@ -133,7 +133,7 @@ async function openPage(browser: Browser, url: string, apiKey: string, scenarios
  * mark, all-features-drawn).
  */
 async function marks(page: Page, withinApp: boolean): Promise<{ breakdown: string; renderSeconds: number }> {
-  const names = ['app-start', 'job-view', 'map-loaded', 'result-requested', 'result-downloaded', 'result-parsed', 'result-kept', 'result-set', 'all-features-drawn'];
+  const names = ['app-start', 'job-view', 'land-fetched', 'map-loaded', 'result-requested', 'result-parsed', 'result-kept', 'result-set', 'all-features-drawn'];
   // A string, not a function: tsx's name-keeping helper does not exist in the page.
   const times = (await page.evaluate(`(() => {
     const all = performance.getEntriesByType('mark');

@@ -84,6 +84,11 @@ export class MapView {
   /** Released: the page is gone, so is the map. */
   private removed = false;
 
+  /** Starts fetching the land (once per visit): a map page calls it first, so it comes in beside the page's own requests. */
+  static preload(): void {
+    void landData();
+  }
+
   static open(host: HTMLElement, opts: MapViewOptions): MapView {
     return new MapView(host, opts);
   }
@@ -114,6 +119,7 @@ export class MapView {
     }
     void landData().then((geo) => {
       if (!geo || this.removed) return;
+      performance.mark('sarwatch:land-fetched');
       const renderer = L.canvas({ pane: 'land' });
       L.geoJSON(geo, { pane: 'land', renderer, interactive: false, style: () => LAND } as L.GeoJSONOptions).addTo(this.map);
       performance.mark('sarwatch:map-loaded');

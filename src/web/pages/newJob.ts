@@ -28,6 +28,7 @@ function select(name: string, options: Array<[string, string]>, value?: string):
 }
 
 export async function newJobPage(main: HTMLElement, config: Promise<WebConfig>): Promise<Cleanup> {
+  MapView.preload();
   const endpoint = select('endpoint', ENDPOINT_IDS.map((e) => [e, e]), 'ship');
   const family = select('family', [['detect', 'detect (GRD imagery)'], ['analyze', 'analyze (RTC imagery for change and time series)']], 'detect');
   const aoiSource = select('aoi_source', [], 'draw');
