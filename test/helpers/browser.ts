@@ -32,7 +32,8 @@ const PLAYWRIGHT_DISABLED_FEATURES = [
 
 /**
  * Headless Chromium as root on a machine with no GPU and no internet: WebGL through
- * SwiftShader (MapLibre needs it), and none of Chromium's own background connections.
+ * SwiftShader (the dashboard's Leaflet map no longer uses WebGL; kept for any page that
+ * does), and none of Chromium's own background connections.
  */
 export async function launchBrowser(): Promise<Browser> {
   if (!CHROMIUM) throw new Error('no Chromium');
