@@ -41,13 +41,37 @@ function padded([w, s, e, n]: Bbox): L.LatLngBounds {
 const LAND: L.PathOptions = { fillColor: '#f3f0e8', fillOpacity: 1, color: '#7d97ab', weight: 0.7 };
 const FIT: L.FitBoundsOptions = { animate: false, padding: [10, 10] };
 
-/** The land's GeoJSON: fetched and parsed once per visit, drawn by every map after. */
-let land: Promise<GeoJSON.GeoJsonObject | null> | null = null;
-function landData(): Promise<GeoJSON.GeoJsonObject | null> {
+/** One polygon of the land and its bbox [w, s, e, n]. */
+interface LandPart {
+  bbox: Bbox;
+  geometry: GeoJSON.Polygon;
+}
+
+/** The land's polygons: fetched and parsed once per visit, drawn by every map after. */
+let land: Promise<LandPart[] | null> | null = null;
+function landData(): Promise<LandPart[] | null> {
   land ??= fetch(new URL(landUrl, location.href))
-    .then((r) => (r.ok ? (r.json() as Promise<GeoJSON.GeoJsonObject>) : null))
+    .then((r) => (r.ok ? (r.json() as Promise<GeoJSON.FeatureCollection>) : null))
+    .then((fc) => (fc ? landParts(fc) : null))
     .catch(() => null);
   return land;
+}
+
+function landParts(fc: GeoJSON.FeatureCollection): LandPart[] {
+  const parts: LandPart[] = [];
+  for (const { geometry: g } of fc.features) {
+    for (const coordinates of g.type === 'Polygon' ? [g.coordinates] : g.type === 'MultiPolygon' ? g.coordinates : []) {
+      const bbox: Bbox = [Infinity, Infinity, -Infinity, -Infinity];
+      for (const [x, y] of coordinates[0] ?? []) {
+        bbox[0] = Math.min(bbox[0], x!);
+        bbox[1] = Math.min(bbox[1], y!);
+        bbox[2] = Math.max(bbox[2], x!);
+        bbox[3] = Math.max(bbox[3], y!);
+      }
+      parts.push({ bbox, geometry: { type: 'Polygon', coordinates } });
+    }
+  }
+  return parts;
 }
 
 const nextFrame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
@@ -68,6 +92,10 @@ export class MapView {
   readonly host: HTMLElement;
   /** Vectors above the basemaps: coverage, AOI, drawing, result, selection. */
   private readonly vectors: L.Canvas;
+  /** The offline land: its canvas, the world's polygons, and the layer drawn of those near the view. */
+  private readonly landRenderer = L.canvas({ pane: 'land' });
+  private landParts: LandPart[] | null = null;
+  private land: { layer: L.GeoJSON; covers: L.LatLngBounds } | null = null;
   private aoi: L.Layer | null = null;
   private coverage: L.Layer | null = null;
   private draft: L.Layer | null = null;
@@ -117,16 +145,38 @@ export class MapView {
       const online = L.tileLayer(opts.basemapUrl, { attribution: 'Basemap: SARWATCH_BASEMAP_URL' }).addTo(this.map);
       new BasemapToggle(online).addTo(this.map);
     }
-    void landData().then((geo) => {
-      if (!geo || this.removed) return;
+    void landData().then((parts) => {
+      if (!parts || this.removed) return;
       performance.mark('sarwatch:land-fetched');
-      const renderer = L.canvas({ pane: 'land' });
-      L.geoJSON(geo, { pane: 'land', renderer, interactive: false, style: () => LAND } as L.GeoJSONOptions).addTo(this.map);
+      this.landParts = parts;
+      this.drawLand();
       performance.mark('sarwatch:map-loaded');
     });
-    this.map.on('moveend', () => this.publish());
+    this.map.on('moveend', () => {
+      this.drawLand();
+      this.publish();
+    });
     this.map.on('zoomend', () => this.showOutlines());
     this.publish();
+  }
+
+  /**
+   * The land around the view: the polygons whose bbox meets the view grown by its own size on
+   * every side, made again only when the view leaves that. Leaflet converts and projects every
+   * point of a layer (on each zoom), and a port's view needs a quarter of the world's 60,000.
+   */
+  private drawLand(): void {
+    if (!this.landParts) return;
+    const view = this.map.getBounds();
+    if (this.land?.covers.contains(view)) return;
+    const covers = view.pad(1);
+    const [w, s, e, n] = [covers.getWest(), covers.getSouth(), covers.getEast(), covers.getNorth()];
+    const features = this.landParts
+      .filter(({ bbox }) => bbox[0] <= e && bbox[2] >= w && bbox[1] <= n && bbox[3] >= s)
+      .map((p): GeoJSON.Feature => ({ type: 'Feature', properties: {}, geometry: p.geometry }));
+    const layer = L.geoJSON({ type: 'FeatureCollection', features } as GeoJSON.FeatureCollection, { pane: 'land', renderer: this.landRenderer, interactive: false, style: () => LAND } as L.GeoJSONOptions);
+    if (this.land) this.map.removeLayer(this.land.layer);
+    this.land = { layer: layer.addTo(this.map), covers };
   }
 
   /** A map click or double-click for the page (the drawing of New job); gone with the map. */
