@@ -108,7 +108,7 @@ const SUITES: Record<string, Suite> = {
     const { stages, details } = await benchDashboard();
     return {
       name: 'dashboard',
-      description: 'the job page in headless Chromium (SwiftShader WebGL): render time, from navigation start to MapLibre idle with every result feature on screen (the page marks it)',
+      description: 'the job page in headless Chromium (Leaflet canvas map): render time, from navigation start to the frame after every result feature was drawn in view (the page marks it)',
       stages,
       details,
     };

@@ -31,13 +31,14 @@ const REVALIDATE = 'no-cache';
 /**
  * The policy, one reason per source:
  * - script-src 'self': the bundle only; no inline script, no eval.
- * - style-src 'self': the bundled stylesheets; MapLibre and uPlot position their elements
+ * - style-src 'self': the bundled stylesheets; Leaflet and uPlot position their elements
  *   through element.style (CSSOM), which a policy does not restrict.
- * - worker-src 'self': MapLibre's tile worker, loaded from its own bundled file (never a blob:).
- * - img-src data: MapLibre's control icons are data: SVGs in its stylesheet. (The quicklook
- *   overlay is fetched with the API key and decoded into a canvas, so it needs no blob:.)
+ * - worker-src 'self': no worker is used now; one would have to be a bundled file (never blob:).
+ * - img-src data: the quicklook overlay (fetched with the API key) is placed as a data: URL,
+ *   so it needs no blob:; plus the online basemap's tile origin (Leaflet's tiles are images).
  * - connect-src: the API itself, plus the object store's origin when results are presigned
- *   elsewhere (S3), plus the online basemap's tile origin when one is configured.
+ *   elsewhere (S3), plus the online basemap's tile origin when one is configured (not needed
+ *   by Leaflet, which loads tiles as images).
  * - everything else none: no frames, plugins, fonts, forms posted away, or <base> rewrites.
  */
 export function dashboardCsp(opts: Pick<DashboardOptions, 'basemapUrl' | 'connectOrigins'>): string {

@@ -69,5 +69,7 @@ export const api = {
   deleteTif: (id: string) => request('DELETE', `/api/v1/tifs/${encodeURIComponent(id)}`),
   /** A result or quicklook: the API answers 302 to a signed URL, which fetch follows. */
   download: (path: string) => request('GET', path).then((r) => r.blob()),
+  /** A GeoJSON result (302 to a signed URL, as download), parsed as it is read: no Blob and no string copy of it. */
+  downloadJson: <R>(path: string) => json<R>(request('GET', path)),
   webConfig: async (): Promise<T.WebConfig> => (await fetch('/web-config.json', { cache: 'no-store' })).json() as Promise<T.WebConfig>,
 };

@@ -1,6 +1,12 @@
 /** Display formatting; every function returns plain text. */
-export const fmtNumber = (v: number | null | undefined, digits = 2): string =>
-  v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toLocaleString('en-GB', { maximumFractionDigits: digits });
+/** One formatter per number of digits: toLocaleString with options makes a new one (and looks up the locale) on every call. */
+const formatters = new Map<number, Intl.NumberFormat>();
+export function fmtNumber(v: number | null | undefined, digits = 2): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+  let f = formatters.get(digits);
+  if (!f) formatters.set(digits, (f = new Intl.NumberFormat('en-GB', { maximumFractionDigits: digits })));
+  return f.format(v);
+}
 
 export const fmtTime = (iso: string | null | undefined): string => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
 

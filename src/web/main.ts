@@ -22,7 +22,9 @@ const main = document.getElementById('main')!;
 const nav = document.getElementById('nav')!;
 const balance = el('span', { class: 'balance', 'aria-live': 'polite' });
 
-let config: WebConfig = { basemap_url: null };
+// Asked for at once, not awaited before the first page: the page's own requests go out beside it,
+// and a map page reads it when it makes its map. The offline basemap needs no configuration.
+const config: Promise<WebConfig> = api.webConfig().catch(() => ({ basemap_url: null }));
 
 function signOut(): void {
   session.signOut();
@@ -70,9 +72,4 @@ const router = new Router(
   .add('/uploads', 'Uploads', (m) => uploadsPage(m))
   .add('/signin', 'Sign in', (m) => signInPage(m));
 
-try {
-  config = await api.webConfig();
-} catch {
-  // The offline basemap needs no configuration.
-}
 router.start();

@@ -11,8 +11,8 @@ const LAND_DEV_PATH = '/@sarwatch/land-50m.json';
  * The offline basemap's land (world-atlas's Natural Earth 1:50m TopoJSON) converted to GeoJSON
  * here, at build time, coordinates rounded to 0.001° (finer than the TopoJSON's own quantum of
 0.0036° × 0.0017°, so nothing is lost):
- * a hashed asset MapLibre's worker fetches and parses itself, so the page's main thread neither
- * converts the TopoJSON nor copies the land to the worker. `import landUrl from 'virtual:sarwatch-land'`.
+ * a hashed asset the map fetches, so the page never converts the TopoJSON.
+ * `import landUrl from 'virtual:sarwatch-land'`.
  */
 function landGeoJson() {
   const topo = require('world-atlas/land-50m.json');
@@ -54,12 +54,12 @@ export default defineConfig({
   publicDir: false,
   logLevel: 'warn',
   plugins: [landPlugin()],
+  // Leaflet's package names its UMD build as main; its ES module build is the one to bundle.
+  resolve: { alias: [{ find: /^leaflet$/, replacement: 'leaflet/dist/leaflet-src.esm.js' }] },
   build: {
     outDir: fileURLToPath(new URL('../../dist/web', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
-    // MapLibre alone is ~1 MB minified; it is one immutable, cached file.
-    chunkSizeWarningLimit: 2000,
     assetsInlineLimit: 0,
     sourcemap: false,
     // A slow callback on a busy machine is not a problem of the build: no timing warnings.

@@ -32,7 +32,8 @@ const PLAYWRIGHT_DISABLED_FEATURES = [
 
 /**
  * Headless Chromium as root on a machine with no GPU and no internet: WebGL through
- * SwiftShader (MapLibre needs it), and none of Chromium's own background connections.
+ * SwiftShader (the dashboard's Leaflet map no longer uses WebGL; kept for any page that
+ * does), and none of Chromium's own background connections.
  */
 export async function launchBrowser(): Promise<Browser> {
   if (!CHROMIUM) throw new Error('no Chromium');
@@ -136,9 +137,9 @@ export async function axeSerious(page: Page): Promise<AxeViolation[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** The screen position (CSS px inside the map) of a lon/lat, from the map's published view (Web Mercator, 512-px tiles). */
+/** The screen position (CSS px inside the map) of a lon/lat, from the map's published view (Web Mercator; Leaflet's zoom, 256-px tiles). */
 export function project(view: { lon: number; lat: number; zoom: number }, size: { width: number; height: number }, lon: number, lat: number): { x: number; y: number } {
-  const world = 512 * 2 ** view.zoom;
+  const world = 256 * 2 ** view.zoom;
   const mx = (l: number) => ((l + 180) / 360) * world;
   const my = (p: number) => ((1 - Math.log(Math.tan(Math.PI / 4 + (p * Math.PI) / 360)) / Math.PI) / 2) * world;
   return { x: size.width / 2 + mx(lon) - mx(view.lon), y: size.height / 2 + my(lat) - my(view.lat) };

@@ -125,7 +125,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     const fc = await resultOf(jobId);
     expect(fc.features.length).toBeGreaterThan(5);
     expect(Number(await map.getAttribute('data-result-features'))).toBe(fc.features.length);
-    // MapLibre's own report of what it drew on screen, by feature id.
+    // The map's own report of the result features it drew within its view (mapView.ts).
     expect(Number(await map.getAttribute('data-rendered-features'))).toBe(fc.features.length);
     await expect.poll(() => page.locator('.drawn').textContent()).toBe(`${fc.features.length} of ${fc.features.length} result features drawn in this view.`);
     // Issue 22 §1 end to end: the job's own quicklook overlay (a Web-Mercator PNG placed by its bounds) is on the map, and the quicklook is offered for download.

@@ -1,63 +1,67 @@
 /**
- * How each endpoint's result is drawn. Colours come from the values (oil_probability,
- * deviation), never from style strings in the result: those are data too.
+ * How each endpoint's result is drawn (Leaflet path styles). Colours come from the values
+ * (oil_probability, deviation), never from style strings in the result: those are data too.
  */
+import type { PathOptions } from 'leaflet';
 import type { EndpointId } from '../types.ts';
 
-export const RESULT_LAYERS = ['result-fill', 'result-line', 'result-point'];
-/** The only properties the styles below read; the map is given these alone. */
-export const STYLE_KEYS = ['deviation', 'oil_probability'] as const;
+/** Ship outlines from this Leaflet zoom (about 12 m a pixel at 52°N: a 100 m vessel is 8 px); a marker at every zoom. */
+export const OUTLINE_MIN_ZOOM = 13;
+export const shipMarker: PathOptions & { radius: number } = { radius: 5, fillColor: '#d94801', fillOpacity: 1, color: '#fff', weight: 1.5 };
+export const shipOutline: PathOptions = { fillColor: '#f16913', fillOpacity: 0.35, color: '#a63603', weight: 1.5, interactive: true };
+/** The clicked feature: its outline and a ring at its centre. */
+export const SELECTED_OUTLINE: PathOptions = { color: '#000', weight: 3, fill: false };
+export const SELECTED_RING: PathOptions & { radius: number } = { radius: 9, color: '#000', weight: 2.5, fill: false };
 
-/** docs/timeseries.md, Style: ColorBrewer RdBu in 7 classes of the deviation; null grey. */
-const DEVIATION_FILL = [
-  'case',
-  ['!=', ['typeof', ['get', 'deviation']], 'number'], '#bdbdbd',
-  ['step', ['get', 'deviation'], '#2166ac', -3, '#67a9cf', -2, '#d1e5f0', -1, '#f7f7f7', 1, '#fddbc7', 2, '#ef8a62', 3, '#b2182b'],
+/** docs/timeseries.md, Style: ColorBrewer RdBu in 7 classes of the deviation (upper bounds); null grey. */
+const DEVIATION_CLASSES: Array<[number, string, number]> = [
+  [-3, '#2166ac', 0.75],
+  [-2, '#67a9cf', 0.6],
+  [-1, '#d1e5f0', 0.45],
+  [1, '#f7f7f7', 0.3],
+  [2, '#fddbc7', 0.45],
+  [3, '#ef8a62', 0.6],
+  [Infinity, '#b2182b', 0.75],
 ];
-const DEVIATION_OPACITY = [
-  'case',
-  ['!=', ['typeof', ['get', 'deviation']], 'number'], 0.2,
-  ['step', ['get', 'deviation'], 0.75, -3, 0.6, -2, 0.45, -1, 0.3, 1, 0.45, 2, 0.6, 3, 0.75],
-];
-/** Oil probability 0.5 → 1 on viridis (yellow → purple), so the likeliest slicks are darkest. */
-const OIL_FILL = ['interpolate', ['linear'], ['to-number', ['get', 'oil_probability'], 0.5], 0.5, '#fde725', 0.75, '#21918c', 1, '#440154'];
 
-export function resultLayers(endpoint: EndpointId): object[] {
+/** The class of a deviation: the first whose upper bound lies above it (−3 itself is −3 … −2). */
+export function deviationColour(deviation: unknown): { fillColor: string; fillOpacity: number } {
+  if (typeof deviation !== 'number' || !Number.isFinite(deviation)) return { fillColor: '#bdbdbd', fillOpacity: 0.2 };
+  const [, fillColor, fillOpacity] = DEVIATION_CLASSES.find(([upper]) => deviation < upper)!;
+  return { fillColor, fillOpacity };
+}
+
+/** Oil probability 0.5 → 1 on viridis (yellow → purple), so the likeliest slicks are darkest; linear between the stops. */
+const OIL_STOPS: Array<[number, [number, number, number]]> = [
+  [0.5, [0xfd, 0xe7, 0x25]],
+  [0.75, [0x21, 0x91, 0x8c]],
+  [1, [0x44, 0x01, 0x54]],
+];
+export function oilColour(p: unknown): string {
+  const v = Math.min(1, Math.max(0.5, typeof p === 'number' && Number.isFinite(p) ? p : 0.5));
+  const i = v >= 0.75 ? 1 : 0;
+  const [a, ca] = OIL_STOPS[i]!;
+  const [b, cb] = OIL_STOPS[i + 1]!;
+  const t = (v - a) / (b - a);
+  return `#${ca.map((x, k) => Math.round(x + (cb[k]! - x) * t).toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** The style of one result feature (not ship: those are markers, shipMarker/shipOutline). */
+export function resultStyle(endpoint: EndpointId, p: GeoJSON.GeoJsonProperties): PathOptions {
   switch (endpoint) {
-    case 'ship':
-      return [
-        // Outlines from zoom 12 (a 100 m vessel is 5 px there); below it they are sub-pixel, and
-        // thousands of them would cost the map's worker and renderer for nothing visible.
-        { id: 'result-fill', type: 'fill', source: 'result', minzoom: 12, paint: { 'fill-color': '#f16913', 'fill-opacity': 0.35 } },
-        { id: 'result-line', type: 'line', source: 'result', minzoom: 12, paint: { 'line-color': '#a63603', 'line-width': 1.5 } },
-        // A marker per vessel at every zoom.
-        {
-          id: 'result-point',
-          type: 'circle',
-          source: 'result-points',
-          paint: { 'circle-radius': 5, 'circle-color': '#d94801', 'circle-stroke-color': '#fff', 'circle-stroke-width': 1.5 },
-        },
-      ];
     case 'oilslick':
-      return [
-        { id: 'result-fill', type: 'fill', source: 'result', paint: { 'fill-color': OIL_FILL, 'fill-opacity': 0.65 } },
-        { id: 'result-line', type: 'line', source: 'result', paint: { 'line-color': '#3b0f70', 'line-width': 1 } },
-      ];
+      return { fillColor: oilColour(p?.oil_probability), fillOpacity: 0.65, color: '#3b0f70', weight: 1 };
     case 'newbuilding':
     case 'disappearbuilding': {
       const colour = endpoint === 'newbuilding' ? '#e31a1c' : '#1f78b4';
-      return [
-        { id: 'result-fill', type: 'fill', source: 'result', paint: { 'fill-color': colour, 'fill-opacity': 0.45 } },
-        { id: 'result-line', type: 'line', source: 'result', paint: { 'line-color': colour, 'line-width': 1.5 } },
-      ];
+      return { fillColor: colour, fillOpacity: 0.45, color: colour, weight: 1.5 };
     }
     case 'timeseries':
-      return [
-        { id: 'result-fill', type: 'fill', source: 'result', paint: { 'fill-color': DEVIATION_FILL, 'fill-opacity': DEVIATION_OPACITY } },
-        { id: 'result-line', type: 'line', source: 'result', paint: { 'line-color': '#636363', 'line-width': 0.5 } },
-      ];
+      return { ...deviationColour(p?.deviation), color: '#636363', weight: 0.5 };
+    case 'ship':
+      return shipOutline;
     case 'idlefarm':
-      return [];
+      return {};
   }
 }
 

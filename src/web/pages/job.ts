@@ -20,8 +20,9 @@ const POLL_MS = 2000;
 /** Streams cut short (or broken) in a row before the page polls instead. */
 const MAX_STREAM_FAILURES = 3;
 
-export async function jobPage(main: HTMLElement, params: Record<string, string>, config: WebConfig): Promise<Cleanup> {
+export async function jobPage(main: HTMLElement, params: Record<string, string>, config: Promise<WebConfig>): Promise<Cleanup> {
   const jobId = params.id!;
+  MapView.preload();
   const title = el('h1', {}, 'Job');
   const status = el('div', { class: 'status', 'aria-live': 'polite' });
   const details = el('section', { class: 'details', 'aria-label': 'Job details' });
@@ -40,8 +41,8 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   let view: MapView | null = null;
   /** The map has been framed (once: later reads of a running job leave the view to the user). */
   let fitted = false;
-  function openMap(frame: [number, number, number, number] | null): MapView {
-    const v = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Job map: AOI, coverage, quicklook and result features', bounds: frame });
+  function openMap(frame: [number, number, number, number] | null, basemapUrl: string | null): MapView {
+    const v = MapView.open(mapBox, { basemapUrl, label: 'Job map: AOI, coverage, quicklook and result features', bounds: frame });
     v.onFeatureClick((f) => showProperties(props, f));
     fitted = frame !== null;
     return v;
@@ -119,8 +120,9 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
       const framed = bboxOf([aoi, coverage, ...overlayBox]);
       if (!view) {
         const [early] = framed || !wantResult ? [null] : await downloads;
+        const { basemap_url } = await config;
         if (stopped) return;
-        view = openMap(framed ?? (early && 'fc' in early ? bboxOf(early.fc.features.map((f) => f.geometry)) : null));
+        view = openMap(framed ?? (early && 'fc' in early ? bboxOf(early.fc.features.map((f) => f.geometry)) : null), basemap_url);
       } else if (framed && !fitted) fitted = view.fitTo(framed);
       await view.setAoi(aoi);
       await view.setCoverage(coverage);
@@ -130,8 +132,6 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
         if (stopped) return;
         resultDrawn = true;
         renderDownloads(downloadBox, job, status);
-        if (overlay && 'png' in overlay) await view.setOverlay({ png: overlay.png, bounds: job.overlay!.bounds });
-        else if (overlay) append(status, message('error', `Quicklook overlay not shown: ${overlay.err instanceof ApiError ? overlay.err.message : 'download failed'}`));
         if (result && 'fc' in result && job.endpoint_id) {
           if (!fitted) fitted = view.fitTo(bboxOf(result.fc.features.map((f) => f.geometry)));
           await view.setResult(job.endpoint_id, result.fc);
@@ -141,6 +141,10 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
         } else if (result && 'err' in result) {
           append(status, message('error', `Result not shown: ${result.err instanceof ApiError ? `${result.err.code}: ${result.err.message}` : 'download failed'}`));
         }
+        // The overlay (its own pane, beneath the vectors) after the result: decoding it does not hold the features back.
+        if (stopped) return;
+        if (overlay && 'png' in overlay) await view.setOverlay({ png: overlay.png, bounds: job.overlay!.bounds });
+        else if (overlay) append(status, message('error', `Quicklook overlay not shown: ${overlay.err instanceof ApiError ? overlay.err.message : 'download failed'}`));
       } else if (job.status === 'pending' || job.status === 'processing') {
         follow();
       } else if (job.status === 'failed') {
@@ -164,8 +168,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
 
 /**
  * The last result drawn, by job: a completed job's result does not change, so returning to its
- * page within the app draws it from here (and the map keeps its tiles: MapView.setResult)
- * instead of downloading and parsing it again. One result only (a time series' can be 9 MB).
+ * page within the app draws it from here instead of downloading and parsing it again. One result only (a time series' can be 9 MB).
  */
 let lastResult: { jobId: string; path: string; fc: GeoJSON.FeatureCollection } | null = null;
 
@@ -177,11 +180,9 @@ async function fetchResult(job: Job): Promise<{ fc: GeoJSON.FeatureCollection } 
     return { fc: lastResult.fc };
   }
   try {
-    // Marks for profiling (the dashboard bench reads them): download, parse.
+    // Marks for profiling (the dashboard bench reads them): requested, downloaded and parsed.
     performance.mark('sarwatch:result-requested');
-    const text = await (await api.download(job.result_path)).text();
-    performance.mark('sarwatch:result-downloaded');
-    const fc = JSON.parse(text) as GeoJSON.FeatureCollection;
+    const fc = await api.downloadJson<GeoJSON.FeatureCollection>(job.result_path);
     performance.mark('sarwatch:result-parsed');
     lastResult = { jobId: job.job_id, path: job.result_path, fc };
     return { fc };

@@ -27,7 +27,8 @@ function select(name: string, options: Array<[string, string]>, value?: string):
   return s;
 }
 
-export async function newJobPage(main: HTMLElement, config: WebConfig): Promise<Cleanup> {
+export async function newJobPage(main: HTMLElement, config: Promise<WebConfig>): Promise<Cleanup> {
+  MapView.preload();
   const endpoint = select('endpoint', ENDPOINT_IDS.map((e) => [e, e]), 'ship');
   const family = select('family', [['detect', 'detect (GRD imagery)'], ['analyze', 'analyze (RTC imagery for change and time series)']], 'detect');
   const aoiSource = select('aoi_source', [], 'draw');
@@ -98,11 +99,12 @@ export async function newJobPage(main: HTMLElement, config: WebConfig): Promise<
   );
   const mapBox = el('div', { id: 'new-map' });
   append(main, el('h1', { id: 'new-title' }, 'New job'), el('div', { class: 'job-layout' }, el('div', { class: 'col' }, form), el('div', { class: 'col wide' }, mapBox, preview)));
-  const view = MapView.open(mapBox, { basemapUrl: config.basemap_url, label: 'Map: draw the area of interest, scene footprints' });
+  const { basemap_url } = await config;
+  const view = MapView.open(mapBox, { basemapUrl: basemap_url, label: 'Map: draw the area of interest, scene footprints' });
 
-  view.on('click', (e: { lngLat: { lng: number; lat: number } }) => {
+  view.on('click', (at) => {
     if (!drawing) return;
-    vertices.push([Number(e.lngLat.lng.toFixed(6)), Number(e.lngLat.lat.toFixed(6))]);
+    vertices.push([Number(at.lng.toFixed(6)), Number(at.lat.toFixed(6))]);
     void view.setDraft(vertices);
   });
   view.on('dblclick', () => {
