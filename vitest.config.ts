@@ -62,6 +62,8 @@ const ISOLATED = [
   'test/api/jobEvents.test.ts',
   'test/api/storeUnavailable.test.ts',
   'test/imagery/safe-rome.test.ts',
+  // Sets the AWS credentials in process.env for the whole file, as the SDK reads them in production.
+  'test/objects/s3.test.ts',
   'test/store/sqliteBusy.test.ts',
   'test/worker/shutdown.test.ts',
 ];
