@@ -1,9 +1,10 @@
 /**
  * SARWATCH_TEST_CPU=<file> (a vitest setup file, vitest.config.ts): after each test file, one
- * JSON line `{"file","cpuS","pid"}` is appended to <file>: the CPU seconds (user + system) of the
- * process that ran the file and of the child processes it waited for (`sarwatch` runs, the
- * servers it started), read from /proc/self/stat. Each file runs in a fresh fork, so this is
- * what the file costs, module loading included — the figure that matters on a shared two-core
+ * JSON line `{"file","cpuS","pid"}` is appended to <file>: the CPU seconds (user + system) the
+ * file cost its worker process and the child processes it waited for (`sarwatch` runs, the
+ * servers it started), from /proc/self/stat — counted from the process's start for the first
+ * file of a worker (module loading included), from the previous file's end for the files after
+ * it in a shared worker. CPU, not wall time, is the figure to compare on a shared two-core
  * machine, where wall times say more about the load than about the file. Linux only.
  */
 import fs from 'node:fs';
@@ -27,6 +28,11 @@ if (out) {
     file = path.relative(process.cwd(), expect.getState().testPath ?? '');
   });
   afterAll(() => {
-    fs.appendFileSync(out, `${JSON.stringify({ file, cpuS: cpuSeconds(), pid: process.pid })}\n`);
+    // Kept on globalThis: this module may be evaluated again for each file of a shared worker.
+    const state = globalThis as { sarwatchCpuReported?: number };
+    const total = cpuSeconds();
+    const cpuS = Math.round((total - (state.sarwatchCpuReported ?? 0)) * 100) / 100;
+    state.sarwatchCpuReported = total;
+    fs.appendFileSync(out, `${JSON.stringify({ file, cpuS, pid: process.pid })}\n`);
   });
 }
