@@ -5,6 +5,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // SARWATCH_TEST_REPORT=<file>: also write vitest's JSON report there (each file's duration), so .ci/run
 // can print the slowest files while it runs exactly the README's `npm test`.
 const report = process.env.SARWATCH_TEST_REPORT;
+// SARWATCH_TEST_CPU=<file>: each file's CPU seconds, its processes' included (test/helpers/cpuReport.ts).
+const cpuReport = process.env.SARWATCH_TEST_CPU;
 
 /**
  * The slowest files of a plain `npm test` (README, "The test suite"), slowest first. They start
@@ -39,12 +41,43 @@ class SlowestFirstSequencer extends BaseSequencer {
   }
 }
 
+/**
+ * Files that keep a fresh process each (vitest's isolation); every other file runs in a worker
+ * shared with the files before it (`isolate: false`), so the service's modules (src/runtime.ts:
+ * fastify, geotiff, proj4, the store, the detectors; about 2.5 CPU s a file) load once per worker
+ * instead of once per file. The shared files hold no process-wide state of their own: no
+ * vi.mock or stubbed globals, process.env restored where set (test/catalog/provider-cdse), and
+ * the source installs no process handlers and keeps no global metric registry at import. Kept
+ * isolated: files that start `sarwatch` processes or browsers (where module loading is not the
+ * cost), check what this process has loaded (test/cli/noAwsSdk), or time this process's event
+ * loop, memory or shutdown (another file's leftover pool threads or buffers could disturb it).
+ */
+const ISOLATED = [
+  'test/cli/**',
+  'test/e2e/**',
+  'test/web/**',
+  'test/repo/**',
+  'test/bench/**',
+  'test/api/cancel.test.ts',
+  'test/api/jobEvents.test.ts',
+  'test/api/storeUnavailable.test.ts',
+  'test/imagery/safe-rome.test.ts',
+  // Sets the AWS credentials in process.env for the whole file, as the SDK reads them in production.
+  'test/objects/s3.test.ts',
+  'test/store/sqliteBusy.test.ts',
+  'test/worker/shutdown.test.ts',
+];
+
 export default defineConfig({
   test: {
     ...(report ? { reporters: ['default', 'json'], outputFile: { json: report } } : {}),
-    include: ['test/**/*.test.ts'],
+    projects: [
+      { extends: true, test: { name: 'isolated', include: ISOLATED } },
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+    ],
     // Shared fixtures made once per run (and cached across runs): the demo archive.
     globalSetup: ['test/globalSetup.ts'],
+    ...(cpuReport ? { setupFiles: ['test/helpers/cpuReport.ts'] } : {}),
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: more forks than that only thrash.
