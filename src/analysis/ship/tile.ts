@@ -293,7 +293,8 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       const row = (p / w) | 0;
       rows[j] = row + origin.row;
       cols[j] = p - row * w + origin.col;
-      for (const r of results) if (r.cfar.mask[p] === 2) used.add(r.channel);
+      if (pixelMode) used.add(primary.channel);
+      else for (const r of results) if (r.cfar.mask[p] === 2) used.add(r.channel);
     });
     const pr = (cluster.peakIndex / w) | 0;
     out.push({
