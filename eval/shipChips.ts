@@ -217,16 +217,20 @@ export const SSDD_METHODS: Record<string, SsddMethod> = {
   // Issue 23 §1: candidates from a CFAR at PFA 1e-4, kept by the fitted trees
   // (src/analysis/ship/classifier.ts; fitted on the dev chips only, training/ship/fitClassifier.ts).
   'none + candidate classifier': { land: () => undefined, params: { classifier: { enabled: true } } },
+  // Issue 23 §1, learnt candidates: the per-pixel classifier's objects
+  // (src/analysis/ship/pixelClassifier.ts; fitted on the dev chips only, training/ship/fitPixelClassifier.ts).
+  'none + pixel classifier': { land: () => undefined, params: { classifier: { enabled: true, candidates: 'pixel' } } },
 };
 
-export async function evalSsdd(methods = SSDD_METHODS): Promise<SsddEval | { skipped: string }> {
+/** Every method on every chip (or on one split's chips only, `only`). */
+export async function evalSsdd(methods = SSDD_METHODS, only?: 'dev' | 'validation'): Promise<SsddEval | { skipped: string }> {
   if (!ssddAvailable()) return { skipped: `SSDD chips not found at ${SSDD_DIR}` };
   const t0 = performance.now();
-  const chips = loadSsddChips();
+  const chips = loadSsddChips().filter((c) => !only || c.split === only);
   const rows: SsddRow[] = [];
   for (const [name, method] of Object.entries(methods)) {
     const scored = scoreSsdd(chips, (chip, sigma0, grey) => detectOnChip(sigma0, chip.width, chip.height, SSDD_PIXEL_M, { land: method.land(chip, sigma0, grey), ...(method.params ? { params: method.params } : {}) }));
-    for (const split of ['dev', 'validation', 'all'] as const)
+    for (const split of only ? [only] : (['dev', 'validation', 'all'] as const))
       for (const kind of ['inshore', 'offshore'] as const) {
         const sel = scored.filter((r) => (split === 'all' || r.chip.split === split) && r.chip.inshore === (kind === 'inshore'));
         rows.push({ land: name, split, kind, counts: sumCounts(sel) });

@@ -114,6 +114,12 @@ export interface ShipParams {
      */
     seaLevelFactor: number;
     threshold: number | null;
+    /**
+     * Where candidates come from: 'threshold' (the CFAR at candidatePfa and the sea level, kept
+     * by the candidate trees) or 'pixel' (the per-pixel classifier, pixelClassifier.ts: its
+     * objects are the vessels; fitted on the SSDD chips with windows in pixels).
+     */
+    candidates: 'threshold' | 'pixel';
   };
   /**
    * Tile size of the scene engine (pixels, core). 3072 (measured): with the 181 px halo a full IW
@@ -144,7 +150,7 @@ export const DEFAULT_SHIP_PARAMS: Readonly<ShipParams> = Object.freeze({
   landBufferM: 500,
   ambiguity: Object.freeze({ enabled: true, minSourceContrastDb: 15, toleranceFraction: 0.06, toleranceRangeM: 100 }),
   sidelobes: Object.freeze({ enabled: true, minPeakContrastDb: 25, maxArmLevelDb: -15, armLengthM: 300 }),
-  classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, seaLevelFactor: 16, threshold: null }),
+  classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, seaLevelFactor: 16, threshold: null, candidates: 'threshold' as const }),
   tileSize: 3072,
 }) as Readonly<ShipParams>;
 
@@ -171,6 +177,7 @@ export function resolveShipParams(input: ShipParamsInput = {}): ShipParams {
   check(p.extentPfa >= p.pfa && p.extentPfa <= 0.1, `extentPfa must be in [pfa, 0.1], got ${p.extentPfa}`);
   check(p.classifier.candidatePfa > 0 && p.classifier.candidatePfa <= 0.1, `classifier.candidatePfa must be in (0, 0.1], got ${p.classifier.candidatePfa}`);
   check(p.classifier.seaLevelFactor === 0 || p.classifier.seaLevelFactor >= 4, `classifier.seaLevelFactor must be 0 or ≥ 4, got ${p.classifier.seaLevelFactor}`);
+  check(p.classifier.candidates === 'threshold' || p.classifier.candidates === 'pixel', `classifier.candidates must be 'threshold' or 'pixel', got ${String(p.classifier.candidates)}`);
   check(p.classifier.threshold === null || (p.classifier.threshold >= 0 && p.classifier.threshold <= 1), 'classifier.threshold must be null or in [0, 1]');
   check(p.guardWindowM >= 0 && p.backgroundWindowM > p.guardWindowM, 'backgroundWindowM must exceed guardWindowM ≥ 0');
   check(p.targetWindowM >= 0 && p.targetWindowM < p.guardWindowM, 'targetWindowM must be in [0, guardWindowM)');

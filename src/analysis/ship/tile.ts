@@ -7,7 +7,8 @@ import { vesselAttributes, vesselShape, type VesselAttributes } from './attribut
 import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
 import { candidateFeatures, candidateModel, candidateProbability } from './classifier.ts';
 import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
-import { clusterDetections, measureCluster, mergeNearbyClusters } from './cluster.ts';
+import { clusterDetections, measureCluster, mergeNearbyClusters, type Cluster } from './cluster.ts';
+import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
 import { findSidelobeArms } from './sidelobes.ts';
@@ -169,7 +170,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
   const windows = cfarWindows(params, spacing);
   const classify = params.classifier.enabled;
   // Threshold 0 keeps every candidate with its features (fitting, training/ship/): no model read.
-  const model = classify && params.classifier.threshold !== 0 ? candidateModel() : null;
+  const model = classify && params.classifier.candidates === 'threshold' && params.classifier.threshold !== 0 ? candidateModel() : null;
   const pfa = classify ? params.classifier.candidatePfa : params.pfa;
   const extentPfa = Math.max(params.extentPfa, pfa);
   // With two channels each runs at half the PFA, so the union keeps the per-pixel rate.
@@ -207,12 +208,17 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     }
     seeds = Int32Array.from(results.flatMap((r) => Array.from(r.cfar.detected)));
   }
-  const clusters = mergeNearbyClusters(clusterDetections(mask, primary.values, w, h, seeds), mask, primary.values, w, h, spacing, params.mergeGapM);
+  // Learnt candidates (pixelClassifier.ts): the per-pixel model's objects are the vessels; the
+  // CFAR above still gives each its background.
+  const pixelMode = classify && params.classifier.candidates === 'pixel';
+  const clusters: Array<Cluster & { score?: number }> = pixelMode
+    ? pixelClusters(primary.values, target, w, h)
+    : mergeNearbyClusters(clusterDetections(mask, primary.values, w, h, seeds), mask, primary.values, w, h, spacing, params.mergeGapM);
   // Candidate stage: pixels far above the robust sea level (seaLevel.ts), clustered on their
   // own mask so they do not merge into the CFAR's clusters; those whose peak the CFAR's mask
   // already holds are the CFAR's.
   let level: SeaLevel | null = null;
-  if (classify && params.classifier.seaLevelFactor > 0) {
+  if (classify && !pixelMode && params.classifier.seaLevelFactor > 0) {
     level = seaLevel(primary.values, target, w, h, Math.max(16, Math.max(windows.background.rows, windows.background.cols)));
     if (levelMaskScratch.length < n) levelMaskScratch = new Uint8Array(n);
     const levelMask = levelMaskScratch.subarray(0, n);
@@ -274,7 +280,8 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     const cc = Math.round(cluster.centroidCol);
     if (cr < core.y0 || cr >= core.y0 + core.height || cc < core.x0 || cc >= core.x0 + core.width) return;
     let candidate: ShipDetection['candidate'];
-    if (classify) {
+    if (pixelMode) candidate = { features: [], probability: cluster.score ?? Number.NaN };
+    else if (classify) {
       const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN);
       const probability = model ? candidateProbability(model, features) : Number.NaN;
       if (model && probability < (params.classifier.threshold ?? model.threshold)) return;
@@ -287,7 +294,8 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       const row = (p / w) | 0;
       rows[j] = row + origin.row;
       cols[j] = p - row * w + origin.col;
-      for (const r of results) if (r.cfar.mask[p] === 2) used.add(r.channel);
+      if (pixelMode) used.add(primary.channel);
+      else for (const r of results) if (r.cfar.mask[p] === 2) used.add(r.channel);
     });
     const pr = (cluster.peakIndex / w) | 0;
     out.push({
