@@ -17,18 +17,13 @@
 // mask, not the values, says what is data: a NaN value at a valid pixel adds 0 to the sums and
 // still counts as valid (callers' masks exclude NaN; this keeps the arithmetic branch-free).
 
-/** Named float64 buffers reused across calls (one set per thread). */
-export class BoxScratch {
-  private buffers = new Map<string, Float64Array>();
+import { Scratch } from './scratch.ts';
 
+/** Named float64 buffers reused across calls (one set per thread; scratch.ts). */
+export class BoxScratch extends Scratch {
   /** A named reusable float64 array of exactly n elements (content unspecified). */
   get(name: string, n: number): Float64Array {
-    let b = this.buffers.get(name);
-    if (!b || b.length < n) {
-      b = new Float64Array(n);
-      this.buffers.set(name, b);
-    }
-    return b.length === n ? b : b.subarray(0, n);
+    return this.array(name, Float64Array, n);
   }
 }
 
