@@ -1,9 +1,11 @@
 /**
  * Oil-slick benchmark: `detectSlicksInSafe` (default workers) on the full-size generated IW
  * GRDH scene (25,000 × 16,700 px, VV read; `--size WxH` for others), the same scene as
- * bench/ship.ts. Reports wall time, throughput and peak RSS (sampled every 10 ms), then the
- * job's quicklook (bench/quicklook.ts).
+ * bench/ship.ts. Reports wall time, throughput and peak RSS (sampled every 10 ms), the CPU
+ * seconds of all threads (the steadier figure on a shared machine) and the load average over
+ * the run, then the job's quicklook (bench/quicklook.ts).
  */
+import os from 'node:os';
 import { detectSlicksInSafe } from '../src/analysis/oilslick/index.ts';
 import { benchStage } from './imagery-read.ts';
 import { quicklookStage } from './quicklook.ts';
@@ -13,10 +15,15 @@ export async function benchOilSlicks(opts: { workDir: string; width?: number; he
   const width = opts.width ?? 25_000;
   const height = opts.height ?? 16_700;
   const scene = await sceneStage(opts.workDir, width, height);
+  const load0 = os.loadavg()[0]!;
+  const cpu0 = process.cpuUsage();
   const detected = await benchStage('detect slicks (VV)', (width * height) / 1e6, () => detectSlicksInSafe(scene.productPath));
+  const cpu = process.cpuUsage(cpu0);
+  const load = `${load0.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)}`;
+  const part = (name: string, seconds: number) => ({ name, seconds: Math.round(seconds * 100) / 100, mpxPerSecond: 0, peakRssMb: detected.stage.peakRssMb });
   const quicklook = await quicklookStage('oilslick', scene.productPath, detected.value, detected.stage.seconds);
   return {
-    stages: [scene.stage, detected.stage, quicklook],
+    stages: [scene.stage, detected.stage, part(`  CPU seconds, all threads (load average ${load})`, (cpu.user + cpu.system) / 1e6), quicklook],
     productPath: scene.productPath,
     width,
     height,

@@ -30,10 +30,13 @@ const DECODER_NEEDS_PRIVATE_PARAMETERS = new Set([6, 7, 34887]);
  */
 export class BlockReader {
   private readonly cacheBytes: number;
-  private readonly cache = new Map<number, Promise<ArrayBufferLike>>();
+  /** Decoded blocks as byte views (an uncompressed strip is a view into the run it was fetched with). */
+  private readonly cache = new Map<number, Promise<Uint8Array>>();
   private readonly sizes = new Map<number, number>();
   private cachedBytes = 0;
   private decoder: Promise<Decoder | null> | null = null;
+  /** Stored without compression or predictor: a strip's bytes are its samples (set by getDecoder). */
+  private raw = false;
   /** Strip offsets and byte counts, loaded once (stripped images whose strips can be fetched in runs). */
   private stripLayout: Promise<{ offsets: number[]; counts: number[] } | null> | null = null;
   /**
@@ -63,13 +66,15 @@ export class BlockReader {
       const compression = Number(fd.getValue('Compression') ?? 1);
       if (DECODER_NEEDS_PRIVATE_PARAMETERS.has(compression)) return null;
       const bitsPerSample = fd.getValue('BitsPerSample') as number[] | TypedArray | undefined;
+      const predictor = Number((await fd.loadValue('Predictor')) ?? 1);
+      this.raw = compression === 1 && predictor === 1;
       try {
         return await getDecoder(compression, {
           tileWidth: this.image.getTileWidth(),
           tileHeight: this.image.getTileHeight(),
           planarConfiguration: Number(fd.getValue('PlanarConfiguration') ?? 1),
           bitsPerSample: bitsPerSample ?? [8],
-          predictor: Number((await fd.loadValue('Predictor')) ?? 1),
+          predictor,
           samplesPerPixel: this.image.getSamplesPerPixel(),
         });
       } catch (cause) {
@@ -79,7 +84,7 @@ export class BlockReader {
     return this.decoder;
   }
 
-  private block(decoder: Decoder, bx: number, by: number, sample: number): Promise<ArrayBufferLike> {
+  private block(decoder: Decoder, bx: number, by: number, sample: number): Promise<Uint8Array> {
     const image = this.image;
     const perRow = Math.ceil(image.getWidth() / image.getTileWidth());
     const perCol = Math.ceil(image.getHeight() / image.getTileHeight());
@@ -94,13 +99,13 @@ export class BlockReader {
     }
     this.stats.blocksDecoded++;
     this.stats.fetches++;
-    const request = image.getTileOrStrip(bx, by, sample, decoder).then((b) => b.data);
+    const request = image.getTileOrStrip(bx, by, sample, decoder).then((b) => new Uint8Array(b.data));
     this.track(key, request);
     return request;
   }
 
   /** Puts a block being decoded into the LRU; its size counts once it is there. */
-  private track(key: number, request: Promise<ArrayBufferLike>): void {
+  private track(key: number, request: Promise<Uint8Array>): void {
     this.cache.set(key, request);
     request.then(
       (data) => {
@@ -174,7 +179,12 @@ export class BlockReader {
       for (let i = start; i <= end; i++) {
         const key = i;
         this.stats.blocksDecoded++;
-        const request = fetched.then((buffer) => decoder.decode(buffer.slice(offsets[key]! - offset, offsets[key]! - offset + counts[key]!)));
+        const at = offsets[key]! - offset;
+        // Uncompressed: the strip is its bytes in the run, viewed, not copied (a copy per strip
+        // was most of a cold read's cost: fresh memory for every strip of every tile row).
+        const request = this.raw
+          ? fetched.then((buffer) => new Uint8Array(buffer, at, counts[key]!))
+          : fetched.then(async (buffer) => new Uint8Array(await decoder.decode(buffer.slice(at, at + counts[key]!))));
         this.track(key, request);
       }
     };
@@ -262,16 +272,20 @@ export class BlockReader {
     const offset = planar ? 0 : sample;
     const fast = Number.isInteger(bytes) && (planar || uniform) && (bytes === 1 || image.littleEndian === HOST_LITTLE_ENDIAN);
 
-    const view = (data: ArrayBufferLike): ArrayLike<number> => {
-      const n = Math.floor(data.byteLength / bytes);
-      if (format === 3 && bits === 32) return new Float32Array(data, 0, n);
-      if (format === 3 && bits === 64) return new Float64Array(data, 0, n);
-      if (format === 2 && bits === 8) return new Int8Array(data, 0, n);
-      if (format === 2 && bits === 16) return new Int16Array(data, 0, n);
-      if (format === 2 && bits === 32) return new Int32Array(data, 0, n);
-      if (bits === 8) return new Uint8Array(data, 0, n);
-      if (bits === 16) return new Uint16Array(data, 0, n);
-      if (bits === 32) return new Uint32Array(data, 0, n);
+    const view = (bytesView: Uint8Array): ArrayLike<number> => {
+      const n = Math.floor(bytesView.byteLength / bytes);
+      // A typed view must start on a multiple of its element size (a strip at an odd file offset is copied).
+      const aligned = bytesView.byteOffset % Math.max(1, bytes) === 0 ? bytesView : bytesView.slice();
+      const data = aligned.buffer;
+      const o = aligned.byteOffset;
+      if (format === 3 && bits === 32) return new Float32Array(data, o, n);
+      if (format === 3 && bits === 64) return new Float64Array(data, o, n);
+      if (format === 2 && bits === 8) return new Int8Array(data, o, n);
+      if (format === 2 && bits === 16) return new Int16Array(data, o, n);
+      if (format === 2 && bits === 32) return new Int32Array(data, o, n);
+      if (bits === 8) return new Uint8Array(data, o, n);
+      if (bits === 16) return new Uint16Array(data, o, n);
+      if (bits === 32) return new Uint32Array(data, o, n);
       throw new ImageryError('UNSUPPORTED_RASTER', `unsupported sample layout: format ${format}, ${bits} bits`);
     };
     const reader = image.getReaderForSample(sample);
@@ -280,7 +294,7 @@ export class BlockReader {
     for (let s = 0; s < sample && !planar; s++) sampleByteOffset += image.getSampleByteSize(s);
 
     return (
-      data: ArrayBufferLike,
+      data: Uint8Array,
       blockX: number,
       blockY: number,
       x0: number,
@@ -301,7 +315,7 @@ export class BlockReader {
         }
         return;
       }
-      const dv = new DataView(data as ArrayBuffer);
+      const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
       for (let y = y0; y < y1; y++) {
         const dst = (y - oy) * outStride - ox;
         for (let x = x0; x < x1; x++) {

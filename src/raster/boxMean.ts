@@ -17,42 +17,85 @@
 // mask, not the values, says what is data: a NaN value at a valid pixel adds 0 to the sums and
 // still counts as valid (callers' masks exclude NaN; this keeps the arithmetic branch-free).
 
-/** Named float64 buffers reused across calls (one set per thread). */
-export class BoxScratch {
-  private buffers = new Map<string, Float64Array>();
+import { Scratch } from './scratch.ts';
 
+/** Named float64 buffers reused across calls (one set per thread; scratch.ts). */
+export class BoxScratch extends Scratch {
   /** A named reusable float64 array of exactly n elements (content unspecified). */
   get(name: string, n: number): Float64Array {
-    let b = this.buffers.get(name);
-    if (!b || b.length < n) {
-      b = new Float64Array(n);
-      this.buffers.set(name, b);
-    }
-    return b.length === n ? b : b.subarray(0, n);
+    return this.array(name, Float64Array, n);
   }
 }
 
-/** Horizontal running sums of one row: dst[x] = Σ src[x−r … x+r] (clipped), or of src². */
+/**
+ * Horizontal running sums of one row: dst[x] = Σ src[x−r … x+r] (clipped), or of src². For
+ * each x the entering pixel is added, then the leaving one dropped; the loops are split where
+ * a window stops touching the row's ends, so the middle runs without bound checks.
+ */
 function rowSums(src: Float64Array, base: number, width: number, r: number, dst: Float64Array, squares: boolean): void {
+  if (squares) rowSumsOfSquares(src, base, width, r, dst);
+  else rowSumsOfValues(src, base, width, r, dst);
+}
+
+function rowSumsOfValues(src: Float64Array, base: number, width: number, r: number, dst: Float64Array): void {
+  let s = 0;
+  const first = Math.min(r, width);
+  for (let x = 0; x < first; x++) s += src[base + x]!;
+  // x + r < width ⇔ x < width − r; x − r − 1 ≥ 0 ⇔ x ≥ r + 1.
+  const addEnd = Math.max(0, width - r);
+  const dropStart = Math.min(width, r + 1);
+  let x = 0;
+  for (const end = Math.min(addEnd, dropStart); x < end; x++) {
+    s += src[base + x + r]!;
+    dst[base + x] = s;
+  }
+  for (; x < addEnd; x++) {
+    s += src[base + x + r]!;
+    s -= src[base + x - r - 1]!;
+    dst[base + x] = s;
+  }
+  for (; x < dropStart; x++) dst[base + x] = s;
+  for (; x < width; x++) {
+    s -= src[base + x - r - 1]!;
+    dst[base + x] = s;
+  }
+}
+
+function rowSumsOfSquares(src: Float64Array, base: number, width: number, r: number, dst: Float64Array): void {
   let s = 0;
   const first = Math.min(r, width);
   for (let x = 0; x < first; x++) {
     const v = src[base + x]!;
-    s += squares ? v * v : v;
+    s += v * v;
   }
-  for (let x = 0; x < width; x++) {
-    const add = x + r;
-    if (add < width) {
-      const v = src[base + add]!;
-      s += squares ? v * v : v;
-    }
-    const drop = x - r - 1;
-    if (drop >= 0) {
-      const v = src[base + drop]!;
-      s -= squares ? v * v : v;
-    }
+  const addEnd = Math.max(0, width - r);
+  const dropStart = Math.min(width, r + 1);
+  let x = 0;
+  for (const end = Math.min(addEnd, dropStart); x < end; x++) {
+    const a = src[base + x + r]!;
+    s += a * a;
     dst[base + x] = s;
   }
+  for (; x < addEnd; x++) {
+    const a = src[base + x + r]!;
+    s += a * a;
+    const d = src[base + x - r - 1]!;
+    s -= d * d;
+    dst[base + x] = s;
+  }
+  for (; x < dropStart; x++) dst[base + x] = s;
+  for (; x < width; x++) {
+    const d = src[base + x - r - 1]!;
+    s -= d * d;
+    dst[base + x] = s;
+  }
+}
+
+/** Columns of each clipped window along a row: cols[x] = min(width−1, x+r) − max(0, x−r) + 1. */
+function windowColumns(width: number, r: number, scratch: BoxScratch): Float64Array {
+  const cols = scratch.get('boxCols', width);
+  for (let x = 0; x < width; x++) cols[x] = Math.min(width - 1, x + r) - Math.max(0, x - r) + 1;
+  return cols;
 }
 
 /**
@@ -111,9 +154,11 @@ export function boxCount(valid: Uint8Array, width: number, height: number, rx: n
   for (let i = 0; i < n && all; i++) if (!valid[i]) all = false;
   if (all) {
     // Every pixel valid (the usual tile): the count is the clipped window's area.
+    const cols = windowColumns(width, rx, scratch);
     for (let y = 0; y < height; y++) {
       const rows = Math.min(height - 1, y + ry) - Math.max(0, y - ry) + 1;
-      for (let x = 0; x < width; x++) out[y * width + x] = rows * (Math.min(width - 1, x + rx) - Math.max(0, x - rx) + 1);
+      const o = y * width;
+      for (let x = 0; x < width; x++) out[o + x] = rows * cols[x]!;
     }
     return out;
   }
@@ -185,16 +230,20 @@ export function boxMean(
   const { sum } = maskedBoxSums(values, valid, width, height, rx, ry, false, scratch);
   const cx = Math.min(rx, width - 1);
   const cy = Math.min(ry, height - 1);
+  const cols = windowColumns(width, cx, scratch);
   for (let y = 0; y < height; y++) {
     const rows = Math.min(height - 1, y + cy) - Math.max(0, y - cy) + 1;
+    // The share test below multiplies as (minFraction · rows) · columns, as it always has.
+    const need = minFraction * rows;
+    const o = y * width;
     for (let x = 0; x < width; x++) {
-      const i = y * width + x;
+      const i = o + x;
       if (!where[i]) {
         out[i] = Number.NaN;
         continue;
       }
       const c = count[i]!;
-      if (c > 0 && (minFraction <= 0 || c >= minFraction * rows * (Math.min(width - 1, x + cx) - Math.max(0, x - cx) + 1))) out[i] = sum[i]! / c;
+      if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[i]! / c;
       else out[i] = fallback ? fallback[i]! : Number.NaN;
     }
   }

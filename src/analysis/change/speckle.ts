@@ -48,25 +48,16 @@ export class SpeckleScratch extends BoxScratch {
   /** Buffers of the region labelling (change/tile.ts), reused tile after tile. */
   readonly components = new ComponentScratch();
   private counts = new Map<number, { valid: Uint8Array; width: number; count: Float64Array }>();
-  private typed = new Map<string, Float32Array | Uint8Array | Int32Array>();
 
-  /** A named reusable typed array of exactly n elements (content unspecified). */
+  /** A named reusable typed array of exactly n elements (content unspecified; raster/scratch.ts). */
   f32(name: string, n: number): Float32Array {
-    return this.typedOf(name, n, Float32Array);
+    return this.array(name, Float32Array, n);
   }
   u8(name: string, n: number): Uint8Array {
-    return this.typedOf(name, n, Uint8Array);
+    return this.array(name, Uint8Array, n);
   }
   i32(name: string, n: number): Int32Array {
-    return this.typedOf(name, n, Int32Array);
-  }
-  private typedOf<T extends Float32Array | Uint8Array | Int32Array>(name: string, n: number, make: new (n: number) => T): T {
-    let b = this.typed.get(name) as T | undefined;
-    if (!b || !(b instanceof make) || b.length < n) {
-      b = new make(n);
-      this.typed.set(name, b);
-    }
-    return (b.length === n ? b : b.subarray(0, n)) as T;
+    return this.array(name, Int32Array, n);
   }
 
   /** Forget the cached window counts (call when a mask array is reused with new content). */

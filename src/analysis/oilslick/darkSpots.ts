@@ -25,7 +25,8 @@
  */
 import type { OilSlickParams } from './params.ts';
 import { BoxScratch, boxMean } from '../../raster/boxMean.ts';
-import { componentLabels, connectedComponents } from '../../raster/components.ts';
+import { ComponentScratch, componentLabels, connectedComponents } from '../../raster/components.ts';
+import type { Scratch, ScratchArray } from '../../raster/scratch.ts';
 
 export interface PixelSpacing {
   /** Metres between columns. */
@@ -105,7 +106,7 @@ export function darkSpotSupportPx(params: DarkSpotParams, spacing: PixelSpacing)
  * pixels are; the grid starts at the array's (0, 0), so tiles whose origins are multiples of
  * m share one global grid.
  */
-export function multilookSea(input: DarkSpotInput, m: number): { width: number; height: number; level: Float32Array; sea: Uint8Array } {
+export function multilookSea(input: DarkSpotInput, m: number, scratch?: Scratch): { width: number; height: number; level: Float32Array; sea: Uint8Array } {
   const { sigma0, valid, land, width, height } = input;
   if (sigma0.length !== width * height || valid.length !== width * height || (land && land.length !== width * height)) {
     throw new RangeError(`dark spots: arrays must hold ${width} × ${height} values`);
@@ -114,8 +115,8 @@ export function multilookSea(input: DarkSpotInput, m: number): { width: number; 
   const h = Math.ceil(height / m);
   const sum = new Float64Array(w);
   const count = new Int32Array(w);
-  const level = new Float32Array(w * h);
-  const sea = new Uint8Array(w * h);
+  const level = scratch ? scratch.array('level', Float32Array, w * h).fill(0) : new Float32Array(w * h);
+  const sea = scratch ? scratch.array('sea', Uint8Array, w * h).fill(0) : new Uint8Array(w * h);
   for (let by = 0; by < h; by++) {
     const yEnd = Math.min(height, (by + 1) * m);
     if (m === 2 && yEnd - by * m === 2 && width % 2 === 0) {
@@ -263,10 +264,11 @@ function morph(mask: Uint8Array, w: number, h: number, r: number, dilate: boolea
 }
 
 /** Closing then opening of `mask` in place, kept inside `within`. */
-export function smoothMask(mask: Uint8Array, within: Uint8Array, w: number, h: number, r: number): void {
+export function smoothMask(mask: Uint8Array, within: Uint8Array, w: number, h: number, r: number, alloc: Alloc = fresh): void {
   if (r <= 0) return;
-  const tmp = new Uint8Array(w * h);
-  const a = new Uint8Array(w * h);
+  // Both are written throughout before they are read (morphStep writes every row).
+  const tmp = alloc('morphTmp', Uint8Array, w * h);
+  const a = alloc('morphA', Uint8Array, w * h);
   const rowAny = new Uint8Array(h);
   morph(mask, w, h, r, true, rowAny, tmp, a);
   morph(a, w, h, r, false, rowAny, tmp, mask);
@@ -288,54 +290,75 @@ function twoPassBackground(
   params: DarkSpotParams,
   scratch: BoxScratch,
   out: Float32Array,
+  alloc: Alloc,
 ): void {
   const n = w * h;
   const shift = params.thresholdShiftDb;
   const minFraction = params.minBackgroundFraction;
-  const background1 = boxMean(smoothDb, sea, w, h, r.rx, r.ry, new Float32Array(n), { minFraction, scratch });
+  const background1 = boxMean(smoothDb, sea, w, h, r.rx, r.ry, alloc('background1', Float32Array, n), { minFraction, scratch });
   // Pass 2: the background of the sea that pass 1 did not call dark.
-  const open = new Uint8Array(n);
+  const open = alloc('open', Uint8Array, n);
   for (let i = 0; i < n; i++) open[i] = sea[i] !== 0 && !(smoothDb[i]! < background1[i]! - shift) ? 1 : 0;
   boxMean(smoothDb, open, w, h, r.rx, r.ry, out, { where: sea, minFraction, fallback: background1, scratch });
 }
 
-/**
- * The box means' float64 buffers, kept from tile to tile of this thread (each worker thread
- * has its own module instance): five tile-sized arrays that were allocated, zeroed and
- * collected for every tile. Their content is unspecified between uses (BoxScratch).
- */
-const THREAD_SCRATCH = new BoxScratch();
 
-/** Dark-spot mask and the intermediate rasters of one tile. */
-export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams): DarkSpotMap {
+/**
+ * Where detectDarkSpots' rasters come from: fresh arrays, or a thread's DarkSpotScratch (the
+ * map is then valid until the next call with that scratch).
+ */
+type Alloc = <T extends ScratchArray>(name: string, ctor: { new (n: number): T; readonly BYTES_PER_ELEMENT: number }, n: number) => T;
+const fresh: Alloc = (_name, ctor, n) => new ctor(n);
+
+/**
+ * A thread's reusable rasters for detectDarkSpots and labelRegions: tile-sized arrays that
+ * were allocated, page-faulted and collected for every tile (≈ 60 MB per full-scene tile).
+ */
+export class DarkSpotScratch extends BoxScratch {
+  readonly components = new ComponentScratch();
+}
+
+/**
+ * This thread's scratch (each worker thread has its own module instance): the box means'
+ * float64 buffers of every call, and all of a tile's rasters for callers that pass it
+ * (tile.ts). Their content is unspecified between uses.
+ */
+export const THREAD_DARK_SPOT_SCRATCH = new DarkSpotScratch();
+
+/**
+ * Dark-spot mask and the intermediate rasters of one tile. With `scratch`, every raster is
+ * one of its arrays: the map is valid until the next call with the same scratch.
+ */
+export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams, reuse?: DarkSpotScratch): DarkSpotMap {
   const m = params.multilook;
-  const { width: w, height: h, level, sea } = multilookSea(input, m);
+  const alloc: Alloc = reuse ? (name, ctor, n) => reuse.array(name, ctor, n) : fresh;
+  const { width: w, height: h, level, sea } = multilookSea(input, m, reuse);
   const spacing = { range: input.pixelSpacing.range * m, azimuth: input.pixelSpacing.azimuth * m };
   const n = w * h;
-  const scratch = THREAD_SCRATCH;
+  const scratch = reuse ?? THREAD_DARK_SPOT_SCRATCH;
   const shift = params.thresholdShiftDb;
   const rs = (params.speckleWindowPx - 1) / 2;
 
-  const smoothDb = boxMean(level, sea, w, h, rs, rs, new Float32Array(n), { minFraction: 1e-9, scratch });
+  const smoothDb = boxMean(level, sea, w, h, rs, rs, alloc('smoothDb', Float32Array, n), { minFraction: 1e-9, scratch });
   // −60 dB floor: an exact 0 (possible in synthetic input) must not become −∞ in the sums.
   for (let i = 0; i < n; i++) smoothDb[i] = sea[i] !== 0 ? 10 * Math.log10(Math.max(smoothDb[i]!, 1e-6)) : Number.NaN;
 
-  const backgroundDb = new Float32Array(n);
-  twoPassBackground(smoothDb, sea, w, h, backgroundRadius(params, spacing), params, scratch, backgroundDb);
-  const dark = new Uint8Array(n);
+  const backgroundDb = alloc('backgroundDb', Float32Array, n);
+  twoPassBackground(smoothDb, sea, w, h, backgroundRadius(params, spacing), params, scratch, backgroundDb, alloc);
+  const dark = alloc('dark', Uint8Array, n);
   for (let i = 0; i < n; i++) dark[i] = smoothDb[i]! < backgroundDb[i]! - shift ? 1 : 0;
   if (params.fineBackgroundWindowM > 0) {
     // A second, finer scale: thin or small slicks next to brighter sea that the coarse
     // window averages away (the coarse one catches slicks wider than the fine window).
-    const fine = new Float32Array(n);
-    twoPassBackground(smoothDb, sea, w, h, windowRadius(params.fineBackgroundWindowM, spacing), params, scratch, fine);
+    const fine = alloc('fine', Float32Array, n);
+    twoPassBackground(smoothDb, sea, w, h, windowRadius(params.fineBackgroundWindowM, spacing), params, scratch, fine, alloc);
     for (let i = 0; i < n; i++) {
       const f = fine[i]!;
       if (smoothDb[i]! < f - shift) dark[i] = 1;
       if (f > backgroundDb[i]! || (f === f && backgroundDb[i] !== backgroundDb[i])) backgroundDb[i] = f;
     }
   }
-  smoothMask(dark, sea, w, h, params.morphologyRadiusPx);
+  smoothMask(dark, sea, w, h, params.morphologyRadiusPx, alloc);
 
   // Bright targets: a working pixel's own level (20 m, no speckle box) far above the background.
   // With no negative level, a pixel's level is at most (its box's sea pixels) × the box mean, so
@@ -344,7 +367,8 @@ export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams): D
   let minLevel = 0;
   for (let i = 0; i < n; i++) if (level[i]! < minLevel) minLevel = level[i]!;
   const boxGainDb = minLevel >= 0 ? 10 * Math.log10((2 * rs + 1) ** 2) + 0.01 : Number.POSITIVE_INFINITY;
-  const brightSat = new Int32Array((w + 1) * (h + 1));
+  // Row 0 and column 0 of the table stay 0 (a reused array is cleared).
+  const brightSat = reuse ? reuse.array('brightSat', Int32Array, (w + 1) * (h + 1)).fill(0) : new Int32Array((w + 1) * (h + 1));
   const W = w + 1;
   for (let y = 0; y < h; y++) {
     let row = 0;
@@ -370,9 +394,9 @@ export interface Labels {
   touchesBorder: Uint8Array;
 }
 
-/** 8-connected regions of a binary mask (src/raster/components.ts's labeller). */
-export function labelRegions(mask: Uint8Array, w: number, h: number): Labels {
-  const c = connectedComponents(mask, w, h);
+/** 8-connected regions of a binary mask (src/raster/components.ts's labeller); with `reuse`, the labels are its array (valid until its next use). */
+export function labelRegions(mask: Uint8Array, w: number, h: number, reuse?: DarkSpotScratch): Labels {
+  const c = connectedComponents(mask, w, h, reuse ? { scratch: reuse.components } : {});
   const sizes = new Int32Array(c.count + 1);
   const touchesBorder = new Uint8Array(c.count + 1);
   for (let k = 0; k < c.count; k++) {
@@ -387,5 +411,5 @@ export function labelRegions(mask: Uint8Array, w: number, h: number): Labels {
       }
     }
   }
-  return { labels: componentLabels(c, w * h), count: c.count, sizes, touchesBorder };
+  return { labels: componentLabels(c, w * h, reuse ? reuse.array('labels', Int32Array, w * h) : undefined), count: c.count, sizes, touchesBorder };
 }

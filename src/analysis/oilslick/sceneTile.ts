@@ -32,8 +32,13 @@ export interface SlickTileReading {
 export async function readSlickTile(product: Sigma0Product, reading: SlickTileReading, tile: Tile): Promise<SlickTileInput | null> {
   const win = tile.halo;
   const { multilook: m, pixelSpacing } = reading;
-  const land = reading.land === null ? undefined : windowLandMask(product, win, m, pixelSpacing, reading.shoreBufferM, reading.land);
-  if (land && land.every((v) => v !== 0)) return null;
+  let land: Uint8Array | undefined;
+  if (reading.land !== null) {
+    const coarse = coarseLandMask(product, win, m, pixelSpacing, reading.shoreBufferM, reading.land);
+    if (coarse.cells === coarse.mask.length) return null;
+    // A tile without land (most of a sea scene) needs no mask: no land ≡ a mask of zeros.
+    if (coarse.cells > 0) land = expandLandMask(coarse.mask, win, m);
+  }
   const data = await product.bands['VV']!.readWindow(win, { quantity: 'sigma0', denoise: reading.denoise });
   return { sigma0VV: data.data, valid: data.valid, land, width: win.width, height: win.height, pixelSpacing, core: tile.coreInHalo };
 }
@@ -57,10 +62,16 @@ export async function detectSlicksInSceneTile(task: SlickSceneTile, params: OilS
  * and dilate; the shore buffer dwarfs the 20 m step) and expanded to full resolution.
  */
 export function windowLandMask(product: Sigma0Product, win: PixelWindow, m: number, spacing: PixelSpacing, bufferM: number, land: LandPolygons | undefined): Uint8Array {
+  const coarse = coarseLandMask(product, win, m, spacing, bufferM, land);
+  return coarse.cells === 0 && m > 1 ? new Uint8Array(win.width * win.height) : expandLandMask(coarse.mask, win, m);
+}
+
+/** windowLandMask on the multilook grid (m = 1: the window's own), with its count of land cells. */
+function coarseLandMask(product: Sigma0Product, win: PixelWindow, m: number, spacing: PixelSpacing, bufferM: number, land: LandPolygons | undefined): { mask: Uint8Array; cells: number } {
   const w = Math.ceil(win.width / m);
   const h = Math.ceil(win.height / m);
   const c = (m - 1) / 2;
-  const coarse = rasterizeLandMask({
+  const mask = rasterizeLandMask({
     width: w,
     height: h,
     pixelToLonLat: (row, col) => product.geolocation.pixelToLonLat(win.y0 + row * m + c, win.x0 + col * m + c),
@@ -68,11 +79,16 @@ export function windowLandMask(product: Sigma0Product, win: PixelWindow, m: numb
     pixelSpacing: { range: spacing.range * m, azimuth: spacing.azimuth * m },
     land,
   });
+  let cells = 0;
+  for (let i = 0; i < mask.length; i++) if (mask[i]) cells++;
+  return { mask, cells };
+}
+
+/** A multilook-grid mask expanded to the full-resolution window (every cell covers ≥ 1 pixel). */
+function expandLandMask(coarse: Uint8Array, win: PixelWindow, m: number): Uint8Array {
   if (m === 1) return coarse;
+  const w = Math.ceil(win.width / m);
   const out = new Uint8Array(win.width * win.height);
-  let any = false;
-  for (let i = 0; i < coarse.length; i++) if (coarse[i]) any = true;
-  if (!any) return out;
   for (let y = 0; y < win.height; y++) {
     const src = ((y / m) | 0) * w;
     const row = y * win.width;

@@ -5,7 +5,7 @@
  * analysis worker threads (src/analysis/engine), so it imports no reader (src/imagery would
  * pull geotiff and its worker shim into the thread).
  */
-import { darkSpotSupportPx, detectDarkSpots, labelRegions, type PixelSpacing } from './darkSpots.ts';
+import { darkSpotSupportPx, detectDarkSpots, labelRegions, THREAD_DARK_SPOT_SCRATCH, type PixelSpacing } from './darkSpots.ts';
 import { measureRegionParts, measureSupportPx, type RegionPart } from './discriminate.ts';
 import { DEFAULT_OIL_SLICK_PARAMS, type OilSlickParams } from './params.ts';
 import type { PixelWindow } from '../../imagery/window.ts';
@@ -71,8 +71,10 @@ export function detectSlicksInTile(input: SlickTileInput, params: OilSlickParams
   const map = detectDarkSpots(
     { sigma0: input.sigma0VV, valid: input.valid, land: input.land, width: input.width, height: input.height, pixelSpacing: input.pixelSpacing },
     params,
+    // The map and labels are this thread's arrays, reused by its next tile: nothing below keeps them.
+    THREAD_DARK_SPOT_SCRATCH,
   );
-  const lab = labelRegions(map.dark, map.width, map.height);
+  const lab = labelRegions(map.dark, map.width, map.height, THREAD_DARK_SPOT_SCRATCH);
   const wx0 = core.x0 / m;
   const wy0 = core.y0 / m;
   const wcore = {
