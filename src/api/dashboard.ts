@@ -33,22 +33,21 @@ const REVALIDATE = 'no-cache';
  * - script-src 'self': the bundle only; no inline script, no eval.
  * - style-src 'self': the bundled stylesheets; Leaflet and uPlot position their elements
  *   through element.style (CSSOM), which a policy does not restrict.
- * - worker-src 'self': no worker is used now; one would have to be a bundled file (never blob:).
+ * - worker-src 'none': the page runs no worker (Leaflet draws on the page's own thread).
  * - img-src data: the quicklook overlay (fetched with the API key) is placed as a data: URL,
  *   so it needs no blob:; plus the online basemap's tile origin (Leaflet's tiles are images).
  * - connect-src: the API itself, plus the object store's origin when results are presigned
- *   elsewhere (S3), plus the online basemap's tile origin when one is configured (not needed
- *   by Leaflet, which loads tiles as images).
+ *   elsewhere (S3). Not the basemap's tile origin: Leaflet loads tiles as images.
  * - everything else none: no frames, plugins, fonts, forms posted away, or <base> rewrites.
  */
 export function dashboardCsp(opts: Pick<DashboardOptions, 'basemapUrl' | 'connectOrigins'>): string {
   const tiles = opts.basemapUrl ? [tileOrigin(opts.basemapUrl)] : [];
-  const connect = ["'self'", ...opts.connectOrigins, ...tiles];
+  const connect = ["'self'", ...opts.connectOrigins];
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    "worker-src 'self'",
+    "worker-src 'none'",
     `img-src 'self' data: ${tiles.join(' ')}`.trim(),
     `connect-src ${[...new Set(connect)].join(' ')}`,
     "base-uri 'none'",

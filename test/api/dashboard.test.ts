@@ -63,7 +63,7 @@ describe('the dashboard served at /', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     expect(res.headers.get('content-security-policy')).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; worker-src 'self'; img-src 'self' data: https://tiles.example.org; connect-src 'self' https://tiles.example.org; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self'; style-src 'self'; worker-src 'none'; img-src 'self' data: https://tiles.example.org; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     expect((await t.http('GET', '/index.html', { key: null })).status).toBe(200);
   });

@@ -31,9 +31,9 @@ const PLAYWRIGHT_DISABLED_FEATURES = [
 ];
 
 /**
- * Headless Chromium as root on a machine with no GPU and no internet: WebGL through
- * SwiftShader (the dashboard's Leaflet map no longer uses WebGL; kept for any page that
- * does), and none of Chromium's own background connections.
+ * Headless Chromium as root on a machine with no GPU and no internet (the dashboard's
+ * Leaflet map draws on a 2D canvas: no WebGL), and none of Chromium's own background
+ * connections.
  */
 export async function launchBrowser(): Promise<Browser> {
   if (!CHROMIUM) throw new Error('no Chromium');
@@ -43,8 +43,6 @@ export async function launchBrowser(): Promise<Browser> {
       '--headless',
       '--no-sandbox',
       '--disable-gpu',
-      '--use-angle=swiftshader',
-      '--enable-unsafe-swiftshader',
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
