@@ -59,10 +59,15 @@ interface Waiter {
   readded: number;
 }
 
+/** Where a job's tile results are kept in the object store (deleted as one when the job ends). */
+export function tilePrefix(jobId: string): string {
+  return `tiles/${jobId}/`;
+}
+
 /** The tile's object key and message id: a digest of the call under its job. */
 export function tileAddress(jobId: string, call: Buffer): { key: string; messageId: string } {
   const digest = createHash('sha256').update(call).digest('hex');
-  return { key: `tiles/${jobId}/${digest}.v8`, messageId: `${jobId}.${digest.slice(0, 40)}` };
+  return { key: `${tilePrefix(jobId)}${digest}.v8`, messageId: `${jobId}.${digest.slice(0, 40)}` };
 }
 
 async function readObject(objects: ObjectStore, key: string): Promise<Buffer | null> {
@@ -97,21 +102,20 @@ export class BullmqTileQueue {
     return this.opts.name;
   }
 
-  /** The engine's TileRunner for one job, and `discard` to delete the job's tile results once it ended. */
+  /**
+   * The engine's TileRunner for one job, and `discard` to delete the job's tile results once it
+   * ended — every one under the job, also those of tiles a former coordinator dispatched.
+   */
   forJob(jobId: string): TileRunner & { discard(): Promise<void> } {
-    const keys = new Set<string>();
     return {
       concurrency: this.opts.fanout,
       minTiles: this.opts.minTiles,
       run: async (call, signal) => {
         const bytes = v8.serialize(call);
         const { key, messageId } = tileAddress(jobId, bytes);
-        keys.add(key);
         return this.runTile(messageId, { jobId, key, call: bytes.toString('base64') }, signal);
       },
-      discard: async () => {
-        for (const key of keys) await this.opts.objects.delete(key).catch(() => {});
-      },
+      discard: () => this.opts.objects.deletePrefix(tilePrefix(jobId)),
     };
   }
 
@@ -223,6 +227,8 @@ export class BullmqTileQueue {
     try {
       const call = v8.deserialize(Buffer.from(msg.data.call, 'base64')) as TileCall;
       const result = await consumer.run(call, abort.signal);
+      // Not kept for a job that ended meanwhile: its tile results were (or are being) deleted.
+      if (!(await consumer.isRunning(jobId))) throw new UnrecoverableError('the job is no longer running');
       await this.opts.objects.put(key, v8.serialize(result), 'application/octet-stream');
     } catch (error) {
       if (!abort.signal.aborted) throw error;
