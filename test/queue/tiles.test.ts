@@ -15,7 +15,9 @@ import { sumOnWorker } from '../../src/analysis/engine/selfTest.ts';
 import { planTiles, type Tile } from '../../src/imagery/tiles.ts';
 import { FileObjectStore } from '../../src/objects/file.ts';
 import type { TileCall, TileRunner } from '../../src/analysis/port.ts';
-import { BullmqTileQueue, tileAddress } from '../../src/queue/tiles.ts';
+import { BullmqTileQueue, decodeTileError, tileAddress } from '../../src/queue/tiles.ts';
+import { ImageryError } from '../../src/imagery/errors.ts';
+import { JobFailure } from '../../src/contract/errors.ts';
 import { closeAnalysisPool, runTileTask } from '../../src/analysis/engine/pool.ts';
 import type { TileTask } from '../../src/analysis/engine/tasks.ts';
 import { detectInProduct } from '../../src/analysis/oilslick/detect.ts';
@@ -169,6 +171,22 @@ describe('BullmqTileQueue', () => {
     await expect(sums(planTiles(30, 10, 10, 0), open().forJob(randomUUID()))).rejects.toThrow('broken tile');
     // Three attempts of the first tile at least (the others too, as they were out at once).
     expect(runs.filter((r) => r.sum === 1)).toHaveLength(3);
+  }, 60_000);
+
+  it('a tile error keeps its class and code across the queue (an ImageryError fails the job with its code, not as a bare Error)', async () => {
+    const { open } = setup();
+    const worker = open();
+    worker.consume({ concurrency: 2, isRunning: async () => true, run: async () => { throw new ImageryError('REMOTE_UNAVAILABLE', 'the archive did not answer'); } });
+    const failure = await sums(planTiles(30, 10, 10, 0), open().forJob(randomUUID())).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ImageryError);
+    expect(failure).toMatchObject({ code: 'REMOTE_UNAVAILABLE', message: 'the archive did not answer' });
+    // A JobFailure too; a failure BullMQ itself reports (a stalled tile) stays a plain Error.
+    const job = decodeTileError(`tile error: ${JSON.stringify({ name: 'JobFailure', code: 'IMAGERY_UNAVAILABLE', message: 'x' })}`);
+    expect(job).toBeInstanceOf(JobFailure);
+    expect(job).toMatchObject({ code: 'IMAGERY_UNAVAILABLE', message: 'x' });
+    const stalled = decodeTileError('job stalled more than allowable limit');
+    expect(stalled.constructor).toBe(Error);
+    expect(stalled.message).toBe('job stalled more than allowable limit');
   }, 60_000);
 
   it('cancel: the running tile is aborted on its worker, the coordinator stops at once and takes its waiting tiles back', async () => {
