@@ -82,7 +82,7 @@ function tileContent(tx: number, ty: number): number {
   return (h >>> 0) % DISTINCT_TILES;
 }
 
-async function ensurePair(workDir: string, sizePx: number): Promise<{ marker: PairMarker; reused: boolean }> {
+export async function ensurePair(workDir: string, sizePx: number): Promise<{ marker: PairMarker; reused: boolean }> {
   const dir = path.join(workDir, `bench-change-${sizePx}`);
   const markerPath = path.join(dir, 'pair.json');
   try {
@@ -170,6 +170,26 @@ async function readPair(pre: RasterProduct[], post: RasterProduct[], region: { x
   return checksum;
 }
 
+/** The central square of a `sizePx` square raster inset by `insetPx` on each side, in lon/lat (the inset pixel edges, densified, counter-clockwise). */
+export async function pairAoi(file: string, sizePx: number, insetPx: number): Promise<AoiGeometry> {
+  const probe = await openRasterProduct(file);
+  try {
+    const lo = insetPx - 0.5;
+    const hi = sizePx - insetPx - 0.5;
+    const ring: [number, number][] = [];
+    const steps = 16;
+    for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(lo, lo + ((hi - lo) * i) / steps));
+    for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(lo + ((hi - lo) * i) / steps, hi));
+    for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(hi, hi - ((hi - lo) * i) / steps));
+    for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(hi - ((hi - lo) * i) / steps, lo));
+    ring.reverse(); // counter-clockwise
+    ring.push(ring[0]!);
+    return { type: 'Polygon', coordinates: [ring] };
+  } finally {
+    await probe.close();
+  }
+}
+
 export async function benchChange(opts: { workDir: string }): Promise<ChangeBenchResult> {
   const sizePx = Number(process.env.SARWATCH_BENCH_CHANGE_PX ?? 17_408);
   if (!Number.isInteger(sizePx) || sizePx < 2 * AOI_INSET_PX + 256) throw new Error(`SARWATCH_BENCH_CHANGE_PX must be an integer ≥ ${2 * AOI_INSET_PX + 256}`);
@@ -181,20 +201,7 @@ export async function benchChange(opts: { workDir: string }): Promise<ChangeBenc
   const { marker } = generated.value;
   const [preVv, preVh, postVv, postVh] = marker.files as [string, string, string, string];
 
-  // The AOI: the central square, in lon/lat (corners of the inset pixel edges, densified).
-  const probe = await openRasterProduct(preVv);
-  const lo = AOI_INSET_PX - 0.5;
-  const hi = sizePx - AOI_INSET_PX - 0.5;
-  const ring: [number, number][] = [];
-  const steps = 16;
-  for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(lo, lo + ((hi - lo) * i) / steps));
-  for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(lo + ((hi - lo) * i) / steps, hi));
-  for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(hi, hi - ((hi - lo) * i) / steps));
-  for (let i = 0; i < steps; i++) ring.push(probe.pixelToLonLat(hi - ((hi - lo) * i) / steps, lo));
-  ring.reverse(); // counter-clockwise
-  ring.push(ring[0]!);
-  const aoi: AoiGeometry = { type: 'Polygon', coordinates: [ring] };
-  await probe.close();
+  const aoi = await pairAoi(preVv, sizePx, AOI_INSET_PX);
   const region = { x0: AOI_INSET_PX, y0: AOI_INSET_PX, width: sizePx - 2 * AOI_INSET_PX, height: sizePx - 2 * AOI_INSET_PX };
   const aoiMpx = (region.width * region.height) / 1e6;
 

@@ -5,8 +5,8 @@
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
  * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
  * validation (bench/validation.ts), monitors (bench/monitors.ts), cancel (bench/cancel.ts: cancel
- * latency on the full scene), distributed (bench/distributed.ts: one full-scene ship job on 1 and
- * 3 scaled-out worker processes, CPU per worker), api (the HTTP API under autocannon in both modes; bench/api.ts names
+ * latency on the full scene), distributed (bench/distributed.ts: a full-scene oil job and the
+ * 30,000 km² change pair on 1 and 3 scaled-out worker processes, CPU per worker), api (the HTTP API under autocannon in both modes; bench/api.ts names
  * its environment variables) and dashboard (the job page with a large result in headless Chromium,
  * bench/dashboard.ts).
  *
@@ -98,7 +98,7 @@ const SUITES: Record<string, Suite> = {
     const { stages, details } = await benchDistributed({ workDir, width, height });
     return {
       name: 'distributed',
-      description: `issue 20 §2: one full-scene ship job (${width} × ${height} px) in the scaled-out mode, on 1 worker process (one process) and on 3 (its tiles fanned out over the queue): CPU seconds of each worker over the job`,
+      description: `issue 20 §2: big jobs in the scaled-out mode (${String(details.jobs)}), each on 1 worker process (one process) and on 3 (its tiles fanned out over the queue): CPU seconds of each worker over the job, the result identical`,
       stages,
       details,
     };

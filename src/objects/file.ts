@@ -71,6 +71,12 @@ export class FileObjectStore implements ObjectStore {
     await fs.promises.rm(`${file}.type`, { force: true });
   }
 
+  async deletePrefix(prefix: string): Promise<void> {
+    // A folder of keys: its files (and their .type companions) are the folder's content.
+    if (!prefix.endsWith('/')) throw new Error(`invalid object prefix "${prefix}": a folder ending in /`);
+    await fs.promises.rm(this.fileOf(prefix.slice(0, -1)), { recursive: true, force: true });
+  }
+
   async presign(key: string, opts: { expiresInSeconds: number; filename: string; contentType: string }): Promise<string> {
     this.fileOf(key);
     return signObjectUrl(this.publicBase, this.secret, key, {

@@ -96,6 +96,20 @@ export class S3ObjectStore implements ObjectStore {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.key(key) }));
   }
 
+  async deletePrefix(prefix: string): Promise<void> {
+    if (!prefix.endsWith('/')) throw new Error(`invalid object prefix "${prefix}": a folder ending in /`);
+    const { ListObjectsV2Command, DeleteObjectCommand } = await sdk();
+    const full = this.key(prefix);
+    // Listed a page (≤ 1,000 keys) at a time and deleted one by one: DeleteObject is the call
+    // every S3-compatible server takes (multi-object delete wants checksums some refuse).
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: full, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) if (o.Key) await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: o.Key }));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   async presign(key: string, opts: { expiresInSeconds: number; filename: string; contentType: string }): Promise<string> {
     const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([sdk(), import('@aws-sdk/s3-request-presigner')]);
     const command = new GetObjectCommand({

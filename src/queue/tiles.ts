@@ -13,6 +13,8 @@ import v8 from 'node:v8';
 import { Queue, QueueEvents, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { TileCall, TileRunner } from '../analysis/port.ts';
 import type { ObjectStore } from '../objects/port.ts';
+import { ImageryError, type ImageryErrorCode } from '../imagery/errors.ts';
+import { JobFailure, isJobFailureCode } from '../contract/errors.ts';
 
 export interface TileQueueOptions {
   redisUrl: string;
@@ -59,10 +61,15 @@ interface Waiter {
   readded: number;
 }
 
+/** Where a job's tile results are kept in the object store (deleted as one when the job ends). */
+export function tilePrefix(jobId: string): string {
+  return `tiles/${jobId}/`;
+}
+
 /** The tile's object key and message id: a digest of the call under its job. */
 export function tileAddress(jobId: string, call: Buffer): { key: string; messageId: string } {
   const digest = createHash('sha256').update(call).digest('hex');
-  return { key: `tiles/${jobId}/${digest}.v8`, messageId: `${jobId}.${digest.slice(0, 40)}` };
+  return { key: `${tilePrefix(jobId)}${digest}.v8`, messageId: `${jobId}.${digest.slice(0, 40)}` };
 }
 
 async function readObject(objects: ObjectStore, key: string): Promise<Buffer | null> {
@@ -74,6 +81,34 @@ async function readObject(objects: ObjectStore, key: string): Promise<Buffer | n
 }
 
 const SHUTDOWN = 'the worker is shutting down';
+
+/**
+ * A tile's failure crosses the queue as its message (BullMQ keeps only a failed reason): the
+ * error's class, code and message as JSON behind a marker, so the coordinator throws what the
+ * task threw — an ImageryError or JobFailure keeps its code, and so the job its error code.
+ */
+const TILE_ERROR = 'tile error: ';
+
+function encodeTileError(error: unknown): Error {
+  const e = error instanceof Error ? error : new Error(String(error));
+  const code = (e as { code?: unknown }).code;
+  return new Error(`${TILE_ERROR}${JSON.stringify({ name: e.name, message: e.message, ...(typeof code === 'string' ? { code } : {}) })}`);
+}
+
+export function decodeTileError(failedReason: string): Error {
+  if (!failedReason.startsWith(TILE_ERROR)) return new Error(failedReason);
+  let parsed: { name?: unknown; message?: unknown; code?: unknown };
+  try {
+    parsed = JSON.parse(failedReason.slice(TILE_ERROR.length)) as typeof parsed;
+  } catch {
+    return new Error(failedReason);
+  }
+  const message = typeof parsed.message === 'string' ? parsed.message : failedReason;
+  const code = typeof parsed.code === 'string' ? parsed.code : null;
+  if (parsed.name === 'ImageryError' && code) return new ImageryError(code as ImageryErrorCode, message);
+  if (parsed.name === 'JobFailure' && code && isJobFailureCode(code)) return new JobFailure(code, message);
+  return new Error(message);
+}
 
 export class BullmqTileQueue {
   private readonly connection: { url: string; maxRetriesPerRequest: null };
@@ -97,21 +132,20 @@ export class BullmqTileQueue {
     return this.opts.name;
   }
 
-  /** The engine's TileRunner for one job, and `discard` to delete the job's tile results once it ended. */
+  /**
+   * The engine's TileRunner for one job, and `discard` to delete the job's tile results once it
+   * ended — every one under the job, also those of tiles a former coordinator dispatched.
+   */
   forJob(jobId: string): TileRunner & { discard(): Promise<void> } {
-    const keys = new Set<string>();
     return {
       concurrency: this.opts.fanout,
       minTiles: this.opts.minTiles,
       run: async (call, signal) => {
         const bytes = v8.serialize(call);
         const { key, messageId } = tileAddress(jobId, bytes);
-        keys.add(key);
         return this.runTile(messageId, { jobId, key, call: bytes.toString('base64') }, signal);
       },
-      discard: async () => {
-        for (const key of keys) await this.opts.objects.delete(key).catch(() => {});
-      },
+      discard: () => this.opts.objects.deletePrefix(tilePrefix(jobId)),
     };
   }
 
@@ -164,7 +198,7 @@ export class BullmqTileQueue {
       const events = new QueueEvents(this.opts.name, { connection: this.connection });
       events.on('error', () => {});
       events.on('completed', ({ jobId }) => this.waiters.get(jobId)?.resolve());
-      events.on('failed', ({ jobId, failedReason }) => this.waiters.get(jobId)?.reject(new Error(failedReason)));
+      events.on('failed', ({ jobId, failedReason }) => this.waiters.get(jobId)?.reject(decodeTileError(failedReason)));
       this.events = events;
       this.eventsReady = events.waitUntilReady();
       const checkMs = this.opts.checkMs ?? 5000;
@@ -223,9 +257,12 @@ export class BullmqTileQueue {
     try {
       const call = v8.deserialize(Buffer.from(msg.data.call, 'base64')) as TileCall;
       const result = await consumer.run(call, abort.signal);
+      // Not kept for a job that ended meanwhile: its tile results were (or are being) deleted.
+      if (!(await consumer.isRunning(jobId))) throw new UnrecoverableError('the job is no longer running');
       await this.opts.objects.put(key, v8.serialize(result), 'application/octet-stream');
     } catch (error) {
-      if (!abort.signal.aborted) throw error;
+      if (error instanceof UnrecoverableError) throw error;
+      if (!abort.signal.aborted) throw encodeTileError(error);
       if (abort.signal.reason === SHUTDOWN && token) {
         // Back to the queue for another worker, no attempt counted.
         await msg.moveToWait(token);

@@ -10,6 +10,7 @@ import { runExclusive } from '../store/leases.ts';
 import { recoverInterruptedJobs } from '../jobs/transitions.ts';
 import { sweepExpiredResults } from './retention.ts';
 import { pruneJobEvents } from './pruneJobEvents.ts';
+import { tilePrefix } from '../queue/tiles.ts';
 import type { Logger } from './runner.ts';
 
 export interface MaintenanceDeps {
@@ -37,6 +38,8 @@ export function startMaintenance(d: MaintenanceDeps): () => void {
       (r) => {
         if (r.requeued.length || r.failed.length) d.log.info(r, 'recovered interrupted jobs');
         if (r.failed.length) d.onInterrupted?.(r.failed);
+        // Their coordinators died: the results of their fanned-out tiles (scaled out) go with them.
+        for (const jobId of r.failed) void d.objects.deletePrefix(tilePrefix(jobId)).catch((e) => d.log.error({ jobId, err: String(e) }, 'tile results not deleted'));
       },
       (e) => d.log.error({ err: String(e) }, 'job recovery failed'),
     );

@@ -1,5 +1,6 @@
 /**
- * Deletes result objects (and the job's quicklook and overlay) whose retention has elapsed, and
+ * Deletes result objects (and the job's quicklook and overlay, and any fanned-out tile result
+ * left under the job: queue/tiles.ts) whose retention has elapsed, and
  * marks each job's result deleted (the expireResult transition). Job metadata stays forever; the
  * API answers 410 GONE from `result_expires_at` even before the sweeper has run.
  */
@@ -7,6 +8,7 @@ import type { Db } from '../store/index.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import { expireResult, resultsDueToExpire } from '../jobs/transitions.ts';
 import { isoNow } from '../time.ts';
+import { tilePrefix } from '../queue/tiles.ts';
 
 export interface SweepOptions {
   /** The sweep's clock (ISO 8601 UTC): results due at or before it go. */
@@ -21,6 +23,7 @@ export async function sweepExpiredResults(db: Db, objects: ObjectStore, opts: Sw
   let expired = 0;
   for (const job of await resultsDueToExpire(db, now, opts.batch ?? 500)) {
     for (const key of [job.result_key, job.quicklook_key, job.overlay_key]) if (key) await objects.delete(key);
+    await objects.deletePrefix(tilePrefix(job.id));
     if (await expireResult(db, job.id, now)) expired++;
   }
   return expired;

@@ -51,6 +51,23 @@ describe('S3ObjectStore on s3rver', () => {
     expect(await objects.get('results/never-written.geojson')).toBeNull();
   });
 
+  it('issue 20 §2: deletePrefix deletes every object under a folder (a job\'s tile results), nothing beside it', async () => {
+    const objects = await store();
+    const keys = ['tiles/job-1/a.v8', 'tiles/job-1/b.v8', 'tiles/job-1/c.v8'];
+    const kept = ['tiles/job-10/a.v8', 'tiles/job-1.v8', 'results/job-1.1.geojson'];
+    for (const key of [...keys, ...kept]) await objects.put(key, key, 'application/octet-stream');
+    await objects.deletePrefix('tiles/job-1/');
+    for (const key of keys) expect(await objects.get(key)).toBeNull();
+    for (const key of kept) {
+      const got = await objects.get(key);
+      expect(got).not.toBeNull();
+      got!.body.destroy();
+    }
+    await objects.deletePrefix('tiles/job-1/'); // nothing left: a no-op
+    await expect(objects.deletePrefix('tiles/job-10')).rejects.toThrow(/folder ending in \//);
+    for (const key of kept) await objects.delete(key);
+  });
+
   it('issue 14: putFile streams a local file into the bucket (an image upload), byte for byte', async () => {
     const objects = await store();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-s3-putfile-'));

@@ -16,7 +16,9 @@ import { threadCall } from '../../src/threads/task.ts';
 import { planTiles, type Tile } from '../../src/imagery/tiles.ts';
 import { FileObjectStore } from '../../src/objects/file.ts';
 import type { TileCall, TileRunner } from '../../src/analysis/port.ts';
-import { BullmqTileQueue, tileAddress } from '../../src/queue/tiles.ts';
+import { BullmqTileQueue, decodeTileError, tileAddress } from '../../src/queue/tiles.ts';
+import { ImageryError } from '../../src/imagery/errors.ts';
+import { JobFailure } from '../../src/contract/errors.ts';
 import { closeAnalysisPool, runTileCall } from '../../src/analysis/engine/pool.ts';
 import { detectInProduct } from '../../src/analysis/oilslick/detect.ts';
 import { resolveOilSlickParams } from '../../src/analysis/oilslick/params.ts';
@@ -102,8 +104,7 @@ describe('BullmqTileQueue', () => {
     const plan = planTiles(60, 20, 10, 0); // 12 tiles
     const alone = await sums(plan);
     const jobId = randomUUID();
-    const tiles = coordinator.forJob(jobId);
-    const spread = await sums(plan, tiles);
+    const spread = await sums(plan, coordinator.forJob(jobId));
 
     expect(spread.merged).toEqual(alone.merged);
     expect(spread.merged.map((m) => m.index)).toEqual(plan.tiles.map((t) => t.index));
@@ -121,14 +122,39 @@ describe('BullmqTileQueue', () => {
     expect(await objects.get(key).then((o) => (o?.body.destroy(), o !== null))).toBe(true);
     await objects.delete(key);
     const before = runs.length;
-    const again = await sums(plan, open().forJob(jobId));
+    const second = open().forJob(jobId);
+    const again = await sums(plan, second);
     expect(again.merged).toEqual(alone.merged);
     expect(runs.slice(before).map((r) => r.sum)).toEqual([8]);
 
-    // The job ended: its tile results are deleted.
-    await tiles.discard();
-    const { key: first } = tileAddress(jobId, call(0));
-    expect(await objects.get(first)).toBeNull();
+    // The job ended: every tile result under it is deleted, also those the second coordinator
+    // only found (dispatched by the first), and those of another job stay.
+    const other = randomUUID();
+    await objects.put(tileAddress(other, call(0)).key, 'x', 'application/octet-stream');
+    await second.discard();
+    for (const tile of plan.tiles) expect(await objects.get(tileAddress(jobId, call(tile.index)).key)).toBeNull();
+    const kept = await objects.get(tileAddress(other, call(0)).key);
+    expect(kept).not.toBeNull();
+    kept!.body.destroy();
+  }, 60_000);
+
+  it('a tile whose job ended while it ran keeps no result, and the job does not wait for it', async () => {
+    const { open, objects } = setup();
+    const ended = new Set<string>();
+    const worker = open();
+    const jobId = randomUUID();
+    worker.consume({
+      concurrency: 2,
+      isRunning: async (id) => !ended.has(id),
+      run: async (call) => {
+        ended.add(jobId); // the job ends (canceled, failed) while its tile runs
+        return sumOnWorker(call.input as { data: Float32Array });
+      },
+    });
+    const plan = planTiles(30, 10, 10, 0);
+    await expect(sums(plan, open().forJob(jobId))).rejects.toThrow('the job is no longer running');
+    const call = v8.serialize({ name: 'sumOnWorker', input: sumTask.input(plan.tiles[0]!).input, params: undefined });
+    expect(await objects.get(tileAddress(jobId, call).key)).toBeNull();
   }, 60_000);
 
   it('a plan smaller than minTiles runs at home; a tile failing on every attempt fails the job with its reason', async () => {
@@ -144,6 +170,22 @@ describe('BullmqTileQueue', () => {
     await expect(sums(planTiles(30, 10, 10, 0), open().forJob(randomUUID()))).rejects.toThrow('broken tile');
     // Three attempts of the first tile at least (the others too, as they were out at once).
     expect(runs.filter((r) => r.sum === 1)).toHaveLength(3);
+  }, 60_000);
+
+  it('a tile error keeps its class and code across the queue (an ImageryError fails the job with its code, not as a bare Error)', async () => {
+    const { open } = setup();
+    const worker = open();
+    worker.consume({ concurrency: 2, isRunning: async () => true, run: async () => { throw new ImageryError('REMOTE_UNAVAILABLE', 'the archive did not answer'); } });
+    const failure = await sums(planTiles(30, 10, 10, 0), open().forJob(randomUUID())).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ImageryError);
+    expect(failure).toMatchObject({ code: 'REMOTE_UNAVAILABLE', message: 'the archive did not answer' });
+    // A JobFailure too; a failure BullMQ itself reports (a stalled tile) stays a plain Error.
+    const job = decodeTileError(`tile error: ${JSON.stringify({ name: 'JobFailure', code: 'IMAGERY_UNAVAILABLE', message: 'x' })}`);
+    expect(job).toBeInstanceOf(JobFailure);
+    expect(job).toMatchObject({ code: 'IMAGERY_UNAVAILABLE', message: 'x' });
+    const stalled = decodeTileError('job stalled more than allowable limit');
+    expect(stalled.constructor).toBe(Error);
+    expect(stalled.message).toBe('job stalled more than allowable limit');
   }, 60_000);
 
   it('cancel: the running tile is aborted on its worker, the coordinator stops at once and takes its waiting tiles back', async () => {
