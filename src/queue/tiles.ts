@@ -13,8 +13,7 @@ import v8 from 'node:v8';
 import { Queue, QueueEvents, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { TileCall, TileRunner } from '../analysis/port.ts';
 import type { ObjectStore } from '../objects/port.ts';
-import { ImageryError, type ImageryErrorCode } from '../imagery/errors.ts';
-import { JobFailure, isJobFailureCode } from '../contract/errors.ts';
+import { reviveError } from '../analysis/engine/revive.ts';
 
 export interface TileQueueOptions {
   redisUrl: string;
@@ -103,11 +102,11 @@ export function decodeTileError(failedReason: string): Error {
   } catch {
     return new Error(failedReason);
   }
-  const message = typeof parsed.message === 'string' ? parsed.message : failedReason;
-  const code = typeof parsed.code === 'string' ? parsed.code : null;
-  if (parsed.name === 'ImageryError' && code) return new ImageryError(code as ImageryErrorCode, message);
-  if (parsed.name === 'JobFailure' && code && isJobFailureCode(code)) return new JobFailure(code, message);
-  return new Error(message);
+  return reviveError({
+    name: typeof parsed.name === 'string' ? parsed.name : 'Error',
+    message: typeof parsed.message === 'string' ? parsed.message : failedReason,
+    ...(typeof parsed.code === 'string' ? { code: parsed.code } : {}),
+  });
 }
 
 export class BullmqTileQueue {

@@ -5,7 +5,7 @@
  */
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { threadCall, type TaskCall, type TaskFn, type TaskResult, type ThreadCall } from './task.ts';
+import { isThrownData, threadCall, type TaskCall, type TaskFn, type TaskResult, type ThreadCall, type ThrownData } from './task.ts';
 
 export interface ThreadPoolOptions {
   minThreads: number;
@@ -14,11 +14,23 @@ export interface ThreadPoolOptions {
   idleTimeout: number;
 }
 
+/** Makes the caller's error back from what a thread threw (its class and code); a plain Error by default. */
+export type ReviveError = (data: ThrownData) => Error;
+
+export function plainError(data: ThrownData): Error {
+  const e = new Error(data.message);
+  if (data.stack) e.stack = data.stack;
+  return e;
+}
+
 export class ThreadPool {
   private pool: Piscina | null = null;
 
   /** `options` are read when the threads are first needed (after a close, again). */
-  constructor(private readonly options: () => ThreadPoolOptions) {}
+  constructor(
+    private readonly options: () => ThreadPoolOptions,
+    private readonly revive: ReviveError = plainError,
+  ) {}
 
   private piscina(): Piscina {
     this.pool ??= new Piscina({
@@ -38,7 +50,9 @@ export class ThreadPool {
    * terminated (piscina starts a fresh one).
    */
   runCall(call: ThreadCall, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<unknown> {
-    return this.piscina().run(call, { transferList: transfer, signal }) as Promise<unknown>;
+    return (this.piscina().run(call, { transferList: transfer, signal }) as Promise<unknown>).catch((e: unknown) => {
+      throw isThrownData(e) ? this.revive(e) : e;
+    });
   }
 
   /** Runs `call.task` on a thread: its input, parameters and result typed by the task's function. */

@@ -72,3 +72,26 @@ export interface TaskCall<F extends TaskFn> {
 export function threadCall<F extends TaskFn>({ task, input, params }: TaskCall<F>): ThreadCall {
   return params === undefined ? { module: task.module, name: task.name, input } : { module: task.module, name: task.name, input, params };
 }
+
+/**
+ * An error as it crosses back from a thread or through a queue: structured cloning keeps only an
+ * Error's message (and a standard name), not a project error's class or `code`, so a thread
+ * throws this plain object instead and the caller's side revives the error class from it.
+ */
+export interface ThrownData {
+  readonly sarwatchThreadError: true;
+  name: string;
+  message: string;
+  code?: string;
+  stack?: string;
+}
+
+export function toThrownData(error: unknown): ThrownData {
+  const e = error instanceof Error ? error : new Error(String(error));
+  const code = (e as { code?: unknown }).code;
+  return { sarwatchThreadError: true, name: e.name, message: e.message, ...(typeof code === 'string' ? { code } : {}), ...(e.stack ? { stack: e.stack } : {}) };
+}
+
+export function isThrownData(value: unknown): value is ThrownData {
+  return typeof value === 'object' && value !== null && (value as { sarwatchThreadError?: unknown }).sarwatchThreadError === true;
+}

@@ -3,7 +3,7 @@
  * under src/ (task.ts taskModuleUrl) and export the function in its `threadTasks` under that
  * name (an entry that names itself so, made by defineThreadTasks): no other code runs from a call.
  */
-import { TASK_TABLE_EXPORT, taskModuleUrl, type ThreadCall, type ThreadTask } from './task.ts';
+import { TASK_TABLE_EXPORT, taskModuleUrl, toThrownData, type ThreadCall, type ThreadTask } from './task.ts';
 
 export default async function runThreadCall(call: ThreadCall): Promise<unknown> {
   const url = taskModuleUrl(call?.module);
@@ -13,5 +13,10 @@ export default async function runThreadCall(call: ThreadCall): Promise<unknown> 
   if (!task || task.module !== call.module || task.name !== call.name || typeof task.run !== 'function') {
     throw new Error(`not a thread task: ${call.module} exports no ${JSON.stringify(call.name)} in its ${TASK_TABLE_EXPORT}`);
   }
-  return call.params === undefined ? task.run(call.input) : task.run(call.input, call.params);
+  try {
+    return await (call.params === undefined ? task.run(call.input) : task.run(call.input, call.params));
+  } catch (e) {
+    // A plain object survives the structured clone whole (an Error would lose its class and code).
+    throw toThrownData(e);
+  }
 }

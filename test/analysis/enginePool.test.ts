@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { closeAnalysisPool, runTileCall, runTileTask } from '../../src/analysis/engine/pool.ts';
 import { threadTasks } from '../../src/analysis/engine/selfTest.ts';
 import { defineThreadTasks } from '../../src/threads/task.ts';
+import { ImageryError } from '../../src/imagery/errors.ts';
+import { JobFailure } from '../../src/contract/errors.ts';
 
 /** A task that holds a pool thread until `gate[0]` is set; `running` settles once it runs. */
 function holdingTask(signal?: AbortSignal) {
@@ -30,6 +32,20 @@ describe('analysis worker pool', () => {
     expect(out.sum).toBe(10);
     expect(out.threadId).toBeGreaterThan(0); // not the main thread
     expect(data.byteLength).toBe(0); // the buffer was transferred
+  });
+
+  it('an error thrown on a thread reaches the caller with its class and code (structured cloning alone keeps only the message)', async () => {
+    const imagery = await runTileTask({ task: threadTasks.failOnWorker, input: { kind: 'imagery', message: 'no VV band' } }).catch((e: unknown) => e);
+    expect(imagery).toBeInstanceOf(ImageryError);
+    expect(imagery).toMatchObject({ code: 'MEASUREMENT_UNAVAILABLE', message: 'no VV band' });
+    const job = await runTileCall({ module: 'analysis/engine/selfTest.ts', name: 'failOnWorker', input: { kind: 'job', message: 'all nodata' } }).catch((e: unknown) => e);
+    expect(job).toBeInstanceOf(JobFailure);
+    expect(job).toMatchObject({ code: 'NO_VALID_DATA', message: 'all nodata' });
+    const plain = await runTileTask({ task: threadTasks.failOnWorker, input: { kind: 'plain', message: 'bad input' } }).catch((e: unknown) => e);
+    expect(plain).toBeInstanceOf(Error);
+    expect(plain).not.toBeInstanceOf(ImageryError);
+    expect((plain as Error).message).toBe('bad input');
+    expect((plain as Error).stack).toContain('failOnWorker');
   });
 
   it('runs a call that came as data: the module under src/ and the name in its threadTasks', async () => {

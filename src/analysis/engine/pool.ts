@@ -7,6 +7,7 @@
 import os from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
 import { ThreadPool } from '../../threads/pool.ts';
+import { reviveError } from './revive.ts';
 import type { TaskCall, TaskFn, TaskResult, ThreadCall } from '../../threads/task.ts';
 
 export function analysisThreads(): number {
@@ -15,7 +16,7 @@ export function analysisThreads(): number {
   return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
 }
 
-const pool = new ThreadPool(() => ({ minThreads: 1, maxThreads: analysisThreads(), idleTimeout: 30_000 }));
+const pool = new ThreadPool(() => ({ minThreads: 1, maxThreads: analysisThreads(), idleTimeout: 30_000 }), reviveError);
 
 /**
  * Runs one tile task on a thread of the pool; `transfer` lists buffers (or ports) to move, not

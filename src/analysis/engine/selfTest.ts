@@ -1,6 +1,8 @@
 /** Tiny tasks for the tests of the pools: prove threads load our modules, and give a task that only an abort ends. */
 import { threadId, type MessagePort } from 'node:worker_threads';
 import { defineThreadTasks } from '../../threads/task.ts';
+import { ImageryError } from '../../imagery/errors.ts';
+import { JobFailure } from '../../contract/errors.ts';
 
 export function sumOnWorker(input: { data: Float32Array }): { threadId: number; sum: number } {
   let sum = 0;
@@ -18,4 +20,11 @@ export function holdUntilReleased(input: { gate: Int32Array; started: MessagePor
   return { threadId };
 }
 
-export const threadTasks = defineThreadTasks(import.meta.url, { sumOnWorker, holdUntilReleased });
+/** Throws the project's error of `kind` on the thread: the tests of errors crossing back use it. */
+export function failOnWorker(input: { kind: 'imagery' | 'job' | 'plain'; message: string }): never {
+  if (input.kind === 'imagery') throw new ImageryError('MEASUREMENT_UNAVAILABLE', input.message);
+  if (input.kind === 'job') throw new JobFailure('NO_VALID_DATA', input.message);
+  throw new TypeError(input.message);
+}
+
+export const threadTasks = defineThreadTasks(import.meta.url, { sumOnWorker, holdUntilReleased, failOnWorker });
