@@ -41,9 +41,10 @@ export class BlockReader {
   private stripLayout: Promise<{ offsets: number[]; counts: number[] } | null> | null = null;
   /**
    * Counters for benchmarks and tests: blocks decoded vs. served from the cache (a strip
-   * prefetched in a run is decoded once and then served from the cache), and file reads.
+   * prefetched in a run is decoded once and then served from the cache), file reads (one
+   * source.fetch call each), and bytes read as window columns of uncompressed strips.
    */
-  readonly stats = { blocksDecoded: 0, cacheHits: 0, fetches: 0 };
+  readonly stats = { blocksDecoded: 0, cacheHits: 0, fetches: 0, bytesRead: 0 };
 
   constructor(
     readonly image: GeoTIFFImage,
@@ -197,6 +198,47 @@ export class BlockReader {
     flush(last);
   }
 
+  /**
+   * A window narrower than the image, from uncompressed strips: a strip's bytes are its samples,
+   * so only the window's columns are read — one byte range per image row — and nothing is
+   * cached. Reading a GRD as tiles then reads each pixel once, where full-width strips cost a
+   * whole tile row of strips per tile (or a cache that holds them). False when the strips do
+   * not allow it (short or missing strips, a layout getStripLayout refuses): read blocks then.
+   */
+  private async readColumns(
+    sample: number,
+    x0: number,
+    x1: number,
+    y0: number,
+    y1: number,
+    out: NumericArray,
+    outStride: number,
+    outOriginX: number,
+    outOriginY: number,
+  ): Promise<boolean> {
+    const layout = await this.getStripLayout();
+    if (!layout) return false;
+    const image = this.image;
+    const rowsPerStrip = image.getTileHeight();
+    const pixelBytes = image.getBytesPerPixel();
+    const rowBytes = image.getWidth() * pixelBytes;
+    const length = (x1 - x0) * pixelBytes;
+    const slices: { offset: number; length: number }[] = [];
+    for (let y = y0; y < y1; y++) {
+      const strip = Math.floor(y / rowsPerStrip);
+      const row = y - strip * rowsPerStrip;
+      if (strip >= layout.counts.length || (row + 1) * rowBytes > layout.counts[strip]!) return false;
+      slices.push({ offset: layout.offsets[strip]! + row * rowBytes + x0 * pixelBytes, length });
+    }
+    this.stats.fetches++;
+    this.stats.bytesRead += length * slices.length;
+    const rows = await image.source.fetch(slices);
+    const copy = this.copier(sample);
+    // Each row is a block one row high whose first pixel is (x0, y).
+    for (let y = y0; y < y1; y++) copy(new Uint8Array(rows[y - y0]!, 0, length), x0, y, x0, x1, y, y + 1, out, outStride, outOriginX, outOriginY);
+    return true;
+  }
+
   /** Drop all decoded blocks. */
   clear(): void {
     this.cache.clear();
@@ -235,6 +277,8 @@ export class BlockReader {
       }
       return;
     }
+
+    if (!image.isTiled && this.raw && x1 - x0 < image.getWidth() && (await this.readColumns(sample, x0, x1, y0, y1, out, outStride, outOriginX, outOriginY))) return;
 
     const tw = image.getTileWidth();
     const th = image.getTileHeight();
