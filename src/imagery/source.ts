@@ -6,7 +6,7 @@ import type { ProductSource, Sigma0Product } from './sigma0/types.js';
 export function openProductSource(source: ProductSource): Promise<Sigma0Product> {
   switch (source.kind) {
     case 'safe':
-      return openSafeProduct(source.path, source.options, source.parsed);
+      return openSafeProduct(source.path, source.options);
     case 'sigma0-geotiff':
       return openSigma0GeoTiff(source.path, source.options);
   }

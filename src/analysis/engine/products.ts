@@ -71,9 +71,7 @@ async function withOpened<T, O>(key: string, openIt: () => Promise<O>, closeIt: 
 
 /** Runs `use` on the product `source` describes, opened on this thread (or reused); the product stays open while `use` runs. */
 export function withOpenedProduct<T>(source: ProductSource, use: (product: Sigma0Product) => Promise<T>): Promise<T> {
-  // Keyed by what names the product, not by the parsed XML a SAFE source may carry (the same for the same path and options).
-  const { parsed: _parsed, ...names } = source as ProductSource & { parsed?: unknown };
-  return withOpened(`product ${JSON.stringify(names)}`, () => openProductSource(source), (p) => p.close(), use);
+  return withOpened(`product ${JSON.stringify(source)}`, () => openProductSource(source), (p) => p.close(), use);
 }
 
 /** Runs `use` on the rasters `sources` describe, opened together on this thread as imagery's openRasterSources opens them (or reused). */

@@ -1,5 +1,5 @@
 export { openSafeProduct, openSafeProductFrom, readWindow } from './product.js';
-export type { OpenSafeOptions, SafeBand, SafeBandFiles, SafeParsedBand, SafeParsedXml, SafeProduct } from './product.js';
+export type { OpenSafeOptions, SafeBand, SafeBandFiles, SafeProduct } from './product.js';
 export { SIGMA_FLOOR_LINEAR, readCalibratedWindow } from './calibrate.js';
 export type { CalibratedWindow, CalibrationQuantity, ReadWindowOptions } from './calibrate.js';
 export { GeolocationGrid, normaliseLongitude } from './geolocation.js';

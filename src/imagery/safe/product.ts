@@ -80,27 +80,8 @@ export interface SafeProduct {
   close(): Promise<void>;
 }
 
-/**
- * A SAFE product as structured-cloneable data (one kind of sigma0/types.ts' ProductSource, defined here so safe/ needs nothing of sigma0/).
- * `parsed`, when present, is the XML the opening thread already parsed: a thread opening the source reuses it instead of parsing again.
- */
-export type SafeSource = { kind: 'safe'; path: string; options: OpenSafeOptions; parsed?: SafeParsedXml };
-
-/** One band's parsed annotation, calibration and noise XML, and the member files they came from. */
-export interface SafeParsedBand {
-  polarisation: string;
-  swath: string;
-  files: SafeBandFiles;
-  annotation: ProductAnnotation;
-  calibration: CalibrationLut;
-  noise: NoiseLut;
-}
-
-/** A product's parsed XML (plain data and typed arrays: structured-cloneable and v8-serialisable). */
-export interface SafeParsedXml {
-  manifest: SafeManifest;
-  bands: SafeParsedBand[];
-}
+/** A SAFE product as structured-cloneable data (one kind of sigma0/types.ts' ProductSource, defined here so safe/ needs nothing of sigma0/). */
+export type SafeSource = { kind: 'safe'; path: string; options: OpenSafeOptions };
 
 export interface OpenSafeOptions {
   geolocationInterpolation?: GridInterpolation;
@@ -213,89 +194,67 @@ async function openMeasurement(
   return { reader: new BlockReader(image, options.blockCache), placement, nodata: image.getGDALNoData(), error: null };
 }
 
-/** The manifest, checked to be a Sentinel-1 GRD product. */
-function checkedManifest(manifest: SafeManifest, productName: string): SafeManifest {
-  if (!manifest.missionId.startsWith('S1')) {
-    throw new ImageryError('UNSUPPORTED_PRODUCT', `${productName} is not a Sentinel-1 product`);
-  }
-  if (manifest.productType !== 'GRD') {
-    throw new ImageryError('UNSUPPORTED_PRODUCT', `${productName} is a ${manifest.productType} product; only GRD is read`);
-  }
-  return manifest;
-}
-
-/** Reads and parses the manifest and the XML of the bands `options` asks for. */
-async function parseProductXml(container: SafeContainer, options: OpenSafeOptions): Promise<SafeParsedXml> {
-  const manifest = checkedManifest(parseManifest(await container.readText('manifest.safe')), container.productName);
-  const groups = groupMembers(container.files());
-  const annotated = [...groups.values()].filter((g) => g.annotation);
-  const chosen = options.firstOf?.map((p) => annotated.find((g) => g.polarisation === p)).find((g) => g !== undefined);
-  if (options.firstOf && !chosen) {
-    throw new ImageryError('MEASUREMENT_UNAVAILABLE', `${container.productName} has none of the polarisations ${options.firstOf.join(', ')}`);
-  }
-  const bands: SafeParsedBand[] = [];
-  for (const group of chosen ? [chosen] : groups.values()) {
-    if (!group.annotation) continue;
-    if (!group.calibration || !group.noise) {
-      throw new ImageryError('INVALID_PRODUCT', `${container.productName}: ${group.swath} ${group.polarisation} lacks calibration or noise XML`);
-    }
-    const [annotationXml, calibrationXml, noiseXml] = await Promise.all([
-      container.readText(group.annotation),
-      container.readText(group.calibration),
-      container.readText(group.noise),
-    ]);
-    const annotation = parseAnnotation(annotationXml, group.annotation);
-    if (annotation.productType !== 'GRD') {
-      throw new ImageryError('UNSUPPORTED_PRODUCT', `${group.annotation} annotates a ${annotation.productType} product`);
-    }
-    bands.push({
-      polarisation: group.polarisation,
-      swath: group.swath,
-      files: { annotation: group.annotation, calibration: group.calibration, noise: group.noise, measurement: group.measurement ?? null },
-      annotation,
-      calibration: parseCalibration(calibrationXml, group.calibration),
-      noise: parseNoise(noiseXml, group.noise),
-    });
-  }
-  return { manifest, bands };
-}
-
 /**
  * Open a Sentinel-1 GRD product: a `.SAFE` folder, its `manifest.safe`, a `.zip`, or the
  * URL of a GRD STAC item (assets read remotely, see src/imagery/stac).
- * Manifest, annotation, calibration and noise XML are parsed now (unless `parsed` gives them,
- * as another thread parsed them for the same path and options); measurement TIFFs are only
- * opened (header) and read by window later.
+ * Manifest, annotation, calibration and noise XML are parsed now; measurement TIFFs are
+ * only opened (header) and read by window later.
  */
-export async function openSafeProduct(path: string, options: OpenSafeOptions = {}, parsed?: SafeParsedXml): Promise<SafeProduct> {
-  const opened = await openContainer(await openSafeContainer(path), options, parsed);
-  // A local product can be opened again by path on another thread (a remote one needs this thread's access settings),
-  // given the XML parsed here so that thread need not parse it again.
-  return isRemoteHref(path) ? opened.product : Object.assign(opened.product, { source: { kind: 'safe' as const, path, options, parsed: opened.parsed } });
+export async function openSafeProduct(path: string, options: OpenSafeOptions = {}): Promise<SafeProduct> {
+  const product = await openSafeProductFrom(await openSafeContainer(path), options);
+  // A local product can be opened again by path on another thread (a remote one needs this thread's access settings).
+  return isRemoteHref(path) ? product : Object.assign(product, { source: { kind: 'safe' as const, path, options } });
 }
 
 /** openSafeProduct on an opened container (a SAFE folder, zip, or STAC-assembled product). */
 export async function openSafeProductFrom(container: SafeContainer, options: OpenSafeOptions = {}): Promise<SafeProduct> {
-  return (await openContainer(container, options)).product;
-}
-
-/** The product in `container`, and its parsed XML (`given`, or parsed now). */
-async function openContainer(container: SafeContainer, options: OpenSafeOptions, given?: SafeParsedXml): Promise<{ product: SafeProduct; parsed: SafeParsedXml }> {
   const opened: GeoTIFF[] = [];
   try {
-    const parsed = given ?? (await parseProductXml(container, options));
-    const manifest = checkedManifest(parsed.manifest, container.productName);
+    const manifest = parseManifest(await container.readText('manifest.safe'));
+    if (!manifest.missionId.startsWith('S1')) {
+      throw new ImageryError('UNSUPPORTED_PRODUCT', `${container.productName} is not a Sentinel-1 product`);
+    }
+    if (manifest.productType !== 'GRD') {
+      throw new ImageryError('UNSUPPORTED_PRODUCT', `${container.productName} is a ${manifest.productType} product; only GRD is read`);
+    }
+
+    const groups = groupMembers(container.files());
+    const annotated = [...groups.values()].filter((g) => g.annotation);
+    const chosen = options.firstOf?.map((p) => annotated.find((g) => g.polarisation === p)).find((g) => g !== undefined);
+    if (options.firstOf && !chosen) {
+      throw new ImageryError('MEASUREMENT_UNAVAILABLE', `${container.productName} has none of the polarisations ${options.firstOf.join(', ')}`);
+    }
     const bands: Record<string, SafeBand> = {};
-    for (const band of parsed.bands) {
-      const geolocation = GeolocationGrid.fromPoints(band.annotation.geolocationGrid, options.geolocationInterpolation);
-      const measurement = await openMeasurement(container, band.files.measurement ?? undefined, band.annotation, options, opened);
-      bands[band.polarisation] = new GrdBand(
-        band.polarisation,
-        band.swath,
-        band.files,
-        band.annotation,
-        band.calibration,
-        band.noise,
+    for (const group of chosen ? [chosen] : groups.values()) {
+      if (!group.annotation) continue;
+      if (!group.calibration || !group.noise) {
+        throw new ImageryError('INVALID_PRODUCT', `${container.productName}: ${group.swath} ${group.polarisation} lacks calibration or noise XML`);
+      }
+      const [annotationXml, calibrationXml, noiseXml] = await Promise.all([
+        container.readText(group.annotation),
+        container.readText(group.calibration),
+        container.readText(group.noise),
+      ]);
+      const annotation = parseAnnotation(annotationXml, group.annotation);
+      if (annotation.productType !== 'GRD') {
+        throw new ImageryError('UNSUPPORTED_PRODUCT', `${group.annotation} annotates a ${annotation.productType} product`);
+      }
+      const calibration = parseCalibration(calibrationXml, group.calibration);
+      const noise = parseNoise(noiseXml, group.noise);
+      const geolocation = GeolocationGrid.fromPoints(annotation.geolocationGrid, options.geolocationInterpolation);
+      const measurement = await openMeasurement(container, group.measurement, annotation, options, opened);
+      bands[group.polarisation] = new GrdBand(
+        group.polarisation,
+        group.swath,
+        {
+          annotation: group.annotation,
+          calibration: group.calibration,
+          noise: group.noise,
+          measurement: group.measurement ?? null,
+        },
+        annotation,
+        calibration,
+        noise,
         geolocation,
         measurement.placement,
         measurement.nodata,
@@ -330,7 +289,7 @@ async function openContainer(container: SafeContainer, options: OpenSafeOptions,
 
     const geolocation = first.geolocation;
     let closing: Promise<void> | null = null;
-    const product: SafeProduct = {
+    return {
       location: container.location,
       productId: container.productName,
       manifest,
@@ -357,7 +316,6 @@ async function openContainer(container: SafeContainer, options: OpenSafeOptions,
         return closing;
       },
     };
-    return { product, parsed };
   } catch (error) {
     await Promise.all(opened.map((t) => t.close()));
     await container.close();
