@@ -41,8 +41,35 @@ export interface ProductAnnotation {
   geolocationGrid: GeolocationPoint[];
 }
 
+/** The only element of `xml` named `name`, as text (null unless it opens and closes exactly once, unprefixed). */
+function onlyElement(xml: string, name: string): string | null {
+  const open = new RegExp(`<${name}[\\s>]`, 'g');
+  const starts = [...xml.matchAll(open)];
+  const close = `</${name}>`;
+  const end = xml.indexOf(close);
+  if (starts.length !== 1 || end < 0 || xml.indexOf(close, end + 1) >= 0 || end < starts[0]!.index) return null;
+  return xml.slice(starts[0]!.index, end + close.length);
+}
+
+/**
+ * The annotation with only the elements parseAnnotation reads (header, product and image
+ * information, geolocation grid), nested as in the product: about a twentieth of an IW GRD
+ * annotation, whose orbit, attitude, Doppler and antenna lists no pixel needs, and which every
+ * thread that opens the product would otherwise parse. Null (parse it all) when the document
+ * is not laid out plainly enough to cut (an element missing, repeated, or namespaced).
+ */
+function readPart(xml: string): string | null {
+  if (/<!\[CDATA\[|<!--/.test(xml)) return null;
+  const header = onlyElement(xml, 'adsHeader');
+  const info = onlyElement(onlyElement(xml, 'generalAnnotation') ?? '', 'productInformation');
+  const image = onlyElement(onlyElement(xml, 'imageAnnotation') ?? '', 'imageInformation');
+  const grid = onlyElement(xml, 'geolocationGrid');
+  if (!header || !info || !image || !grid || !/<product[\s>]/.test(xml)) return null;
+  return `<product>${header}<generalAnnotation>${info}</generalAnnotation><imageAnnotation>${image}</imageAnnotation>${grid}</product>`;
+}
+
 export function parseAnnotation(xml: string, what = 'product annotation'): ProductAnnotation {
-  const doc = parseXml(xml, what);
+  const doc = parseXml(readPart(xml) ?? xml, what);
   const product = child(doc, 'product');
   if (product === undefined) throw new ImageryError('INVALID_PRODUCT', `${what} has no <product> root`);
   const header = child(product, 'adsHeader');
