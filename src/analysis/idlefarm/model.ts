@@ -2,7 +2,7 @@
 // Coefficients are fitted on generated seasons by training/idlefarm/fit.ts (seeded, so the
 // fit repeats exactly) and committed as model.json beside this file.
 
-import { readFileSync } from 'node:fs';
+import { committedModel } from '../common/committedModel.ts';
 import type { SeasonStats } from './season.ts';
 
 /** Longest rise (days) the model distinguishes; slower rises count as this long. */
@@ -34,14 +34,5 @@ export function idleProbability(model: IdleModel, features: readonly number[]): 
 
 export const MODEL_URL = new URL('./model.json', import.meta.url);
 
-let cached: IdleModel | undefined;
-
 /** The committed model; it must have been fitted on the features this code computes. */
-export function loadIdleModel(): IdleModel {
-  if (cached) return cached;
-  const model = JSON.parse(readFileSync(MODEL_URL, 'utf8')) as IdleModel;
-  if (model.featureNames.length !== FEATURE_NAMES.length || model.featureNames.some((n, i) => n !== FEATURE_NAMES[i])) {
-    throw new Error(`idlefarm model.json was fitted on [${model.featureNames.join(', ')}], the code computes [${FEATURE_NAMES.join(', ')}]: refit (training/idlefarm/fit.ts)`);
-  }
-  return (cached = model);
-}
+export const loadIdleModel = committedModel<IdleModel>(MODEL_URL, 'idlefarm model.json', (m) => m.featureNames, FEATURE_NAMES, 'training/idlefarm/fit.ts');

@@ -3,9 +3,10 @@
 // bright blob on dark sea, or part of bright cluttered land/quay?) keep the vessels. Features
 // are computed here, in the tile function (worker thread); the trees are shared with the
 // oil-slick model (../oilslick/gbt.ts), fitted by training/ship/fitClassifier.ts on the SSDD
-// development chips and stored in classifierModel.json. Imports ../oilslick/gbt.ts and ./cluster.ts.
+// development chips and stored in classifierModel.json. Imports ../oilslick/gbt.ts, ../common/committedModel.ts
+// and ./cluster.ts.
 
-import { readFileSync } from 'node:fs';
+import { committedModel } from '../common/committedModel.ts';
 import { gbtPredict, type GbtModel } from '../oilslick/gbt.ts';
 import type { Cluster, ClusterShape } from './cluster.ts';
 
@@ -109,18 +110,14 @@ export interface CandidateModel {
   fitted: Record<string, unknown>;
 }
 
-let cached: CandidateModel | null = null;
-
 /** The committed model (classifierModel.json beside this file), read once per thread. */
-export function candidateModel(): CandidateModel {
-  if (cached) return cached;
-  const m = JSON.parse(readFileSync(new URL('./classifierModel.json', import.meta.url), 'utf8')) as CandidateModel;
-  const names = m.model.featureNames;
-  if (names.join(',') !== CANDIDATE_FEATURES.join(','))
-    throw new Error(`ship classifierModel.json was fitted on [${names.join(', ')}], the code computes [${CANDIDATE_FEATURES.join(', ')}]: refit (training/ship/fitClassifier.ts)`);
-  cached = m;
-  return m;
-}
+export const candidateModel = committedModel<CandidateModel>(
+  new URL('./classifierModel.json', import.meta.url),
+  'ship classifierModel.json',
+  (m) => m.model.featureNames,
+  CANDIDATE_FEATURES,
+  'training/ship/fitClassifier.ts',
+);
 
 export function candidateProbability(model: CandidateModel, features: number[]): number {
   return gbtPredict(model.model, features);

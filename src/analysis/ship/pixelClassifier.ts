@@ -7,9 +7,10 @@
 // broad and bright, a ship is compact on dark water). Windows are in pixels (the SSDD chips it is
 // fitted on have no known pixel size). The trees are ../oilslick/gbt.ts's, fitted by
 // training/ship/fitPixelClassifier.ts and stored in pixelModel.json. Pure, on typed arrays;
-// imports ../oilslick/gbt.ts, ../../raster/boxMean.ts, ../../raster/components.ts, ./cluster.ts (type), ./seaLevel.ts.
+// imports ../oilslick/gbt.ts, ../common/committedModel.ts, ../../raster/boxMean.ts, ../../raster/components.ts,
+// ./cluster.ts (type), ./seaLevel.ts.
 
-import { readFileSync } from 'node:fs';
+import { committedModel } from '../common/committedModel.ts';
 import { gbtPredict, type GbtModel } from '../oilslick/gbt.ts';
 import { BoxScratch, boxMean } from '../../raster/boxMean.ts';
 import { connectedComponents } from '../../raster/components.ts';
@@ -161,17 +162,14 @@ export interface PixelModel {
   fitted: Record<string, unknown>;
 }
 
-let cached: PixelModel | null = null;
-
 /** The committed model (pixelModel.json beside this file), read once per thread. */
-export function pixelModel(): PixelModel {
-  if (cached) return cached;
-  const m = JSON.parse(readFileSync(new URL('./pixelModel.json', import.meta.url), 'utf8')) as PixelModel;
-  if (m.model.featureNames.join(',') !== PIXEL_FEATURES.join(','))
-    throw new Error(`ship pixelModel.json was fitted on [${m.model.featureNames.join(', ')}], the code computes [${PIXEL_FEATURES.join(', ')}]: refit (training/ship/fitPixelClassifier.ts)`);
-  cached = m;
-  return m;
-}
+export const pixelModel = committedModel<PixelModel>(
+  new URL('./pixelModel.json', import.meta.url),
+  'ship pixelModel.json',
+  (m) => m.model.featureNames,
+  PIXEL_FEATURES,
+  'training/ship/fitPixelClassifier.ts',
+);
 
 /** Ship probability per pixel (0 outside the gate and the target pixels). */
 export function pixelProbability(field: PixelFeatureField, model: Pick<PixelModel, 'model' | 'gate'>): Float32Array {
