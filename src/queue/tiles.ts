@@ -14,6 +14,7 @@ import { Queue, QueueEvents, UnrecoverableError, WaitingError, Worker, type Job 
 import type { TileCall, TileRunner } from '../analysis/port.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import { reviveError } from '../analysis/engine/revive.ts';
+import { toThrownData } from '../threads/task.ts';
 
 export interface TileQueueOptions {
   redisUrl: string;
@@ -89,9 +90,8 @@ const SHUTDOWN = 'the worker is shutting down';
 const TILE_ERROR = 'tile error: ';
 
 function encodeTileError(error: unknown): Error {
-  const e = error instanceof Error ? error : new Error(String(error));
-  const code = (e as { code?: unknown }).code;
-  return new Error(`${TILE_ERROR}${JSON.stringify({ name: e.name, message: e.message, ...(typeof code === 'string' ? { code } : {}) })}`);
+  const { name, message, code } = toThrownData(error);
+  return new Error(`${TILE_ERROR}${JSON.stringify({ name, message, ...(code === undefined ? {} : { code }) })}`);
 }
 
 export function decodeTileError(failedReason: string): Error {
