@@ -1,11 +1,22 @@
 /**
  * Runs once before the test files (vitest globalSetup): expensive shared fixtures are made here,
- * once per machine and reused by later runs (test/helpers/demoArchive.ts).
+ * once per machine and reused by later runs (test/helpers/demoArchive.ts); and the run's own
+ * folder is made, where the files share results made once per run (test/helpers/runFixtures.ts).
  */
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ensureDemoArchiveCache } from './helpers/demoArchive.ts';
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
+  // The test processes are forked after this, with this environment. Kept if set (a setup per project).
+  const made = !process.env.SARWATCH_TEST_RUN_DIR;
+  if (made) process.env.SARWATCH_TEST_RUN_DIR = fs.mkdtempSync(path.join(tmpdir(), 'sarwatch-test-run-'));
+  const runDir = process.env.SARWATCH_TEST_RUN_DIR!;
   const t0 = Date.now();
   const demo = await ensureDemoArchiveCache();
   if (demo.generated) console.info(`globalSetup: generated the demo archive for the tests in ${((Date.now() - t0) / 1000).toFixed(1)} s (reused by later runs)`);
+  return () => {
+    if (made) fs.rmSync(runDir, { recursive: true, force: true });
+  };
 }

@@ -45,6 +45,23 @@ async function analyze(...args: string[]): Promise<{ fc: Fc; stderr: string }> {
   return { fc: JSON.parse(readFileSync(out, 'utf8')) as Fc, stderr: res.stderr };
 }
 
+/**
+ * The same run without starting a process: runAnalyze, which `sarwatch analyze` calls after
+ * parsing its arguments, writing the same file; the warnings are what it would print. For the
+ * further runs of a test whose command line (each option, the stderr lines) a process run
+ * checks already: on these small rasters a `sarwatch` process's start-up (node, tsx, its
+ * modules: 1.5–2 CPU s) is much of a run. Awaited one at a time, never beside the library
+ * calls: runAnalyze ends by closing the process's analysis pool, as the command must.
+ */
+async function analyzeInProcess(detector: string, inputs: string[], options: Partial<Parameters<typeof runAnalyze>[0]> = {}): Promise<{ fc: Fc; warnings: string[] }> {
+  const out = path.join(dir, `out-${++outputs}.geojson`);
+  const warnings: string[] = [];
+  const done = await runAnalyze({ detector, inputs, out, warn: (m) => warnings.push(m), ...options });
+  const fc = JSON.parse(readFileSync(out, 'utf8')) as Fc;
+  expect(done).toEqual({ features: fc.features.length, out, warnings });
+  return { fc, warnings };
+}
+
 async function usage(pattern: RegExp, ...args: string[]): Promise<void> {
   const res = await sarwatch('analyze', ...args);
   expect(res.code, res.stderr).toBe(2);
@@ -182,7 +199,8 @@ describe('Enga OPERA stack (real; 10 dates in one folder, VH only, ~65 % no-data
     expect(stderr).toMatch(/newbuilding T\d{3}-\d{6}-IW\d 2024-01-23 → 2024-05-22/);
     const pre = path.join(ENGA_DIR, files.find((f) => f.includes('_20240123T'))!);
     const post = path.join(ENGA_DIR, files.find((f) => f.includes('_20240522T'))!);
-    const { fc } = await analyze('newbuilding', pre, post, '--polygon', polygon);
+    // The folder above as a process; the two files in-process.
+    const { fc } = await analyzeInProcess('newbuilding', [pre, post], { polygon });
     const library = await detectChangeInRtcPair({ vh: pre }, { vh: post }, { aoi: parseAoiWkt(polygon), kind: 'newbuilding', maxRequestBytes: MIB });
     expect(fc).toEqual(asJson(library.result));
     expect(folder).toEqual(fc);
@@ -256,7 +274,8 @@ describe('generated city (the demo archive\'s IJburg stack: 61 dates at 12 days,
 
   it('disappearbuilding between the same folders finds the demolished buildings', async () => {
     const [pre, post] = [stack.dates[0]!, stack.dates[60]!];
-    const { fc } = await analyze('disappearbuilding', path.join(byDate, pre), path.join(byDate, post), '--polygon', cityPolygon);
+    // In-process: the same command line as newbuilding's process run above.
+    const { fc } = await analyzeInProcess('disappearbuilding', [path.join(byDate, pre), path.join(byDate, post)], { polygon: cityPolygon });
     expectResultRules(fc, { confidence: 'number-or-null' });
     const s = score(fc, 'disappearbuilding', pre, post);
     expect(s.targets).toBeGreaterThan(25); // measured 37
@@ -268,7 +287,11 @@ describe('generated city (the demo archive\'s IJburg stack: 61 dates at 12 days,
     const folders = stack.dates.map((d) => path.join(byDate, d));
     for (const type of ['clearing', 'flood']) {
       const patch = truth.find((f) => f.properties.kind === 'changepoint' && f.properties.change_type === type)!;
-      const { fc } = await analyze('timeseries', ...folders, '--polygon', toWkt(patch.geometry), '--cell-size', '50');
+      // `--cell-size` on the command line once (a process), the other patch in-process.
+      const { fc } =
+        type === 'clearing'
+          ? await analyze('timeseries', ...folders, '--polygon', toWkt(patch.geometry), '--cell-size', '50')
+          : await analyzeInProcess('timeseries', folders, { polygon: toWkt(patch.geometry), cellSize: '50' });
       expectResultRules(fc, { confidence: 'number-or-null' });
       const cells = fc.features.filter((f) => f.properties.area_sqm >= 400);
       expect(cells.length).toBeGreaterThanOrEqual(6);
@@ -292,11 +315,12 @@ describe('generated city (the demo archive\'s IJburg stack: 61 dates at 12 days,
     const dates = [stack.dates[0]!, stack.dates[30]!, stack.dates[60]!];
     const { fc } = await analyze('timeseries', ...picked, '--polygon', cityPolygon, '--dates', dates.join(','));
     expect(fc.features[0]!.properties.chart.dates).toEqual(dates);
-    const { fc: tagged } = await analyze('timeseries', ...picked, '--polygon', cityPolygon);
+    // `--dates` as a process above; the same files dated by their tags, and as PRE POST, in-process.
+    const { fc: tagged } = await analyzeInProcess('timeseries', picked, { polygon: cityPolygon });
     expect(tagged).toEqual(fc);
     expect(fc.features[0]!.properties.chart.vh.every((v: number | null) => v === null)).toBe(true);
     // Two files named PRE and POST (dated by their tags).
-    const { fc: change } = await analyze('newbuilding', picked[0]!, picked[2]!, '--polygon', cityPolygon);
+    const { fc: change } = await analyzeInProcess('newbuilding', [picked[0]!, picked[2]!], { polygon: cityPolygon });
     expectResultRules(change, { confidence: 'number-or-null' });
     expect(change.features.length).toBeGreaterThan(50);
   }, 180_000);

@@ -11,10 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geodesicAreaSqm, intersectAoi, unionAoi, type Polygon, type Position } from '../../src/geo/index.ts';
 import { writeSafeGrd } from '../../src/synth/safe.ts';
 import { AnalyzeUsageError, runAnalyze } from '../../src/cli/analyze.ts';
+import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { GDAL_TAG, HAS_GDAL, NORTH_SEA_SAFE, NORTH_SEA_TRUTH, NORTH_SEA_VV_TIFF, gdal } from '../imagery/fixtures.ts';
 import { featureCentre, nearestDistances, readSigma0, writeGcpSigma0, writeUtmSigma0 } from '../imagery/sigma0Fixtures.ts';
 import { runSarwatch } from '../helpers/cli.ts';
+import { northSeaShipRun } from '../helpers/runFixtures.ts';
 
 
 let dir: string;
@@ -25,13 +27,37 @@ interface Fc {
   features: { id: number; geometry: Polygon; properties: Record<string, unknown> }[];
 }
 
-/** Run a detector and return its FeatureCollection; fails the test on a non-zero exit. */
+/** Run a detector (`sarwatch analyze`, a process) and return its FeatureCollection; fails the test on a non-zero exit. */
 async function detect(detector: string, input: string, ...options: string[]): Promise<{ fc: Fc; stderr: string }> {
   const out = path.join(dir, `${detector}-${path.basename(input)}-${options.join('_').replace(/[^\w]/g, '')}.geojson`);
   const res = await sarwatch('analyze', detector, input, ...options, '--out', out);
   expect(res.code, res.stderr).toBe(0);
   expect(res.stderr).toMatch(/\d+ features written to/);
   return { fc: JSON.parse(readFileSync(out, 'utf8')) as Fc, stderr: res.stderr };
+}
+
+let inProcessRuns = 0;
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+/**
+ * The same run without starting a process: runAnalyze, which `sarwatch analyze` calls after
+ * parsing its arguments, writing the same file; the warnings are what it would print. For the
+ * further inputs of a comparison whose command line (each option, the exit code, the stderr
+ * lines) a process run checks already: a `sarwatch` process costs 1.5–2 CPU s of start-up
+ * (node, tsx, its modules) that this process has paid. One at a time: runAnalyze ends by
+ * closing the process's analysis pool, as the command must before it exits.
+ */
+function detectInProcess(detector: string, input: string, options: Partial<Parameters<typeof runAnalyze>[0]> = {}): Promise<{ fc: Fc; warnings: string[] }> {
+  const run = async () => {
+    const out = path.join(dir, `in-process-${++inProcessRuns}-${detector}-${path.basename(input)}.geojson`);
+    const warnings: string[] = [];
+    const done = await runAnalyze({ detector, inputs: [input], out, warn: (m) => warnings.push(m), ...options });
+    const fc = JSON.parse(readFileSync(out, 'utf8')) as Fc;
+    expect(done).toEqual({ features: fc.features.length, out, warnings });
+    return { fc, warnings };
+  };
+  const result = inProcessQueue.then(run, run);
+  inProcessQueue = result.catch(() => {});
+  return result;
 }
 
 const certainVessels: Position[] = (JSON.parse(readFileSync(NORTH_SEA_TRUTH, 'utf8')) as { features: { geometry: { coordinates: Position }; properties: { certain: boolean } }[] }).features
@@ -43,6 +69,9 @@ let safeShips: Fc;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'sarwatch-cli-sigma0-'));
+  // The reference: `sarwatch analyze ship` on the SAFE itself, run once per test run and
+  // shared with test/cli/cli.test.ts (test/helpers/runFixtures.ts); started while the GeoTIFFs are written.
+  const referenceRun = northSeaShipRun();
   const src = await readSigma0(NORTH_SEA_SAFE);
   files = {
     gcpLinear: path.join(dir, 'northsea_sigma0_gcp.tif'),
@@ -55,10 +84,15 @@ beforeAll(async () => {
   await writeGcpSigma0(src, files.gcpDb, { units: 'db' });
   await writeGcpSigma0(src, files.unnamed, { descriptions: null });
   await src.product.close();
-  safeShips = (await detect('ship', NORTH_SEA_SAFE)).fc;
+  const reference = await referenceRun;
+  expect(reference.args.slice(0, 3)).toEqual(['analyze', 'ship', NORTH_SEA_SAFE]);
+  expect(reference.code, reference.stderr).toBe(0);
+  expect(reference.stderr).toMatch(/\d+ features written to/);
+  safeShips = reference.fc as Fc;
 }, 180_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await closeAnalysisPool();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -99,7 +133,8 @@ describe('analyze ship on σ0 GeoTIFFs of the real North-Sea crop', () => {
       await Promise.all([
         detect('ship', files.gcpDb, '--units', 'DB'),
         detect('ship', files.unnamed, '--pol', 'VV,VH'),
-        detect('ship', files.unnamed, '--pol', 'VV,VH', '--polygon', polygon),
+        // --pol and --polygon as processes just above and below; their combination in-process.
+        detectInProcess('ship', files.unnamed, { pol: 'VV,VH', polygon }),
         detect('ship', NORTH_SEA_SAFE, '--polygon', polygon),
       ])
     ).map((r) => r.fc) as [Fc, Fc, Fc, Fc];
@@ -126,7 +161,8 @@ describe('analyze ship on σ0 GeoTIFFs of the real North-Sea crop', () => {
     gdal('gdalwarp', ['-q', '-overwrite', '-t_srs', 'EPSG:32631', '-tr', '10', '10', '-r', 'near', files.gcpDb, utm]);
     // 10 m × 10 m at 51.4° N: 1.44e-4° of longitude, 9.0e-5° of latitude.
     gdal('gdalwarp', ['-q', '-overwrite', '-t_srs', 'EPSG:4326', '-tr', '0.000144', '0.00009', '-r', 'near', files.gcpDb, geographic]);
-    const runs = await Promise.all([detect('ship', utm, '--units', 'db'), detect('ship', geographic, '--units', 'db')]);
+    // In-process: `--units db` on the command line is checked by the UTM test above.
+    const runs = await Promise.all([detectInProcess('ship', utm, { units: 'db' }), detectInProcess('ship', geographic, { units: 'db' })]);
     for (const { fc } of runs) {
       expectResultRules(fc);
       expectSameShips(fc);
@@ -207,10 +243,11 @@ describe('analyze oilslick on σ0 GeoTIFFs of a generated SAFE product with a sl
   };
 
   it('the slick from the SAFE, from a UTM dB GeoTIFF and from a GCP linear GeoTIFF: one feature each, IoU ≥ 0.9 with the truth; the calm patch is not reported', async () => {
+    // One process (`--units db`, the warning on stderr); the SAFE and the GCP file in-process.
     const [safeRun, utm, gcp] = await Promise.all([
-      detect('oilslick', safePath),
+      detectInProcess('oilslick', safePath),
       detect('oilslick', path.join(dir, 'slick_utm_db.tif'), '--units', 'db'),
-      detect('oilslick', path.join(dir, 'slick_gcp.tif')),
+      detectInProcess('oilslick', path.join(dir, 'slick_gcp.tif')),
     ]);
     const fromSafe = safeRun.fc;
     expect(utm.stderr).toMatch(/has no incidence-angle band: the low-wind look-alike test assumed 38° everywhere/);

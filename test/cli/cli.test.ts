@@ -13,6 +13,7 @@ import { expectResultRules } from '../helpers/resultRules.ts';
 import { runSarwatchWithEnv } from '../helpers/cli.ts';
 import { TEST_STORE, dropTestStore, testStoreEnv } from '../helpers/services.ts';
 import { S1_DATA, SAMPLES } from '../helpers/samples.ts';
+import { northSeaShipRun } from '../helpers/runFixtures.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -160,11 +161,13 @@ describe('sarwatch CLI shares the data directory with the server', { timeout: 18
 
   it('analyze ship runs the detector on a SAFE product without the service (issue 4: like SNAP gpt)', async () => {
     const safe = path.join(S1_DATA, 'grd-safe-northsea-ships/notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
-    const out = path.join(dataDir, 'ships.geojson');
-    const res = await sarwatch(dataDir, 'analyze', 'ship', safe, '--out', out);
-    expect(res.code).toBe(0);
+    // `sarwatch analyze ship SAFE --out FILE`, run once per test run and shared with
+    // test/cli/analyze-sigma0.test.ts (test/helpers/runFixtures.ts): 8 CPU s a run.
+    const res = await northSeaShipRun();
+    expect(res.args).toEqual(['analyze', 'ship', safe, '--out', expect.stringMatching(/\.geojson$/)]);
+    expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toMatch(/\d+ features written to/);
-    const fc = JSON.parse(fs.readFileSync(out, 'utf8'));
+    const fc = res.fc!;
     expectResultRules(fc);
     // The 16 certain vessels of the ground truth are all there (docs/ship.md).
     expect(fc.features.length).toBeGreaterThanOrEqual(16);

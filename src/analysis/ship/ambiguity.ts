@@ -61,6 +61,33 @@ export function readAmbiguityGeometry(product: SafeProduct, band: SafeBand): Pro
 
 const geometryCache = new WeakMap<SafeProduct, Map<string, Promise<AmbiguityGeometry>>>();
 
+/** The only element of `xml` named `name` (null unless it opens and closes exactly once, unprefixed). */
+function onlyElement(xml: string, name: string): string | null {
+  const starts = [...xml.matchAll(new RegExp(`<${name}[\\s>]`, 'g'))];
+  const close = `</${name}>`;
+  const end = xml.indexOf(close);
+  if (starts.length !== 1 || end < 0 || xml.indexOf(close, end + 1) >= 0 || end < starts[0]!.index) return null;
+  return xml.slice(starts[0]!.index, end + close.length);
+}
+
+/**
+ * The annotation with only the elements read here (the downlink information's PRFs, the orbit
+ * state vectors, the swath-merge bounds), nested as in the product: about 1 % of an IW GRD
+ * annotation (20 KB of 1.8 MB), whose parse the detector would otherwise pay once more after
+ * the product's own (src/imagery/safe/annotation.ts reads the other parts). Null (parse it all)
+ * when the document is not laid out plainly enough to cut: an element missing, repeated or
+ * namespaced, or CDATA or comments that could hide a tag.
+ */
+function ambiguityPart(xml: string): string | null {
+  if (/<!\[CDATA\[|<!--/.test(xml) || !/<product[\s>]/.test(xml)) return null;
+  const general = onlyElement(xml, 'generalAnnotation');
+  const downlink = onlyElement(general ?? '', 'downlinkInformationList');
+  const orbits = onlyElement(general ?? '', 'orbitList');
+  const merging = onlyElement(xml, 'swathMerging');
+  if (!downlink || !orbits || !merging) return null;
+  return `<product><generalAnnotation>${downlink}${orbits}</generalAnnotation>${merging}</product>`;
+}
+
 async function parseAmbiguityGeometry(product: SafeProduct, band: SafeBand): Promise<AmbiguityGeometry> {
   const annotation = band.annotation;
   const wavelength = SPEED_OF_LIGHT / (annotation.radarFrequency ?? 5.405e9);
@@ -70,7 +97,8 @@ async function parseAmbiguityGeometry(product: SafeProduct, band: SafeBand): Pro
   try {
     const container = await openSafeContainer(product.location);
     try {
-      const doc = parseXml(await container.readText(band.files.annotation), band.files.annotation);
+      const xml = await container.readText(band.files.annotation);
+      const doc = parseXml(ambiguityPart(xml) ?? xml, band.files.annotation);
       const root = child(doc, 'product');
       for (const d of children(root, 'generalAnnotation', 'downlinkInformationList', 'downlinkInformation')) {
         const swath = text(child(d, 'swath'));
