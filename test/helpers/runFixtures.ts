@@ -43,15 +43,24 @@ async function once<T>(name: string, make: (dir: string) => Promise<T>): Promise
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
+  const failed = path.join(runDir, `${name}.failed`);
   if (mine) {
-    const value = await make(dir);
+    let value: T;
+    try {
+      value = await make(dir);
+    } catch (e) {
+      // The waiting files fail at once with the maker's reason instead of waiting out WAIT_MS.
+      fs.writeFileSync(failed, String((e as Error)?.stack ?? e));
+      throw e;
+    }
     fs.writeFileSync(`${done}.part`, JSON.stringify(value));
     fs.renameSync(`${done}.part`, done);
     return value;
   }
   const end = Date.now() + WAIT_MS;
   while (!fs.existsSync(done)) {
-    if (Date.now() > end) throw new Error(`${done} was not written within ${WAIT_MS / 1000} s (its maker failed or was killed)`);
+    if (fs.existsSync(failed)) throw new Error(`the shared fixture ${name} failed in the file that made it:\n${fs.readFileSync(failed, 'utf8')}`);
+    if (Date.now() > end) throw new Error(`${done} was not written within ${WAIT_MS / 1000} s (its maker was killed)`);
     await new Promise((r) => setTimeout(r, 250));
   }
   return JSON.parse(fs.readFileSync(done, 'utf8')) as T;
