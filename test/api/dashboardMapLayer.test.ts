@@ -118,7 +118,7 @@ describe('issue 22: a timeseries job stores a map layer of its cells', () => {
 
 describe('the map layer of polygons with holes and of multipolygons', () => {
   it('keeps each part and hole, closes every ring, writes null deviations and leaves out absent ids', async () => {
-    const square = (x: number, y: number, d: number) => [[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]];
+    const square = (x: number, y: number, d: number): Array<[number, number]> => [[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]];
     const geometries = [
       { type: 'Polygon' as const, coordinates: [square(4.1234567, 52.1, 0.01), square(4.125, 52.102, 0.002)] },
       { type: 'MultiPolygon' as const, coordinates: [[square(5, 53, 0.01), square(5.002, 53.002, 0.002)], [square(5.1, 53, 0.01)]] },
