@@ -7,6 +7,10 @@
  * (the stand-in of test/web/overlayStandIn.test.ts), since making 5,000 real detections would
  * measure the detector, not the page.
  *
+ * A time series' page draws its map layer (the cells and their deviation, made by the worker's
+ * own code, src/analysis/quicklook/mapLayer.ts), not the result; the bench then clicks a cell
+ * on the first visit and times the full result's download until the cell's chart is shown.
+ *
  * Render time, as the page itself times it: from navigation start to the animation frame after
  * the one whose canvas redraw drew every result feature within the map's view (the page's
  * `sarwatch:all-features-drawn` mark, taken once that frame was painted). Navigation start is
@@ -25,7 +29,9 @@ import type { Browser, Page } from 'playwright-core';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/runtime.ts';
 import { createAccount, createApiKey } from '../src/jobs/accounts.ts';
-import { CHROMIUM, dashboardDir, launchBrowser } from '../test/helpers/browser.ts';
+import { CHROMIUM, dashboardDir, launchBrowser, project } from '../test/helpers/browser.ts';
+import { makeMapLayer } from '../src/analysis/quicklook/index.ts';
+import type { ResultCollection } from '../src/analysis/port.ts';
 import type { BenchStage } from './imagery-read.ts';
 
 type Stage = BenchStage & { cpuSeconds?: number; loadAverage?: number };
@@ -96,6 +102,8 @@ interface Scenario {
   fc: GeoJSON.FeatureCollection;
   polygon: string;
   signedResult: string;
+  /** A time series' map layer (signed URL), drawn instead of the result. */
+  signedLayer: string | null;
 }
 
 function jobView(s: Scenario) {
@@ -105,6 +113,7 @@ function jobView(s: Scenario) {
     result_path: `/api/v1/jobs/${s.jobId}/result.geojson`, error_code: null, error_message: null, error: null,
     area_sqkm: 450, coverage: null, scene_selection: null, warnings: [], progress: 100,
     credits_used: 4.5, request_params: { satellite_id: 'sentinel-1', polygon: s.polygon },
+    map_layer_path: s.signedLayer ? `/api/v1/jobs/${s.jobId}/map-layer` : null,
   };
 }
 
@@ -115,6 +124,7 @@ async function openPage(browser: Browser, url: string, apiKey: string, scenarios
   for (const s of scenarios) {
     await page.route((u) => u.pathname === `/api/v1/jobs/${s.jobId}`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(jobView(s)) }));
     await page.route((u) => u.pathname === `/api/v1/jobs/${s.jobId}/result.geojson`, (route) => route.fulfill({ status: 302, headers: { Location: s.signedResult } }));
+    if (s.signedLayer) await page.route((u) => u.pathname === `/api/v1/jobs/${s.jobId}/map-layer`, (route) => route.fulfill({ status: 302, headers: { Location: s.signedLayer! } }));
   }
   await page.route(
     (u) => u.pathname === '/api/v1/jobs',
@@ -133,7 +143,7 @@ async function openPage(browser: Browser, url: string, apiKey: string, scenarios
  * mark, all-features-drawn).
  */
 async function marks(page: Page, withinApp: boolean): Promise<{ breakdown: string; renderSeconds: number }> {
-  const names = ['app-start', 'job-view', 'land-fetched', 'map-loaded', 'result-requested', 'result-parsed', 'result-kept', 'result-set', 'all-features-drawn'];
+  const names = ['app-start', 'job-view', 'land-fetched', 'map-loaded', 'layer-requested', 'layer-parsed', 'layer-kept', 'result-requested', 'result-parsed', 'result-kept', 'result-set', 'all-features-drawn'];
   // A string, not a function: tsx's name-keeping helper does not exist in the page.
   const times = (await page.evaluate(`(() => {
     const all = performance.getEntriesByType('mark');
@@ -280,6 +290,8 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
     const { accountId } = await createAccount(service.db, { name: 'bench', credits: 1000 });
     const { apiKey } = await createApiKey(service.db, { accountId });
     const scenarios: Scenario[] = [];
+    const layerBytes: Record<string, number> = {};
+    const layerCost: Record<string, string> = {};
     for (const [name, endpoint, fc, polygon] of [
       [`${ships.toLocaleString('en')} ship features`, 'ship', shipResult(ships), 'POLYGON ((4.2 52.38, 4.5 52.38, 4.5 52.58, 4.2 52.58, 4.2 52.38))'],
       [`${cells.toLocaleString('en')} time-series cells × ${dates} dates`, 'timeseries', timeseriesResult(cells, dates), 'POLYGON ((4.95 52.33, 5.03 52.33, 5.03 52.38, 4.95 52.38, 4.95 52.33))'],
@@ -288,7 +300,19 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
       const body = JSON.stringify(fc);
       await service.objects.put(`bench/${jobId}.geojson`, body, 'application/geo+json');
       const signedResult = await service.objects.presign(`bench/${jobId}.geojson`, { expiresInSeconds: 3600, filename: 'result.geojson', contentType: 'application/geo+json' });
-      scenarios.push({ name, endpoint, jobId, fc, polygon, signedResult });
+      // What the worker stores at a job's end beside the quicklook (worker/quicklook.ts).
+      const made0 = { wall: performance.now(), cpu: process.cpuUsage() };
+      const layer = await makeMapLayer({ endpointId: endpoint, result: fc as ResultCollection });
+      // Main thread and the pool's threads (one process): the worker's cost of the layer.
+      const madeCpu = process.cpuUsage(made0.cpu);
+      if (layer) layerCost[endpoint] = `${(performance.now() - made0.wall).toFixed(0)} ms wall, ${((madeCpu.user + madeCpu.system) / 1000).toFixed(0)} CPU ms (the pool started cold: a worker's is warm)`;
+      let signedLayer: string | null = null;
+      if (layer) {
+        await service.objects.put(`bench/${jobId}.layer.geojson`, Buffer.from(layer), 'application/geo+json');
+        signedLayer = await service.objects.presign(`bench/${jobId}.layer.geojson`, { expiresInSeconds: 3600, filename: 'map_layer.geojson', contentType: 'application/geo+json' });
+        layerBytes[endpoint] = layer.length;
+      }
+      scenarios.push({ name, endpoint, jobId, fc, polygon, signedResult, signedLayer });
     }
     browser = await launchBrowser();
     const stages: Stage[] = [];
@@ -300,7 +324,7 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
     const profiles: Record<string, string> = {};
     for (const s of scenarios) {
       const n = s.fc.features.length;
-      sizes[s.endpoint] = `${(Buffer.byteLength(JSON.stringify(s.fc)) / 2 ** 20).toFixed(1)} MB`;
+      sizes[s.endpoint] = `${(Buffer.byteLength(JSON.stringify(s.fc)) / 2 ** 20).toFixed(1)} MB${layerBytes[s.endpoint] ? ` (map layer ${(layerBytes[s.endpoint]! / 2 ** 20).toFixed(2)} MB)` : ''}`;
       // First visit: a new context, so the bundle, the land layer and the result all come over the wire.
       const page = await openPage(browser, service.url, apiKey, scenarios);
       let t0 = performance.now();
@@ -322,6 +346,25 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
       breakdown[`${s.endpoint} first`] = firstMarks.breakdown;
       wall[`${s.endpoint} first`] = `${firstWall.toFixed(2)} s`;
       stages.push({ name: `${s.name}: first visit`, seconds: first, mpxPerSecond: 0, peakRssMb: 0, cpuSeconds: firstCpu, loadAverage: os.loadavg()[0] });
+      if (s.signedLayer) {
+        // The first click on a cell drawn from the layer: the full result downloaded and parsed, the cell's chart shown.
+        const cell = s.fc.features[Math.floor(n / 2)]!;
+        const ring = (cell.geometry as GeoJSON.Polygon).coordinates[0]!.slice(0, -1);
+        const [lon, lat] = [ring.reduce((a, p) => a + p[0]!, 0) / ring.length, ring.reduce((a, p) => a + p[1]!, 0) / ring.length];
+        const map = page.locator('#job-map');
+        const view = JSON.parse((await map.getAttribute('data-view'))!) as { lon: number; lat: number; zoom: number };
+        const box = (await map.boundingBox())!;
+        const at = project(view, { width: box.width - 2, height: box.height - 2 }, lon, lat);
+        t0 = performance.now();
+        cpu0 = treeCpuSeconds();
+        await page.mouse.click(box.x + 1 + at.x, box.y + 1 + at.y);
+        const dates = (cell.properties as { chart: { dates: string[] } }).chart.dates.length;
+        await page.locator('.properties table.series tbody tr').nth(dates - 1).waitFor({ state: 'attached', timeout: 120_000 });
+        // Cells are a few pixels wide in this view: the click may hit a neighbour (every cell has the same dates).
+        const heading = await page.locator('.properties h2').textContent();
+        if (!/^Feature \d+$/.test(heading ?? '')) throw new Error(`the click showed ${heading}, not a cell`);
+        stages.push({ name: `${s.name}: first click, the cell's chart (full result fetched)`, seconds: (performance.now() - t0) / 1000, mpxPerSecond: 0, peakRssMb: 0, cpuSeconds: treeCpuSeconds() - cpu0, loadAverage: os.loadavg()[0] });
+      }
       // Back to the page within the app: assets cached, the result downloaded and drawn again.
       const again: number[] = [];
       const againWall: number[] = [];
@@ -354,7 +397,7 @@ export async function benchDashboard(): Promise<{ stages: Stage[]; details: Reco
       verdicts[s.endpoint] = `first ${first.toFixed(2)} s, again ${median.toFixed(2)} s: ${Math.max(first, median) <= 1 ? 'within' : 'over'} 1 s`;
       await page.context().close();
     }
-    return { stages, details: { renderTime: 'navigation start → the frame after the canvas drew every result feature within the view (page marks)', resultSizes: sizes, breakdownMs: breakdown, benchWallTime: wall, cpuByThread: threads, ...(Object.keys(profiles).length ? { mainThreadSelfTime: profiles } : {}), target: verdicts, chromium: (await browser.version()), load: os.loadavg().map((l) => l.toFixed(2)).join(' ') } };
+    return { stages, details: { renderTime: 'navigation start → the frame after the canvas drew every result feature within the view (page marks)', resultSizes: sizes, mapLayerMade: layerCost, breakdownMs: breakdown, benchWallTime: wall, cpuByThread: threads, ...(Object.keys(profiles).length ? { mainThreadSelfTime: profiles } : {}), target: verdicts, chromium: (await browser.version()), load: os.loadavg().map((l) => l.toFixed(2)).join(' ') } };
   } finally {
     await browser?.close();
     await service.close();

@@ -1,7 +1,8 @@
 /**
  * Time-series benchmark (`npm run bench -- --only timeseries`): a 50 km² polygon × 3 years
  * of acquisitions (91 dates, 12-day revisit) through detectTimeseries with the default 100 m
- * cells, then the result serialised as the worker does.
+ * cells, then the result serialised as the worker does, then the job's quicklook (the deviation
+ * map) and its map layer as the worker makes them (issue 22 §1: their share of the job).
  *
  * The stack: src/synth writeRtcStack, farmland (fields with crop cycles, meadows, idle
  * fields), 740 × 740 px at 10 m (7.4 km square), VV + VH, float32 Deflate GeoTIFFs named and
@@ -22,6 +23,7 @@ import { detectTimeseries } from '../src/analysis/timeseries/index.ts';
 import type { AoiGeometry, Position } from '../src/geo/types.ts';
 import { lonLatTransform } from '../src/imagery/index.ts';
 import { writeRtcStack } from '../src/synth/index.ts';
+import { makeMapLayer, makeQuicklook } from '../src/analysis/quicklook/index.ts';
 import { benchStage } from './imagery-read.ts';
 import type { ChangeBenchStage } from './change.ts';
 
@@ -125,6 +127,12 @@ export async function benchTimeseries(opts: { workDir: string }): Promise<Timese
   const out = detected.value;
   const serialised = await stage('result as GeoJSON (JSON.stringify)', async () => JSON.stringify(out.result).length);
   stages.push(serialised.stage);
+  // What the worker makes after the analysis, side by side (worker/quicklook.ts); each one's share of the job (detection + it).
+  const share = (s: ChangeBenchStage) => `${((100 * s.seconds) / (detected.stage.seconds + s.seconds)).toFixed(1)} % of the job`;
+  const quicklook = await stage('quicklook: deviation map', () => makeQuicklook({ endpointId: 'timeseries', family: 'analyze', input: { kind: 'series', scenes: [], extent: aoi, aoi }, result: out.result }));
+  stages.push({ ...quicklook.stage, name: `quicklook: deviation map (${Math.round(quicklook.value!.quicklook.length / 1024)} KiB): ${share(quicklook.stage)}` });
+  const layer = await stage('map layer', () => makeMapLayer({ endpointId: 'timeseries', result: out.result }));
+  stages.push({ ...layer.stage, name: `map layer (${(layer.value!.length / 1e6).toFixed(2)} MB GeoJSON): ${share(layer.stage)}` });
   return {
     stages,
     sizePx,

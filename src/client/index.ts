@@ -354,6 +354,24 @@ export class SarwatchClient {
     return this.downloadBytes(await this.pictureUrl(jobId, 'overlay'));
   }
 
+  /**
+   * The signed URL of a timeseries job's map layer: GeoJSON of the result's cells (same order
+   * and ids) with only `deviation`, coordinates rounded to 6 decimals. NotFoundError when the
+   * job has none.
+   */
+  async mapLayerUrl(jobId: string): Promise<string> {
+    return this.redirectOf(`/api/v1/jobs/${encodeURIComponent(jobId)}/map-layer`);
+  }
+
+  /** Downloads a timeseries job's map layer, parsed: a FeatureCollection of the cells, each with `id` and `properties.deviation`. */
+  async downloadMapLayer(jobId: string): Promise<{
+    type: 'FeatureCollection';
+    bbox?: number[];
+    features: Array<{ type: 'Feature'; id?: number | string; geometry: { type: 'Polygon' | 'MultiPolygon'; coordinates: unknown[] }; properties: { deviation: number | null } }>;
+  }> {
+    return JSON.parse(new TextDecoder().decode(await this.downloadBytes(await this.mapLayerUrl(jobId))));
+  }
+
   private async redirectOf(path: string): Promise<string> {
     const { response } = await this.request<null>('GET', path, undefined, 'manual');
     const location = response.headers.get('location');

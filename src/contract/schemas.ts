@@ -91,6 +91,10 @@ export const JobStatusResponse = Type.Object({
   overlay: Type.Union([Overlay, Type.Null()], {
     description: 'The analysed imagery as a PNG on a Web-Mercator grid, for a web map; null when the job has none (sarwatch extension, additive to v1)',
   }),
+  map_layer_path: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "A timeseries job's map layer: GET it (with the API key) for a 302 to a GeoJSON FeatureCollection of the result's cells, in the result's order with its ids, coordinates rounded to 6 decimals and only properties.deviation — what a web map needs to colour the cells without downloading every cell's chart; null for other endpoints and when the job has none (sarwatch extension, additive to v1)",
+  }),
   credits_used: Type.Union([Type.Number(), Type.Null()], {
     description: 'Credits charged, as on the list item (sarwatch extension, additive to v1); null until the job has settled',
   }),

@@ -384,13 +384,14 @@ export class JobService {
   }
 
   /**
-   * Where a job's quicklook or overlay PNG can be downloaded: a signed, expiring URL. 404 while
-   * the job has none (not completed, failed, or none was made), 410 after the result's retention.
+   * Where a job's quicklook or overlay PNG, or its map layer (GeoJSON), can be downloaded: a
+   * signed, expiring URL. 404 while the job has none (not completed, failed, or none was made),
+   * 410 after the result's retention.
    */
-  async pictureUrl(principal: Principal, jobId: string, picture: 'quicklook' | 'overlay'): Promise<string> {
+  async pictureUrl(principal: Principal, jobId: string, picture: 'quicklook' | 'overlay' | 'map layer'): Promise<string> {
     this.authorizeRead(principal);
     const row = await this.ownJob(principal, jobId);
-    const key = row.status === 'completed' ? (picture === 'quicklook' ? row.quicklook_key : row.overlay_key) : null;
+    const key = row.status === 'completed' ? { quicklook: row.quicklook_key, overlay: row.overlay_key, 'map layer': row.map_layer_key }[picture] : null;
     if (!key) {
       const why = row.status === 'completed' ? `job ${row.id} has no ${picture}` : `job ${row.id} is ${row.status}; a ${picture} comes with a completed job`;
       throw new ApiError('NOT_FOUND', why);
@@ -398,10 +399,11 @@ export class JobService {
     if (row.result_deleted_at || (row.result_expires_at && row.result_expires_at <= isoNow())) {
       throw new ApiError('GONE', `the ${picture} of job ${row.id} expired at ${row.result_expires_at}; results are kept ${this.deps.config.resultRetentionDays} days after completion`);
     }
+    const layer = picture === 'map layer';
     return this.deps.objects.presign(key, {
       expiresInSeconds: this.deps.config.signedUrlTtlSeconds,
-      filename: `${row.endpoint_id}_${row.id}_${picture}.png`,
-      contentType: 'image/png',
+      filename: `${row.endpoint_id}_${row.id}_${layer ? 'map_layer.geojson' : `${picture}.png`}`,
+      contentType: layer ? 'application/geo+json' : 'image/png',
     });
   }
 }

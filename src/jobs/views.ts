@@ -16,6 +16,11 @@ export function quicklookPathOf(row: Pick<JobRow, 'id' | 'status' | 'quicklook_k
   return row.status === 'completed' && row.quicklook_key ? `/api/v1/jobs/${row.id}/quicklook.png` : null;
 }
 
+/** A time series' map layer's download path (its cells and their deviation as small GeoJSON), while the job has one; 410 after retention. */
+export function mapLayerPathOf(row: Pick<JobRow, 'id' | 'status' | 'map_layer_key'>): string | null {
+  return row.status === 'completed' && row.map_layer_key ? `/api/v1/jobs/${row.id}/map-layer` : null;
+}
+
 export function overlayOf(row: Pick<JobRow, 'id' | 'status' | 'overlay_key' | 'overlay_bounds'>): Overlay | null {
   if (row.status !== 'completed' || !row.overlay_key || !row.overlay_bounds) return null;
   return { path: `/api/v1/jobs/${row.id}/overlay`, bounds: JSON.parse(row.overlay_bounds) as Overlay['bounds'], crs: 'EPSG:3857' };
@@ -59,6 +64,7 @@ export function toJobStatus(row: JobRow): JobStatusResponse {
     monitor_id: row.monitor_id ?? null,
     quicklook_path: quicklookPathOf(row),
     overlay: overlayOf(row),
+    map_layer_path: mapLayerPathOf(row),
     credits_used: row.credits_used_micros === null ? null : fromMicros(row.credits_used_micros),
     request_params: parseJson<Record<string, unknown>>(row.request_params),
   };

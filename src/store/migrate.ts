@@ -10,6 +10,7 @@ import * as m0008 from './migrations/0008_job_events.ts';
 import * as m0009 from './migrations/0009_monitors_webhooks.ts';
 import * as m0010 from './migrations/0010_quicklooks.ts';
 import * as m0011 from './migrations/0011_ais_uploads.ts';
+import * as m0012 from './migrations/0012_map_layers.ts';
 
 /** Migrations are listed here in order; a new one is a new file plus one line. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_monitors_webhooks': m0009,
   '0010_quicklooks': m0010,
   '0011_ais_uploads': m0011,
+  '0012_map_layers': m0012,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

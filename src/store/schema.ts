@@ -72,6 +72,8 @@ export interface JobsTable {
   quicklook_key: ColumnType<string | null, string | null | undefined, string | null>;
   overlay_key: ColumnType<string | null, string | null | undefined, string | null>;
   overlay_bounds: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Object key of a time series' map layer (its cells and their deviation, GeoJSON), set on completion when made; optional on insert. */
+  map_layer_key: ColumnType<string | null, string | null | undefined, string | null>;
   attempts: Generated<number>;
   /** Worker that holds the job while processing, and until when (crash recovery). */
   lease_owner: string | null;

@@ -43,6 +43,8 @@ export interface Job {
   /** Quicklook (issue 22 §1): present once the quicklook helper's fields are served. */
   quicklook_path?: string | null;
   overlay?: Overlay | null;
+  /** A time series' map layer (its cells with `deviation` only, GeoJSON): drawn instead of the full result, which is fetched on the first click. */
+  map_layer_path?: string | null;
   /** As on the list item (issue 22): charged credits, and the submission's parameters (untrusted). */
   credits_used?: number | null;
   request_params?: Record<string, unknown> | null;

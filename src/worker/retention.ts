@@ -1,5 +1,5 @@
 /**
- * Deletes result objects (and the job's quicklook and overlay, and any fanned-out tile result
+ * Deletes result objects (and the job's quicklook, overlay and map layer, and any fanned-out tile result
  * left under the job: queue/tiles.ts) whose retention has elapsed, and
  * marks each job's result deleted (the expireResult transition). Job metadata stays forever; the
  * API answers 410 GONE from `result_expires_at` even before the sweeper has run.
@@ -22,7 +22,7 @@ export async function sweepExpiredResults(db: Db, objects: ObjectStore, opts: Sw
   const now = opts.now ?? isoNow();
   let expired = 0;
   for (const job of await resultsDueToExpire(db, now, opts.batch ?? 500)) {
-    for (const key of [job.result_key, job.quicklook_key, job.overlay_key]) if (key) await objects.delete(key);
+    for (const key of [job.result_key, job.quicklook_key, job.overlay_key, job.map_layer_key]) if (key) await objects.delete(key);
     await objects.deletePrefix(tilePrefix(job.id));
     if (await expireResult(db, job.id, now)) expired++;
   }

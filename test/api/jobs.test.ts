@@ -25,7 +25,7 @@ describe('GET /api/v1/jobs/{job_id} (spec: Job (status))', () => {
     expect(['pending', 'processing', 'failed']).toContain(pending.status);
     const job = await waitForTerminal(t.client, job_id);
     expect(Object.keys(job).sort()).toEqual(
-      ['area_sqkm', 'completed_at', 'coverage', 'created_at', 'credits_used', 'endpoint_id', 'error', 'error_code', 'error_message', 'job_id', 'max_credits', 'monitor_id', 'overlay', 'progress', 'quicklook_path', 'request_params', 'result_path', 'satellite_id', 'scene_selection', 'status', 'warnings'].sort(),
+      ['area_sqkm', 'completed_at', 'coverage', 'created_at', 'credits_used', 'endpoint_id', 'error', 'error_code', 'error_message', 'job_id', 'map_layer_path', 'max_credits', 'monitor_id', 'overlay', 'progress', 'quicklook_path', 'request_params', 'result_path', 'satellite_id', 'scene_selection', 'status', 'warnings'].sort(),
     );
     expect(job).toMatchObject({
       job_id,
@@ -42,6 +42,7 @@ describe('GET /api/v1/jobs/{job_id} (spec: Job (status))', () => {
       monitor_id: null, // sarwatch extension (issue 21): set on a monitor's runs only
       quicklook_path: null,
       overlay: null,
+      map_layer_path: null,
       // sarwatch extensions (issue 22): what the list item carries, so a client need not look the job up in the list
       credits_used: 0,
       request_params: shipBody,

@@ -24,6 +24,8 @@ let web: ReturnType<typeof dashboardDir>;
 let browser: Browser;
 let context: BrowserContext;
 let demoKey = '';
+/** The time-series job the dashboard submitted (its own test makes one when run alone). */
+let timeseriesJobId: string | undefined;
 
 describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded service on the demo archive${BROWSER_SKIP_NOTE}`, () => {
   beforeAll(async () => {
@@ -231,6 +233,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     await page.getByRole('button', { name: 'Submit job' }).click();
     await page.waitForURL(/#\/jobs\/[0-9a-f-]{36}$/);
     const jobId = /#\/jobs\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+    timeseriesJobId = jobId;
     await page.locator('[data-testid=job-fields] .badge.status-completed').waitFor({ timeout: 240_000 });
     expect(refused).toBe(1);
     expect(await page.locator('section.details').getAttribute('data-live')).toBe('polling');
@@ -250,6 +253,47 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     expect(await page.locator('.properties table.series tbody tr').first().locator('td').first().textContent()).toBe(dates[0]);
     await screenshot(page, 'job-timeseries');
     expect(watch.errors.filter((e) => !/status of 429/.test(e))).toEqual([]);
+    await page.close();
+  }, 400_000);
+
+  it('a time-series job’s page draws its cells from the map layer, not the full result; the first click downloads the result once and the chart still shows', async () => {
+    if (!timeseriesJobId) {
+      const res = await t.http('POST', '/api/v1/analyze/timeseries', { key: demoKey, body: { satellite_id: 'sentinel-1', polygon: CITY, date_start: '2023-01-01', date_end: '2024-12-31' } });
+      expect(res.status).toBe(200);
+      timeseriesJobId = res.json.job_id as string;
+    }
+    const jobId = timeseriesJobId;
+    await expect.poll(async () => (await t.http('GET', `/api/v1/jobs/${jobId}`, { key: demoKey })).json.status, { timeout: 300_000, interval: 1000 }).toBe('completed');
+    const view = (await t.http('GET', `/api/v1/jobs/${jobId}`, { key: demoKey })).json;
+    expect(view.map_layer_path).toBe(`/api/v1/jobs/${jobId}/map-layer`);
+    const fc = await resultOf(jobId);
+    // A new page: nothing kept from the other tests' visits.
+    const { page, watch } = await signedIn();
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+    await page.goto(`${t.url}/#/jobs/${jobId}`);
+    const map = page.locator('#job-map');
+    await map.and(page.locator(`[data-rendered-features="${fc.features.length}"]`)).waitFor({ timeout: 60_000 });
+    expect(Number(await map.getAttribute('data-result-features'))).toBe(fc.features.length);
+    expect(requests.filter((r) => r === `/api/v1/jobs/${jobId}/map-layer`)).toHaveLength(1);
+    expect(requests.filter((r) => r === `/api/v1/jobs/${jobId}/result.geojson`)).toHaveLength(0);
+
+    const withChart = fc.features.filter((f) => (f.properties as { chart?: { dates: string[] } }).chart?.dates.length);
+    for (const cell of [withChart[0]!, withChart[withChart.length - 1]!]) {
+      await clickMapAt(page, ...centre(cell));
+      await expect.poll(() => page.locator('.properties h2').textContent()).toBe(`Feature ${cell.id}`);
+      const dates = (cell.properties as { chart: { dates: string[] } }).chart.dates;
+      await expect.poll(() => page.locator('.properties table.series tbody tr').count()).toBe(dates.length);
+      expect(await page.locator('.properties figure.chart canvas').count()).toBeGreaterThan(0);
+      // The values behind the chart are this cell's, from the full result.
+      const vv = (cell.properties as { chart: { vv: Array<number | null> } }).chart.vv;
+      const row = await page.locator('.properties table.series tbody tr').last().locator('td').allTextContents();
+      expect(row[0]).toBe(dates[dates.length - 1]);
+      expect(row[1]).toBe(String(vv[vv.length - 1] ?? '—'));
+    }
+    // One download of the full result for both clicks.
+    expect(requests.filter((r) => r === `/api/v1/jobs/${jobId}/result.geojson`)).toHaveLength(1);
+    expect(watch.errors).toEqual([]);
     await page.close();
   }, 400_000);
 

@@ -1,5 +1,6 @@
 // Quicklooks: a finished job's picture (σ0 in dB of what was analysed with the detections drawn,
-// or a time series' deviation map) and a Web-Mercator overlay a web map places by its bounds.
+// or a time series' deviation map), a Web-Mercator overlay a web map places by its bounds, and
+// a time series' map layer (its cells and their deviation as small GeoJSON).
 // Imports imagery, geo, raster and the analysis modules' input helpers; never jobs/ or api/.
 import type { EndpointId, Family } from '../../contract/enums.ts';
 import type { AoiGeometry, BBox } from '../../geo/types.ts';
@@ -16,6 +17,7 @@ import { sampleSource } from './sample.ts';
 import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
 import { flatBuffers, flattenGeometries } from './vectors.ts';
 import { threadTasks as deviationMapTasks, type DeviationLegendClass } from './deviationMap.ts';
+import { timeseriesMapLayer } from './mapLayer.ts';
 
 export { MAX_SIDE } from './sample.ts';
 
@@ -99,6 +101,16 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
     default:
       return null;
   }
+}
+
+/**
+ * The map layer of a completed job (mapLayer.ts: the cells' geometry and deviation, for a web
+ * map to colour without the full result), UTF-8 GeoJSON; null for an endpoint without one
+ * (only a time series' result is too large to draw from: every cell carries its chart).
+ */
+export async function makeMapLayer(request: Pick<QuicklookRequest, 'endpointId' | 'result' | 'signal'>): Promise<Uint8Array | null> {
+  if (request.endpointId !== 'timeseries' || !request.result) return null;
+  return timeseriesMapLayer(request.result.features, request.signal);
 }
 
 /**

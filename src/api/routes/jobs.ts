@@ -178,9 +178,15 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
     );
   }
 
-  for (const [route, picture, summary] of [
-    ['quicklook.png', 'quicklook', 'Download the quicklook PNG: what was analysed, detections drawn (302 to a signed URL)'],
-    ['overlay', 'overlay', "Download the overlay PNG on a Web-Mercator grid, placed by the job's overlay.bounds (302 to a signed URL)"],
+  for (const [route, picture, summary, what] of [
+    ['quicklook.png', 'quicklook', 'Download the quicklook PNG: what was analysed, detections drawn (302 to a signed URL)', 'the PNG'],
+    ['overlay', 'overlay', "Download the overlay PNG on a Web-Mercator grid, placed by the job's overlay.bounds (302 to a signed URL)", 'the PNG'],
+    [
+      'map-layer',
+      'map layer',
+      "Download a timeseries job's map layer: GeoJSON of the result's cells with their deviation only, coordinates rounded to 6 decimals (302 to a signed URL)",
+      'the GeoJSON (application/geo+json)',
+    ],
   ] as const) {
     app.get(
       `/jobs/:job_id/${route}`,
@@ -191,7 +197,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
           summary,
           security,
           params: JobIdParams,
-          response: { 302: Type.Null({ description: 'Location: signed, expiring URL of the PNG' }), ...errors(401, 403, 404, 410, 429) },
+          response: { 302: Type.Null({ description: `Location: signed, expiring URL of ${what}` }), ...errors(401, 403, 404, 410, 429) },
         },
       },
       async (request, reply) => {

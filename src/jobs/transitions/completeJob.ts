@@ -17,8 +17,13 @@ export interface CompletionFacts {
   warnings: Warning[];
   pricePerSqkm: number;
   retentionDays: number;
-  /** The job's quicklook objects (kept and deleted with the result), when one was made. */
-  quicklook?: { key: string; overlay: { key: string; bounds: [number, number, number, number] } | null } | null;
+  /** The job's quicklook objects and map layer (kept and deleted with the result), those that were made. */
+  quicklook?: {
+    key: string | null;
+    overlay: { key: string; bounds: [number, number, number, number] } | null;
+    /** A time series' map layer (GeoJSON of its cells and their deviation). */
+    mapLayer?: { key: string } | null;
+  } | null;
 }
 
 /**
@@ -44,6 +49,7 @@ export async function completeJob(db: Db, jobId: string, workerId: string, facts
         quicklook_key: facts.quicklook?.key ?? null,
         overlay_key: facts.quicklook?.overlay?.key ?? null,
         overlay_bounds: facts.quicklook?.overlay ? JSON.stringify(facts.quicklook.overlay.bounds) : null,
+        map_layer_key: facts.quicklook?.mapLayer?.key ?? null,
         result_expires_at: addDays(now, facts.retentionDays),
         area_sqkm: facts.areaSqkm,
         lat: facts.lat,

@@ -26,7 +26,7 @@ export async function expireResult(db: Db, jobId: string, now: string): Promise<
 export function resultsDueToExpire(db: Db, now: string, limit: number) {
   return db
     .selectFrom('jobs')
-    .select(['id', 'result_key', 'quicklook_key', 'overlay_key'])
+    .select(['id', 'result_key', 'quicklook_key', 'overlay_key', 'map_layer_key'])
     .where('status', 'in', [...TRANSITIONS.expire.from])
     .where('result_expires_at', '<=', now)
     .where('result_deleted_at', 'is', null)

@@ -3,7 +3,8 @@
  * coverage polygon, the quicklook overlay (when the job view has one) and the result features
  * styled per endpoint; a feature's properties (and a time-series cell's chart) on click;
  * download buttons. Follows a running job by its event stream (polling when the stream cannot
- * be had), then draws the result.
+ * be had), then draws the result — a time series from its map layer (the cells and their
+ * deviation), the full result with every cell's chart fetched on the first click.
  */
 import { api, ApiError } from '../api.ts';
 import { append, button, clear, definitions, el, message } from '../dom.ts';
@@ -41,9 +42,12 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
   let view: MapView | null = null;
   /** The map has been framed (once: later reads of a running job leave the view to the user). */
   let fitted = false;
+  /** The job whose result is drawn (a time series' cell clicked on its map layer: the full result is this job's). */
+  let drawnJob: Job | null = null;
+  let drawnFromLayer = false;
   function openMap(frame: [number, number, number, number] | null, basemapUrl: string | null): MapView {
     const v = MapView.open(mapBox, { basemapUrl, label: 'Job map: AOI, coverage, quicklook and result features', bounds: frame });
-    v.onFeatureClick((f) => showProperties(props, f));
+    v.onFeatureClick((f) => (drawnFromLayer && drawnJob ? void showCell(props, f, drawnJob, status) : showProperties(props, f)));
     fitted = frame !== null;
     return v;
   }
@@ -101,7 +105,7 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
       const wantResult = job.status === 'completed' && !resultDrawn;
       // The result and the overlay start downloading now, while the fields and the map are set up.
       const downloads = Promise.all([
-        wantResult ? fetchResult(job) : null,
+        wantResult ? fetchMapData(job) : null,
         wantResult && job.overlay ? api.download(job.overlay.path).then((png) => ({ png }), (err: unknown) => ({ err })) : null,
       ]);
       title.textContent = `${job.endpoint_id ?? 'Job'} job`;
@@ -134,6 +138,8 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
         renderDownloads(downloadBox, job, status);
         if (result && 'fc' in result && job.endpoint_id) {
           if (!fitted) fitted = view.fitTo(bboxOf(result.fc.features.map((f) => f.geometry)));
+          drawnJob = job;
+          drawnFromLayer = result.layer;
           await view.setResult(job.endpoint_id, result.fc);
           performance.mark('sarwatch:result-set');
           clear(legendBox);
@@ -167,27 +173,84 @@ export async function jobPage(main: HTMLElement, params: Record<string, string>,
 }
 
 /**
- * The last result drawn, by job: a completed job's result does not change, so returning to its
- * page within the app draws it from here instead of downloading and parsing it again. One result only (a time series' can be 9 MB).
+ * The last result and the last map layer downloaded, by job: a completed job's result does not
+ * change, so returning to its page within the app draws it from here instead of downloading and
+ * parsing it again. One of each only (a time series' result can be 9 MB). The result is kept
+ * as its promise, so clicks before it is in share one download.
  */
-let lastResult: { jobId: string; path: string; fc: GeoJSON.FeatureCollection } | null = null;
+let lastResult: { jobId: string; path: string; fc: Promise<GeoJSON.FeatureCollection> } | null = null;
+let lastLayer: { jobId: string; path: string; fc: GeoJSON.FeatureCollection } | null = null;
 
-/** The GeoJSON result of a completed job (none for a ZIP result), or why it could not be had. */
-async function fetchResult(job: Job): Promise<{ fc: GeoJSON.FeatureCollection } | { err: unknown } | null> {
+/**
+ * What the map draws of a completed job: a time series' map layer when the job has one (the
+ * cells and their deviation; `layer` true), else its GeoJSON result (none for a ZIP result),
+ * or why neither could be had. A layer that cannot be had falls back to the result.
+ */
+async function fetchMapData(job: Job): Promise<{ fc: GeoJSON.FeatureCollection; layer: boolean } | { err: unknown } | null> {
   if (!job.endpoint_id || !job.result_path || job.result_path.endsWith('.zip')) return null;
-  if (lastResult?.jobId === job.job_id && lastResult.path === job.result_path) {
-    performance.mark('sarwatch:result-kept');
-    return { fc: lastResult.fc };
+  const layerPath = job.map_layer_path;
+  if (job.endpoint_id === 'timeseries' && layerPath) {
+    if (lastLayer?.jobId === job.job_id && lastLayer.path === layerPath) {
+      performance.mark('sarwatch:layer-kept');
+      return { fc: lastLayer.fc, layer: true };
+    }
+    try {
+      performance.mark('sarwatch:layer-requested');
+      const fc = await api.downloadJson<GeoJSON.FeatureCollection>(layerPath);
+      performance.mark('sarwatch:layer-parsed');
+      lastLayer = { jobId: job.job_id, path: layerPath, fc };
+      return { fc, layer: true };
+    } catch {
+      // No layer after all (a 404, a failed download): the full result draws the same cells.
+    }
   }
   try {
-    // Marks for profiling (the dashboard bench reads them): requested, downloaded and parsed.
-    performance.mark('sarwatch:result-requested');
-    const fc = await api.downloadJson<GeoJSON.FeatureCollection>(job.result_path);
-    performance.mark('sarwatch:result-parsed');
-    lastResult = { jobId: job.job_id, path: job.result_path, fc };
-    return { fc };
+    return { fc: await fetchResult(job, job.result_path), layer: false };
   } catch (err) {
     return { err };
+  }
+}
+
+/** A completed job's GeoJSON result, downloaded once (kept: see lastResult). */
+function fetchResult(job: Job, path: string): Promise<GeoJSON.FeatureCollection> {
+  if (lastResult?.jobId === job.job_id && lastResult.path === path) {
+    performance.mark('sarwatch:result-kept');
+    return lastResult.fc;
+  }
+  // Marks for profiling (the dashboard bench reads them): requested, downloaded and parsed.
+  performance.mark('sarwatch:result-requested');
+  const fc = api.downloadJson<GeoJSON.FeatureCollection>(path).then((r) => {
+    performance.mark('sarwatch:result-parsed');
+    return r;
+  });
+  const kept = (lastResult = { jobId: job.job_id, path, fc });
+  // A failed download is not kept: the next click tries again.
+  fc.catch(() => {
+    if (lastResult === kept) lastResult = null;
+  });
+  return fc;
+}
+
+/**
+ * A cell clicked on a time series' map layer: its id and deviation at once, then — once the
+ * full result is in (downloaded on the first click, kept after) — the cell's properties and
+ * chart as the result has them (the same id; the layer keeps the result's order).
+ */
+async function showCell(panel: HTMLElement, cell: GeoJSON.Feature, job: Job, status: HTMLElement): Promise<void> {
+  showProperties(panel, cell);
+  const click = shown;
+  const note = el('p', { class: 'loading', 'aria-live': 'polite' }, 'Loading the cell’s chart…');
+  append(panel, note);
+  try {
+    const fc = await fetchResult(job, job.result_path!);
+    if (click !== shown) return;
+    const full = cell.id === undefined ? undefined : fc.features.find((f) => f.id === cell.id);
+    if (full) showProperties(panel, full);
+    else note.textContent = 'This cell is not in the result.';
+  } catch (err) {
+    if (click !== shown) return;
+    note.remove();
+    append(status, message('error', `Chart not shown: ${err instanceof ApiError ? `${err.code}: ${err.message}` : 'the result could not be downloaded'}`));
   }
 }
 
