@@ -168,7 +168,7 @@ export const BENCH_TRACK_VERSION = 1;
  * relative orbit `12·k` days earlier, open sea with 200 other ships (its own seeds), another
  * wind and no slicks. What a ship job compares its detections with (issue 23 §3).
  */
-function earlierBenchSpec(width: number, height: number, k: number): SafeGrdSpec {
+export function earlierBenchSpec(width: number, height: number, k: number): SafeGrdSpec {
   const rng = new Random(2024 + k, 'bench-scene-earlier');
   const { latSpan } = benchSpans(width, height);
   const ships = randomShips(rng, 200, width, height);
