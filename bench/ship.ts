@@ -7,6 +7,10 @@
  * The scene: bench/imagery-read.ts's (200 ships, 4 slicks, 2 calm patches on open North Sea),
  * generated once into the work dir and reused while its marker (bench-imagery-read.json)
  * matches the size. bench/oilslick.ts uses the same scene.
+ *
+ * Then (unless SARWATCH_BENCH_SHIP_JOB=0) issue 23 §5's job through the service, `benchShipJob`:
+ * the same scene with its track's 5 earlier dates in the archive (fixed structures) and an AIS
+ * upload matched to the detections; wall, CPU seconds and peak RSS of the job and of each part.
  */
 import fs from 'node:fs';
 import { readFile } from 'node:fs/promises';
