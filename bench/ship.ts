@@ -191,6 +191,21 @@ export function benchAisCsv(ships: readonly TruthShip[], footprint: readonly [nu
   return { csv: `${lines.join('\n')}\n`, vessels: ships.length - dark + AIS_UNSEEN_INSIDE + AIS_UNSEEN_OUTSIDE, fixes, dark, unseenInside: AIS_UNSEEN_INSIDE };
 }
 
+/** The MMSI benchAisCsv gave the truth ship nearest a detection's ring (vertex mean), or null when that ship is dark. */
+function ownMmsi(ships: readonly TruthShip[], ring: number[][]): string | null {
+  const pts = ring.length > 1 ? ring.slice(0, -1) : ring;
+  const lon = pts.reduce((a, p) => a + p[0]!, 0) / pts.length;
+  const lat = pts.reduce((a, p) => a + p[1]!, 0) / pts.length;
+  const k = Math.cos((lat * Math.PI) / 180);
+  let best = -1;
+  let bestD = Infinity;
+  ships.forEach((s, i) => {
+    const d = ((s.lon - lon) * k) ** 2 + (s.lat - lat) ** 2;
+    if (d < bestD) [best, bestD] = [i, d];
+  });
+  return best < 0 || (best + 1) % DARK_EVERY === 0 ? null : String(200_000_000 + best + 1);
+}
+
 /**
  * Issue 23 §5, "full IW scene ship job with all of the above", run as a user runs it: the
  * embedded service (SQLite, in-process worker) over an archive folder holding the bench scene
@@ -295,11 +310,11 @@ export async function benchShipJob(opts: { workDir: string; width: number; heigh
     if (parts.at(-1)?.name !== 'end') mark('end');
     load = os.loadavg()[0]!;
     const job = await client.getJob(job_id);
-    const fc = (await client.downloadResult(job_id)) as { features: Array<{ properties: Record<string, unknown> }> };
+    const fc = (await client.downloadResult(job_id)) as { features: Array<{ geometry: { type: string; coordinates: number[][][] }; properties: Record<string, unknown> }> };
     const props = fc.features.map((f) => f.properties);
-    const detections = props.filter((p) => p.detected !== false);
-    // A match is right when the MMSI is the one the bench gave the nearest truth ship.
-    const own = detections.filter((p) => typeof p.mmsi === 'string' && p.mmsi.startsWith('2')).length;
+    const detections = fc.features.filter((f) => f.properties.detected !== false);
+    // A match is its own when the MMSI is the one the bench gave the truth ship nearest the detection.
+    const own = detections.filter((f) => f.properties.mmsi === ownMmsi(truth.ships, f.geometry.coordinates[0]!)).length;
     details = {
       earlierDates: track.value.productPaths.length,
       aisVessels: ais.vessels,
@@ -308,12 +323,12 @@ export async function benchShipJob(opts: { workDir: string; width: number; heigh
       aisUnseenInside: ais.unseenInside,
       truthShips: truth.ships.length,
       shipsReported: detections.length,
-      fixedStructureFalse: detections.filter((p) => p.fixed_structure === false).length,
-      fixedStructureTrue: detections.filter((p) => p.fixed_structure === true).length,
-      unflagged: detections.filter((p) => !('fixed_structure' in p)).length,
-      matched: detections.filter((p) => typeof p.mmsi === 'string').length,
-      matchedToSceneVessel: own,
-      dark: detections.filter((p) => p.dark === true).length,
+      fixedStructureFalse: detections.filter((f) => f.properties.fixed_structure === false).length,
+      fixedStructureTrue: detections.filter((f) => f.properties.fixed_structure === true).length,
+      unflagged: detections.filter((f) => !('fixed_structure' in f.properties)).length,
+      matched: detections.filter((f) => typeof f.properties.mmsi === 'string').length,
+      matchedOwnVessel: own,
+      dark: detections.filter((f) => f.properties.dark === true).length,
       aisUndetected: props.length - detections.length,
       warnings: job.warnings.map((w) => w.code),
     };
