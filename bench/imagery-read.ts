@@ -80,19 +80,40 @@ function round(v: number, digits: number): number {
   return Math.round(v * f) / f;
 }
 
-/** Open sea in the central North Sea (no land in 250 × 170 km), ships, slicks and calm patches. */
-function benchSpec(width: number, height: number): SafeGrdSpec {
-  const rng = new Random(2024, 'bench-scene');
-  const center: [number, number] = [2.6, 55.2];
-  const lonSpan = (width * 10) / (111_000 * Math.cos((center[1] * Math.PI) / 180)) / 2;
-  const latSpan = (height * 10) / 111_000 / 2;
-  const ships: ShipSpec[] = Array.from({ length: 200 }, (_, i) => ({
+/** The bench scene's place and track: central North Sea, track 132 ascending. */
+const BENCH_CENTER: [number, number] = [2.6, 55.2];
+const BENCH_TRACK = { mission: 'S1A', relativeOrbit: 132, pass: 'ascending' } as const;
+const DAY_MS = 86_400_000;
+
+function benchSpans(width: number, height: number): { lonSpan: number; latSpan: number } {
+  return {
+    lonSpan: (width * 10) / (111_000 * Math.cos((BENCH_CENTER[1] * Math.PI) / 180)) / 2,
+    latSpan: (height * 10) / 111_000 / 2,
+  };
+}
+
+/** The bench scene's acquisition time (the pass of track 132 after 2024-07-01 at its south edge). */
+function benchStart(latSpan: number): Date {
+  return trackAcquisitions(BENCH_TRACK.mission, BENCH_TRACK.relativeOrbit, BENCH_TRACK.pass, BENCH_CENTER[1] - latSpan, new Date('2024-07-01T00:00:00Z'), 1)[0]!.time;
+}
+
+function randomShips(rng: Random, count: number, width: number, height: number): ShipSpec[] {
+  const { lonSpan, latSpan } = benchSpans(width, height);
+  return Array.from({ length: count }, (_, i) => ({
     id: `ship-${i + 1}`,
-    lon: center[0] + rng.range(-0.85, 0.85) * lonSpan,
-    lat: center[1] + rng.range(-0.85, 0.85) * latSpan,
+    lon: BENCH_CENTER[0] + rng.range(-0.85, 0.85) * lonSpan,
+    lat: BENCH_CENTER[1] + rng.range(-0.85, 0.85) * latSpan,
     lengthM: Math.round(15 + 285 * rng.uniform() ** 2),
     headingDeg: Math.round(rng.range(0, 360)),
   }));
+}
+
+/** Open sea in the central North Sea (no land in 250 × 170 km), ships, slicks and calm patches. */
+function benchSpec(width: number, height: number): SafeGrdSpec {
+  const rng = new Random(2024, 'bench-scene');
+  const center = BENCH_CENTER;
+  const { lonSpan, latSpan } = benchSpans(width, height);
+  const ships = randomShips(rng, 200, width, height);
   // Slick and calm-patch sizes scale with the scene so a small --size still holds them
   // (k = 1 at full size and above).
   const k = Math.min(1, width / 25_000 / 0.4);
@@ -101,7 +122,7 @@ function benchSpec(width: number, height: number): SafeGrdSpec {
     const lat = center[1] + rng.range(-0.7, 0.7) * latSpan;
     return { id: `slick-${i + 1}`, path: [[lon, lat], [lon - 0.04 * k, lat - 0.02 * k], [lon - 0.09 * k, lat - 0.03 * k]], widthM: [150, 800] };
   });
-  const start = trackAcquisitions('S1A', 132, 'ascending', center[1] - latSpan, new Date('2024-07-01T00:00:00Z'), 1)[0]!.time;
+  const start = benchStart(latSpan);
   return {
     seed: 2024,
     start,
@@ -134,6 +155,67 @@ export async function ensureBenchScene(workDir: string, width: number, height: n
   const { productPath } = await writeSafeGrd(workDir, benchSpec(width, height));
   await writeFile(markerPath, `${JSON.stringify({ version: BENCH_VERSION, width, height, productPath })}\n`);
   return { productPath, reused: false };
+}
+
+/**
+ * Version of the bench scene's earlier acquisitions (`ensureBenchTrack`): bump when what they
+ * hold changes. They also follow BENCH_VERSION (the writer's format).
+ */
+export const BENCH_TRACK_VERSION = 1;
+
+/**
+ * The bench scene's track before it: acquisition `k` (1 = newest) is the same footprint and
+ * relative orbit `12·k` days earlier, open sea with 200 other ships (its own seeds), another
+ * wind and no slicks. What a ship job compares its detections with (issue 23 §3).
+ */
+export function earlierBenchSpec(width: number, height: number, k: number): SafeGrdSpec {
+  const rng = new Random(2024 + k, 'bench-scene-earlier');
+  const { latSpan } = benchSpans(width, height);
+  const ships = randomShips(rng, 200, width, height);
+  const start = new Date(benchStart(latSpan).getTime() - 12 * k * DAY_MS - DAY_MS / 2);
+  const pass = trackAcquisitions(BENCH_TRACK.mission, BENCH_TRACK.relativeOrbit, BENCH_TRACK.pass, BENCH_CENTER[1] - latSpan, start, 1)[0]!;
+  return {
+    seed: 2024 * 100 + k,
+    start: pass.time,
+    center: BENCH_CENTER,
+    width,
+    height,
+    passDirection: 'ascending',
+    wind: { speed: Math.round(rng.range(5, 10) * 10) / 10, directionDeg: Math.round(rng.range(0, 360)) },
+    ships,
+  };
+}
+
+/**
+ * The `count` earlier acquisitions of the bench scene's track (newest first), generated once
+ * beside the bench scene and reused while their marker (bench-ship-track.json) matches.
+ * Returns their product paths and whether any had to be generated.
+ */
+export async function ensureBenchTrack(workDir: string, width: number, height: number, count: number): Promise<{ productPaths: string[]; generated: number }> {
+  const markerPath = path.join(workDir, 'bench-ship-track.json');
+  let known: string[] = [];
+  try {
+    const marker = JSON.parse(await readFile(markerPath, 'utf8')) as { version: number; trackVersion: number; width: number; height: number; productPaths: string[] };
+    if (marker.version === BENCH_VERSION && marker.trackVersion === BENCH_TRACK_VERSION && marker.width === width && marker.height === height) known = marker.productPaths;
+  } catch {
+    // none kept yet
+  }
+  await mkdir(workDir, { recursive: true });
+  const productPaths: string[] = [];
+  let generated = 0;
+  for (let k = 1; k <= count; k++) {
+    const kept = known[k - 1];
+    if (kept && (await stat(kept).then((s) => s.isDirectory(), () => false))) {
+      productPaths.push(kept);
+      continue;
+    }
+    const { productPath } = await writeSafeGrd(workDir, earlierBenchSpec(width, height, k));
+    productPaths.push(productPath);
+    generated++;
+    // Kept after each product: an interrupted run resumes where it stopped.
+    await writeFile(markerPath, `${JSON.stringify({ version: BENCH_VERSION, trackVersion: BENCH_TRACK_VERSION, width, height, productPaths: [...productPaths, ...known.slice(k)] })}\n`);
+  }
+  return { productPaths, generated };
 }
 
 async function readAll(band: SafeBand, tileSize: number, options: ReadWindowOptions, sample: () => void): Promise<number> {

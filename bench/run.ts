@@ -46,8 +46,9 @@ const SUITES: Record<string, Suite> = {
     return { name: 'imagery', description: `read + calibrate a ${r.width} × ${r.height} px IW GRDH scene (VV+VH), 1024-px tiles`, stages: r.stages };
   },
   ship: async ({ workDir, width, height }) => {
-    const r = await benchShips({ workDir, width, height });
-    return { name: 'ship', description: `detectShipsInSafe on a ${r.width} × ${r.height} px IW GRDH scene (VH), ${r.threads} threads: ${r.found} vessels found, ${r.truth} in the truth`, stages: r.stages };
+    const r = await benchShips({ workDir, width, height, job: process.env.SARWATCH_BENCH_SHIP_JOB !== '0' });
+    const job = r.job ? `; then issue 23 §5's job through the service (bench/ship.ts benchShipJob): the scene with its track's 5 earlier dates and an AIS upload` : '';
+    return { name: 'ship', description: `detectShipsInSafe on a ${r.width} × ${r.height} px IW GRDH scene (VH), ${r.threads} threads: ${r.found} vessels found, ${r.truth} in the truth${job}`, stages: [...r.stages, ...(r.job?.stages ?? [])], details: r.job?.details };
   },
   oilslick: async ({ workDir, width, height }) => {
     const r = await benchOilSlicks({ workDir, width, height });

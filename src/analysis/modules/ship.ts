@@ -56,7 +56,7 @@ async function separateFixedStructures(result: FinalizedCollection, request: Ana
     return path ? [{ path, footprint: scene.footprint }] : [];
   });
   const centres = result.features.map((f) => centroidLonLat(f.geometry));
-  const check = earlier.length > 0 ? await checkFixedStructures(centres, earlier, { rule, signal }) : null;
+  const check = earlier.length > 0 ? await checkFixedStructures(centres, earlier, { rule, signal, threads: analysisThreads() }) : null;
   let unchecked = 0;
   const features = result.features.map((f, i) => {
     const fixed = check?.decisions[i]!.fixed ?? null;
