@@ -11,6 +11,7 @@ import { clusterDetections, measureCluster, mergeNearbyClusters, type Cluster } 
 import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
+import { seaLandField, type SeaLandField } from './seaLand.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 
@@ -229,6 +230,9 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       for (const c of mergeNearbyClusters(clusterDetections(levelMask, primary.values, w, h, extra), levelMask, primary.values, w, h, spacing, params.mergeGapM))
         if (mask[c.peakIndex] === 0) clusters.push(c);
   }
+  // The scene's own sea/land segmentation (seaLand.ts), features of the candidate classifier;
+  // computed for the first candidate that needs it.
+  let landField: SeaLandField | null = null;
   const minSpacing = Math.min(spacing.range, spacing.azimuth);
   // Image edges: a tile side where the core reaches the array's edge (the halo was clipped there).
   const edges = {
@@ -282,7 +286,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     let candidate: ShipDetection['candidate'];
     if (pixelMode) candidate = { features: [], probability: cluster.score ?? Number.NaN };
     else if (classify) {
-      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN);
+      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN, (landField ??= seaLandField(primary.values, target, w, h, spacing)));
       const probability = model ? candidateProbability(model, features) : Number.NaN;
       if (model && probability < (params.classifier.threshold ?? model.threshold)) return;
       candidate = { features, probability };
