@@ -23,7 +23,7 @@ import { fromArrayBuffer } from 'geotiff';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { detectShipsInTile, type ShipDetection, type ShipParamsInput } from '../src/analysis/ship/index.ts';
-import { seaLandField, seaLandModel } from '../src/analysis/ship/seaLand.ts';
+import { sceneLandMask } from '../src/analysis/ship/seaLand.ts';
 import { DEV_DATA } from '../src/devData.ts';
 import { prf } from './scoring/changeEval.ts';
 import { scoreMatches } from './scoring/shipEval.ts';
@@ -135,17 +135,10 @@ export type LandSource = 'none' | 'reference';
 /**
  * The scene's own sea/land segmentation (src/analysis/ship/seaLand.ts, fitted on the dev chips'
  * masks) as a pixel land mask: every pixel of a cell whose land probability reaches the
- * committed threshold.
+ * committed threshold (what `classifier.sceneLandMask` does in the tile).
  */
-export function sceneLandMask(sigma0: Float32Array, width: number, height: number, pixelM = SSDD_PIXEL_M): Uint8Array {
-  const f = seaLandField(sigma0, new Uint8Array(width * height).fill(1), width, height, { range: pixelM, azimuth: pixelM });
-  const t = seaLandModel().threshold;
-  const land = new Uint8Array(width * height);
-  for (let r = 0; r < height; r++) {
-    const base = Math.floor(r / f.cellRows) * f.cols;
-    for (let c = 0; c < width; c++) if (f.land[base + Math.floor(c / f.cellCols)]! >= t) land[r * width + c] = 1;
-  }
-  return land;
+export function sceneLandMaskOfChip(sigma0: Float32Array, width: number, height: number, pixelM = SSDD_PIXEL_M): Uint8Array {
+  return sceneLandMask(sigma0, new Uint8Array(width * height).fill(1), width, height, { range: pixelM, azimuth: pixelM });
 }
 
 /** Run the detector's tile function on one chip (σ0 as VV, all pixels valid). */
@@ -238,8 +231,9 @@ export const SSDD_METHODS: Record<string, SsddMethod> = {
   'none + candidate classifier': { land: () => undefined, params: { classifier: { enabled: true } } },
   // The segmenter's cells at its threshold as the land mask (pixels there are neither targets
   // nor background), default detector and candidate classifier.
-  'scene sea/land segmentation': { land: (chip, sigma0) => sceneLandMask(sigma0, chip.width, chip.height) },
-  'scene sea/land segmentation + candidate classifier': { land: (chip, sigma0) => sceneLandMask(sigma0, chip.width, chip.height), params: { classifier: { enabled: true } } },
+  'scene sea/land segmentation': { land: (chip, sigma0) => sceneLandMaskOfChip(sigma0, chip.width, chip.height) },
+  // The same mask applied by the detector itself (ShipParams.classifier.sceneLandMask).
+  'scene sea/land segmentation + candidate classifier': { land: () => undefined, params: { classifier: { enabled: true, sceneLandMask: true } } },
   // Issue 23 §1, learnt candidates: the per-pixel classifier's objects
   // (src/analysis/ship/pixelClassifier.ts; fitted on the dev chips only, training/ship/fitPixelClassifier.ts).
   'none + pixel classifier': { land: () => undefined, params: { classifier: { enabled: true, candidates: 'pixel' } } },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CELL_M, SEA_LAND_FEATURES, candidateLandFeatures, cellGrid, landAt, seaLandFeatures, seaLandField, seaLandModel, type SeaLandField } from '../../src/analysis/ship/seaLand.ts';
+import { CELL_M, SEA_LAND_FEATURES, candidateLandFeatures, cellGrid, landAt, sceneLandMask, seaLandFeatures, seaLandField, seaLandModel, type SeaLandField } from '../../src/analysis/ship/seaLand.ts';
 import { gammaClutter } from './synthSea.ts';
 
 describe('ship sea/land segmenter (issue 23 §1)', () => {
@@ -59,5 +59,14 @@ describe('ship sea/land segmenter (issue 23 §1)', () => {
     expect(landAt(f, 250, 40)).toBeGreaterThanOrEqual(t);
     expect(landAt(f, 60, 260)).toBeLessThan(t);
     expect(landAt(f, 143, 214)).toBeLessThan(t);
+    // As a land mask: the land side's pixels, not the vessel's; an existing mask is kept.
+    const given = new Uint8Array(W * H);
+    given[299 * W + 299] = 1;
+    const mask = sceneLandMask(values, new Uint8Array(W * H).fill(1), W, H, { range: 3, azimuth: 3 }, given);
+    expect(mask[60 * W + 40]).toBe(1);
+    expect(mask[143 * W + 214]).toBe(0);
+    expect(mask[60 * W + 260]).toBe(0);
+    expect(mask[299 * W + 299]).toBe(1);
+    expect(given.reduce((a, b) => a + b, 0)).toBe(1); // not written into
   });
 });

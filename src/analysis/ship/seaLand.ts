@@ -204,3 +204,19 @@ export function candidateLandFeatures(f: SeaLandField, peakRow: number, peakCol:
     }
   return [landAt(f, peakRow, peakCol), n ? s / n : Number.NaN, mx];
 }
+
+/**
+ * The segmenter as a land mask: 1 on every pixel of a cell whose land probability reaches the
+ * committed threshold, or where `land` (if given) is already 1. The field is computed on the
+ * `valid` pixels.
+ */
+export function sceneLandMask(values: Float32Array, valid: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }, land?: Uint8Array): Uint8Array {
+  const f = seaLandField(values, valid, width, height, spacing);
+  const t = seaLandModel().threshold;
+  const out = land ? Uint8Array.from(land) : new Uint8Array(width * height);
+  for (let r = 0; r < height; r++) {
+    const base = Math.floor(r / f.cellRows) * f.cols;
+    for (let c = 0; c < width; c++) if (f.land[base + Math.floor(c / f.cellCols)]! >= t) out[r * width + c] = 1;
+  }
+  return out;
+}

@@ -11,7 +11,7 @@ import { clusterDetections, measureCluster, mergeNearbyClusters, type Cluster } 
 import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
-import { seaLandField, type SeaLandField } from './seaLand.ts';
+import { sceneLandMask, seaLandField, type SeaLandField } from './seaLand.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 
@@ -153,11 +153,17 @@ function targetMask(valid: Uint8Array, land: Uint8Array | undefined, out: Uint8A
 export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipParamsInput | ShipParams = {}): ShipDetection[] {
   const input = calibrated(tileInput);
   const params = resolveShipParams(paramsInput);
-  const { width: w, height: h, valid, land, pixelSpacing: spacing, core } = input;
+  const { width: w, height: h, valid, pixelSpacing: spacing, core } = input;
+  let land = input.land;
   const n = w * h;
   if (valid.length !== n || (land && land.length !== n)) throw new RangeError('detectShipsInTile: mask sizes do not match width × height');
   const origin = input.origin ?? { row: 0, col: 0 };
   const channels = channelsFor(input, params);
+  // The scene's own sea/land segmentation as land (seaLand.ts; opt-in, candidate classifier only).
+  if (params.classifier.enabled && params.classifier.candidates === 'threshold' && params.classifier.sceneLandMask) {
+    const values = (channels[0] === 'VH' ? input.sigma0.vh : input.sigma0.vv)!;
+    if (values.length === n) land = sceneLandMask(values, valid, w, h, spacing, land);
+  }
 
   let target = valid;
   if (land) {
