@@ -23,6 +23,7 @@ import { fromArrayBuffer } from 'geotiff';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { detectShipsInTile, type ShipDetection, type ShipParamsInput } from '../src/analysis/ship/index.ts';
+import { sceneLandMask } from '../src/analysis/ship/seaLand.ts';
 import { DEV_DATA } from '../src/devData.ts';
 import { prf } from './scoring/changeEval.ts';
 import { scoreMatches } from './scoring/shipEval.ts';
@@ -131,6 +132,15 @@ export function greyAmplitudeToSigma0(grey: Uint8Array): Float32Array {
 
 export type LandSource = 'none' | 'reference';
 
+/**
+ * The scene's own sea/land segmentation (src/analysis/ship/seaLand.ts, fitted on the dev chips'
+ * masks) as a pixel land mask: every pixel of a cell whose land probability reaches the
+ * committed threshold (what `classifier.sceneLandMask` does in the tile).
+ */
+export function sceneLandMaskOfChip(sigma0: Float32Array, width: number, height: number, pixelM = SSDD_PIXEL_M): Uint8Array {
+  return sceneLandMask(sigma0, new Uint8Array(width * height).fill(1), width, height, { range: pixelM, azimuth: pixelM });
+}
+
 /** Run the detector's tile function on one chip (σ0 as VV, all pixels valid). */
 export function detectOnChip(
   sigma0: Float32Array,
@@ -216,7 +226,14 @@ export const SSDD_METHODS: Record<string, SsddMethod> = {
   'reference mask (oracle)': { land: (chip) => readSsddLand(chip) },
   // Issue 23 §1: candidates from a CFAR at PFA 1e-4, kept by the fitted trees
   // (src/analysis/ship/classifier.ts; fitted on the dev chips only, training/ship/fitClassifier.ts).
+  // Since the sea/land segmenter (seaLand.ts): three of its features (land probability at the
+  // peak, mean and maximum around) are the trees' too.
   'none + candidate classifier': { land: () => undefined, params: { classifier: { enabled: true } } },
+  // The segmenter's cells at its threshold as the land mask (pixels there are neither targets
+  // nor background), default detector and candidate classifier.
+  'scene sea/land segmentation': { land: (chip, sigma0) => sceneLandMaskOfChip(sigma0, chip.width, chip.height) },
+  // The same mask applied by the detector itself (ShipParams.classifier.sceneLandMask).
+  'scene sea/land segmentation + candidate classifier': { land: () => undefined, params: { classifier: { enabled: true, sceneLandMask: true } } },
   // Issue 23 §1, learnt candidates: the per-pixel classifier's objects
   // (src/analysis/ship/pixelClassifier.ts; fitted on the dev chips only, training/ship/fitPixelClassifier.ts).
   'none + pixel classifier': { land: () => undefined, params: { classifier: { enabled: true, candidates: 'pixel' } } },

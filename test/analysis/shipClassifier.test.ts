@@ -34,7 +34,7 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     values[5 * w + 5] = 1; // one bright pixel in the surroundings (3 px around the 3 × 3 box)
     mask[5 * w + 5] = 1;
     const cluster: Cluster = { pixels: Int32Array.from(pixels), detected: 9, rowMin: 8, rowMax: 10, colMin: 8, colMax: 10, centroidRow: 9, centroidCol: 9, peak: 10, peakIndex: 8 * w + 8 };
-    const f = candidateFeatures(cluster, { lengthM: 30, widthM: 30, diagonalM: 42.4, orientationDeg: 0 }, values, mask, w, h, { range: 10, azimuth: 10 }, 0.1, 0.05);
+    const f = candidateFeatures(cluster, { lengthM: 30, widthM: 30, diagonalM: 42.4, orientationDeg: 0 }, values, mask, w, h, { range: 10, azimuth: 10 }, 0.1, 0.05, null);
     const named = Object.fromEntries(CANDIDATE_FEATURES.map((k, i) => [k, f[i]!]));
     expect(named.peakContrastDb).toBeCloseTo(20, 6);
     expect(named.meanContrastDb).toBeCloseTo(20, 6);
@@ -46,6 +46,8 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     expect(named.surroundBrightFraction).toBeCloseTo(1 / 72, 9);
     expect(named.surroundContrastDb).toBeCloseTo(10 * Math.log10((71 * 0.1 + 1) / 72 / 0.1), 5);
     expect(named.surroundMaxDb).toBeCloseTo(10, 5);
+    // Without a land field the land features are missing (NaN), not guessed.
+    expect([named.landAtPeak, named.landMeanSurround, named.landMaxSurround].every(Number.isNaN)).toBe(true);
   });
 
   it('is off by default; the committed model matches the features and names its threshold', () => {

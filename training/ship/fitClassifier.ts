@@ -5,7 +5,10 @@
  * with no land mask (a chip has no coastline), labelled by the eval's matching (centroid ≤ 100 m
  * of a ship's box centre, one-to-one, closest first). The threshold is chosen on out-of-fold
  * probabilities (3 folds by run inside the development chips) for the best F1; the committed
- * trees are then fitted on all development chips.
+ * trees are then fitted on all development chips. The three land features (seaLand.ts) are
+ * computed from OUT-OF-FOLD land fields: per fold a sea/land segmenter fitted on the other two
+ * folds (training/ship/seaLandData.ts), so the trees learn how much to trust the segmenter on
+ * chips it has not seen, as in use.
  *
  *   node --import tsx training/ship/fitClassifier.ts [--pfa 1e-4] [--factor 16]
  */
@@ -13,7 +16,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
-import { CANDIDATE_FEATURES, type CandidateModel } from '../../src/analysis/ship/classifier.ts';
+import { CANDIDATE_FEATURES, surroundGrowPx, type CandidateModel } from '../../src/analysis/ship/classifier.ts';
+import { candidateLandFeatures, seaLandProbability } from '../../src/analysis/ship/seaLand.ts';
+import { chipCells, fitSeaLand, foldsByRun, runOf, seaLandRows } from './seaLandData.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 
@@ -35,6 +40,17 @@ interface Row {
 
 const chips = loadSsddChips().filter((c) => c.split === 'dev');
 const rows: Row[] = [];
+const foldOf = foldsByRun(chips);
+const t0 = process.cpuUsage();
+const cpu = () => {
+  const u = process.cpuUsage(t0);
+  return `${((u.user + u.system) / 1e6).toFixed(0)} CPU s`;
+};
+// Out-of-fold sea/land segmenters (one per fold, fitted on the other folds' chips).
+const landRows = seaLandRows(chips.map(chipCells));
+const landModels = [0, 1, 2].map((f) => fitSeaLand(landRows.filter((r) => foldOf.get(r.run) !== f)));
+console.log(`3 out-of-fold sea/land segmenters on ${landRows.length} cells; ${cpu()}`);
+const LAND_AT = CANDIDATE_FEATURES.indexOf('landAtPeak');
 const OUT = process.argv.includes('--dry') ? null : new URL('../../src/analysis/ship/classifierModel.json', import.meta.url);
 /** Ships per chip kind (the recall's denominator). */
 const ships = { inshore: 0, offshore: 0 };
@@ -44,14 +60,25 @@ for (const chip of chips) {
   const truth = chip.ships.map((s, id) => ({ ...s, certain: true, id }));
   const s = scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col));
   const false_ = new Set(s.falseAlarms);
+  const land = seaLandProbability(chipCells(chip).features, { model: landModels[foldOf.get(runOf(chip))!]! });
+  for (const d of dets) {
+    const { rows: rr, cols: cc } = d.pixels;
+    const box = { rowMin: Infinity, rowMax: -Infinity, colMin: Infinity, colMax: -Infinity };
+    rr.forEach((r, j) => {
+      box.rowMin = Math.min(box.rowMin, r);
+      box.rowMax = Math.max(box.rowMax, r);
+      box.colMin = Math.min(box.colMin, cc[j]!);
+      box.colMax = Math.max(box.colMax, cc[j]!);
+    });
+    const g = surroundGrowPx(box.rowMax - box.rowMin + 1, box.colMax - box.colMin + 1);
+    d.candidate!.features.splice(LAND_AT, 3, ...candidateLandFeatures(land, d.peakRow, d.peakCol, box, g));
+  }
   ships[chip.inshore ? 'inshore' : 'offshore'] += chip.ships.length;
   dets.forEach((d, i) => rows.push({ run: Math.floor((chip.number - 1) / 20), inshore: chip.inshore, chip: chip.number, x: d.candidate!.features, y: false_.has(i) ? 0 : 1 }));
 }
-console.log(`${chips.length} development chips, ${rows.length} candidates (${rows.filter((r) => r.y).length} ships matched) at candidate PFA ${candidatePfa}, sea-level factor ${seaLevelFactor}; ships: ${JSON.stringify(ships)}`);
+console.log(`${chips.length} development chips, ${rows.length} candidates (${rows.filter((r) => r.y).length} ships matched) at candidate PFA ${candidatePfa}, sea-level factor ${seaLevelFactor}; ships: ${JSON.stringify(ships)}; ${cpu()}`);
 
 // Out-of-fold probabilities, 3 folds by run.
-const runs = [...new Set(rows.map((r) => r.run))].sort((a, b) => a - b);
-const foldOf = new Map(runs.map((r, i) => [r, i % 3]));
 const oof = new Array<number>(rows.length).fill(0);
 for (let f = 0; f < 3; f++) {
   const train = rows.filter((r) => foldOf.get(r.run) !== f);
@@ -97,6 +124,7 @@ const out: CandidateModel = {
     outOfFold: { threshold: best.t, inshore: { precision: +f3(oofIn.p), recall: +f3(oofIn.r) }, offshore: { precision: +f3(oofOff.p), recall: +f3(oofOff.r) } },
   },
 };
+console.log(`fitted; ${cpu()}`);
 if (OUT) {
   writeFileSync(OUT, `${JSON.stringify(out)}\n`);
   console.log('wrote src/analysis/ship/classifierModel.json');

@@ -3,12 +3,15 @@
 // bright blob on dark sea, or part of bright cluttered land/quay?) keep the vessels. Features
 // are computed here, in the tile function (worker thread); the trees are shared with the
 // oil-slick model (../oilslick/gbt.ts), fitted by training/ship/fitClassifier.ts on the SSDD
-// development chips and stored in classifierModel.json. Imports ../oilslick/gbt.ts, ../common/committedModel.ts
-// and ./cluster.ts.
+// development chips and stored in classifierModel.json. Three features come from the scene's
+// own sea/land segmentation (seaLand.ts): how land-like the candidate's peak cell and its
+// surroundings are. Imports ../oilslick/gbt.ts, ../common/committedModel.ts, ./cluster.ts (type)
+// and ./seaLand.ts.
 
 import { committedModel } from '../common/committedModel.ts';
 import { gbtPredict, type GbtModel } from '../oilslick/gbt.ts';
 import type { Cluster, ClusterShape } from './cluster.ts';
+import { candidateLandFeatures, type SeaLandField } from './seaLand.ts';
 
 export const CANDIDATE_FEATURES = [
   'peakContrastDb',
@@ -24,7 +27,15 @@ export const CANDIDATE_FEATURES = [
   'surroundMaxDb',
   'peakOverSeaLevelDb',
   'meanOverSeaLevelDb',
+  'landAtPeak',
+  'landMeanSurround',
+  'landMaxSurround',
 ] as const;
+
+/** How far (px) the surroundings reach beyond a candidate's bounding box of `bh` × `bw` px. */
+export function surroundGrowPx(bh: number, bw: number): number {
+  return Math.min(40, Math.max(3, Math.round(0.5 * Math.max(bh, bw))));
+}
 
 let markScratch = new Uint8Array(0);
 
@@ -32,8 +43,9 @@ let markScratch = new Uint8Array(0);
  * The candidate's features, in CANDIDATE_FEATURES order. `mask` is the CFAR mask (≥ 1: above
  * the extent threshold), `values` the σ0 of the detection channel, `background` the mean σ0 of
  * the candidate's background ring, `seaLevel` the robust sea level at its peak (seaLevel.ts;
- * NaN when not computed). The surroundings are the candidate's bounding box grown by
- * half its larger side (3…40 px), less its own pixels.
+ * NaN when not computed), `land` the tile's land probability (seaLand.ts; null: NaN features).
+ * The surroundings are the candidate's bounding box grown by half its larger side (3…40 px),
+ * less its own pixels (the land features take its cells whole).
  */
 export function candidateFeatures(
   cluster: Cluster,
@@ -45,6 +57,7 @@ export function candidateFeatures(
   spacing: { range: number; azimuth: number },
   background: number,
   seaLevel: number,
+  land: SeaLandField | null,
 ): number[] {
   const n = cluster.pixels.length;
   if (markScratch.length < values.length) markScratch = new Uint8Array(values.length);
@@ -56,7 +69,7 @@ export function candidateFeatures(
   }
   const bh = cluster.rowMax - cluster.rowMin + 1;
   const bw = cluster.colMax - cluster.colMin + 1;
-  const g = Math.min(40, Math.max(3, Math.round(0.5 * Math.max(bh, bw))));
+  const g = surroundGrowPx(bh, bw);
   const r0 = Math.max(0, cluster.rowMin - g);
   const r1 = Math.min(height - 1, cluster.rowMax + g);
   const c0 = Math.max(0, cluster.colMin - g);
@@ -95,6 +108,7 @@ export function candidateFeatures(
     db(smax),
     seaLevel > 0 ? 10 * Math.log10(cluster.peak / seaLevel) : Number.NaN,
     seaLevel > 0 ? 10 * Math.log10(sum / n / seaLevel) : Number.NaN,
+    ...(land ? candidateLandFeatures(land, (cluster.peakIndex / width) | 0, cluster.peakIndex % width, cluster, g) : [Number.NaN, Number.NaN, Number.NaN]),
   ];
 }
 

@@ -120,6 +120,12 @@ export interface ShipParams {
      * objects are the vessels; fitted on the SSDD chips with windows in pixels).
      */
     candidates: 'threshold' | 'pixel';
+    /**
+     * With 'threshold' candidates: the scene sea/land segmenter's land cells (seaLand.ts, fitted
+     * on the SSDD masks) are added to the land mask before the CFAR. Its 20 m cells follow the
+     * tile, so like the sea level it is not tiling-invariant.
+     */
+    sceneLandMask: boolean;
   };
   /**
    * Tile size of the scene engine (pixels, core). 3072 (measured): with the 181 px halo a full IW
@@ -150,7 +156,7 @@ export const DEFAULT_SHIP_PARAMS: Readonly<ShipParams> = Object.freeze({
   landBufferM: 500,
   ambiguity: Object.freeze({ enabled: true, minSourceContrastDb: 15, toleranceFraction: 0.06, toleranceRangeM: 100 }),
   sidelobes: Object.freeze({ enabled: true, minPeakContrastDb: 25, maxArmLevelDb: -15, armLengthM: 300 }),
-  classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, seaLevelFactor: 16, threshold: null, candidates: 'threshold' as const }),
+  classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, seaLevelFactor: 16, threshold: null, candidates: 'threshold' as const, sceneLandMask: false }),
   tileSize: 3072,
 }) as Readonly<ShipParams>;
 

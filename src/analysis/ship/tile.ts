@@ -11,6 +11,7 @@ import { clusterDetections, measureCluster, mergeNearbyClusters, type Cluster } 
 import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
+import { sceneLandMask, seaLandField, type SeaLandField } from './seaLand.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 
@@ -152,11 +153,17 @@ function targetMask(valid: Uint8Array, land: Uint8Array | undefined, out: Uint8A
 export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipParamsInput | ShipParams = {}): ShipDetection[] {
   const input = calibrated(tileInput);
   const params = resolveShipParams(paramsInput);
-  const { width: w, height: h, valid, land, pixelSpacing: spacing, core } = input;
+  const { width: w, height: h, valid, pixelSpacing: spacing, core } = input;
+  let land = input.land;
   const n = w * h;
   if (valid.length !== n || (land && land.length !== n)) throw new RangeError('detectShipsInTile: mask sizes do not match width × height');
   const origin = input.origin ?? { row: 0, col: 0 };
   const channels = channelsFor(input, params);
+  // The scene's own sea/land segmentation as land (seaLand.ts; opt-in, candidate classifier only).
+  if (params.classifier.enabled && params.classifier.candidates === 'threshold' && params.classifier.sceneLandMask) {
+    const values = (channels[0] === 'VH' ? input.sigma0.vh : input.sigma0.vv)!;
+    if (values.length === n) land = sceneLandMask(values, valid, w, h, spacing, land);
+  }
 
   let target = valid;
   if (land) {
@@ -229,6 +236,9 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       for (const c of mergeNearbyClusters(clusterDetections(levelMask, primary.values, w, h, extra), levelMask, primary.values, w, h, spacing, params.mergeGapM))
         if (mask[c.peakIndex] === 0) clusters.push(c);
   }
+  // The scene's own sea/land segmentation (seaLand.ts), features of the candidate classifier;
+  // computed for the first candidate that needs it.
+  let landField: SeaLandField | null = null;
   const minSpacing = Math.min(spacing.range, spacing.azimuth);
   // Image edges: a tile side where the core reaches the array's edge (the halo was clipped there).
   const edges = {
@@ -282,7 +292,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     let candidate: ShipDetection['candidate'];
     if (pixelMode) candidate = { features: [], probability: cluster.score ?? Number.NaN };
     else if (classify) {
-      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN);
+      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN, (landField ??= seaLandField(primary.values, target, w, h, spacing)));
       const probability = model ? candidateProbability(model, features) : Number.NaN;
       if (model && probability < (params.classifier.threshold ?? model.threshold)) return;
       candidate = { features, probability };
