@@ -1,16 +1,16 @@
 /**
  * Issue 22 §3: the dashboard in a real browser (Debian's Chromium through playwright-core)
- * against the real embedded service on the demo archive — sign in with the demo key, submit a
- * ship job on the demo port, watch it complete, count the ship features the map drew against
- * the result, click one; a time-series job's cell chart; hostile strings in uploads and
- * request parameters rendered as text with nothing executed; axe-core on every page;
- * screenshots of every page into test-output/screenshots (git-ignored).
+ * against a real `npm start` service — `node bin/sarwatch.js serve` in a child process
+ * (test/helpers/serveProcess.ts) with its own data directory, the demo archive linked in from
+ * the test cache first, signed in with the demo key it prints and stopped by SIGTERM at the
+ * end — : submit a ship job on the demo port, watch it complete, count the ship features the
+ * map drew against the result, click one; a time-series job's cell chart; hostile strings in
+ * uploads and request parameters rendered as text with nothing executed; axe-core on every
+ * page; screenshots of every page into test-output/screenshots (git-ignored).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestService, type TestService } from '../helpers/service.ts';
-import { linkDemoArchive } from '../helpers/demoArchive.ts';
-import { ensureDemoAccount } from '../../src/cli/demo.ts';
+import { startServeProcess, type ServeProcess } from '../helpers/serveProcess.ts';
 import { axeSerious, BROWSER_SKIP_NOTE, CHROMIUM, dashboardDir, launchBrowser, project, screenshot, watchPage } from '../helpers/browser.ts';
 
 const PORT = 'POLYGON ((4.2 52.38, 4.5 52.38, 4.5 52.58, 4.2 52.58, 4.2 52.38))';
@@ -19,7 +19,7 @@ const CITY = 'POLYGON ((4.985 52.35, 5.005 52.35, 5.005 52.362, 4.985 52.362, 4.
 const IMG = '<img src=x onerror="window.__xss=(window.__xss||0)+1;alert(1)">';
 const SCRIPT = '<script>window.__xss=1;alert(2)</script>';
 
-let t: TestService;
+let server: ServeProcess;
 let web: ReturnType<typeof dashboardDir>;
 let browser: Browser;
 let context: BrowserContext;
@@ -27,28 +27,30 @@ let demoKey = '';
 /** The time-series job the dashboard submitted (its own test makes one when run alone). */
 let timeseriesJobId: string | undefined;
 
-describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded service on the demo archive${BROWSER_SKIP_NOTE}`, () => {
+describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against npm start (sarwatch serve in a child process) on the demo archive${BROWSER_SKIP_NOTE}`, () => {
   beforeAll(async () => {
     web = dashboardDir();
-    t = await startTestService(
-      { SARWATCH_WEB_DIR: web.dir },
-      { credits: 100_000, scenes: [], beforeIndex: (dir) => linkDemoArchive(dir).then(() => {}) },
-    );
-    // The key `npm start` prints: the demo account of this data directory.
-    demoKey = (await ensureDemoAccount(t.service.db, t.dataDir, 10_000)).apiKey;
+    // What `npm start` runs, with the dashboard built from this checkout; no sample products
+    // indexed beside the demo archive (as the in-process tests). Its demo account has the
+    // default SARWATCH_DEMO_CREDITS (10,000).
+    server = await startServeProcess({ SARWATCH_WEB_DIR: web.dir, SARWATCH_SAMPLES_DIR: '' });
+    // The key `npm start` prints.
+    demoKey = server.demoKey;
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   }, 300_000);
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
+    const stopped = await server?.stop();
     web?.cleanup();
-  });
+    // SIGTERM stops it cleanly, within the time.
+    if (stopped) expect({ code: stopped.code, signal: stopped.signal, killed: stopped.killed }, server.output()).toEqual({ code: 0, signal: null, killed: false });
+  }, 60_000);
 
   async function signedIn(): Promise<{ page: Page; watch: ReturnType<typeof watchPage> }> {
     const page = await context.newPage();
     const watch = watchPage(page);
-    await page.goto(`${t.url}/`);
+    await page.goto(`${server.url}/`);
     await page.getByLabel('API key').fill(demoKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Jobs' }).waitFor();
@@ -56,7 +58,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
   }
 
   async function resultOf(jobId: string): Promise<GeoJSON.FeatureCollection> {
-    const res = await fetch(`${t.url}/api/v1/jobs/${jobId}/result.geojson`, { headers: { Authorization: `Bearer ${demoKey}` } });
+    const res = await fetch(`${server.url}/api/v1/jobs/${jobId}/result.geojson`, { headers: { Authorization: `Bearer ${demoKey}` } });
     expect(res.status).toBe(200);
     return (await res.json()) as GeoJSON.FeatureCollection;
   }
@@ -76,7 +78,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
   };
 
   it('the built files need no key, carry a strict Content-Security-Policy, hashed assets are immutable and index.html revalidated; the API still wants its key', async () => {
-    const index = await fetch(`${t.url}/`);
+    const index = await fetch(`${server.url}/`);
     expect(index.status).toBe(200);
     const csp = index.headers.get('content-security-policy')!;
     expect(csp).toContain("script-src 'self'");
@@ -88,11 +90,11 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
     expect(html).not.toMatch(/\sstyle=/);
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
-    const js = await fetch(`${t.url}${asset}`);
+    const js = await fetch(`${server.url}${asset}`);
     expect(js.status).toBe(200);
     expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-    expect((await fetch(`${t.url}/api/v1/jobs`)).status).toBe(401);
-    const unknown = await fetch(`${t.url}/api/v1/no-such-route`, { headers: { Authorization: `Bearer ${demoKey}` } });
+    expect((await fetch(`${server.url}/api/v1/jobs`)).status).toBe(401);
+    const unknown = await fetch(`${server.url}/api/v1/no-such-route`, { headers: { Authorization: `Bearer ${demoKey}` } });
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as any).error.code).toBe('NOT_FOUND');
   });
@@ -161,13 +163,13 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
   it('New job: a polygon drawn by clicks on the map, a scene found by a search on the map, an uploaded polygon — each previewed', async () => {
     // An upload to choose from.
     const square = { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[4.3, 52.45], [4.4, 52.45], [4.4, 52.5], [4.3, 52.5], [4.3, 52.45]]] } }] };
-    const up = await t.http('POST', '/api/v1/polygons', { key: demoKey, rawBody: JSON.stringify(square), headers: { 'Content-Type': 'application/geo+json' } });
+    const up = await server.http('POST', '/api/v1/polygons', { key: demoKey, rawBody: JSON.stringify(square), headers: { 'Content-Type': 'application/geo+json' } });
     expect(up.status).toBe(202);
     let upload: any;
-    await expect.poll(async () => (upload = (await t.http('GET', `/api/v1/polygons/${up.json.polygon_id}`, { key: demoKey })).json).status, { timeout: 30_000 }).toBe('ready');
+    await expect.poll(async () => (upload = (await server.http('GET', `/api/v1/polygons/${up.json.polygon_id}`, { key: demoKey })).json).status, { timeout: 30_000 }).toBe('ready');
 
     const { page, watch } = await signedIn();
-    await page.goto(`${t.url}/#/new`);
+    await page.goto(`${server.url}/#/new`);
     const wkt = page.getByLabel('Polygon (WKT, EPSG:4326, lon lat)');
     // Frame the port first (the preview fits the map to the AOI), then draw inside it.
     await page.getByLabel('Area of interest from').selectOption('wkt');
@@ -222,7 +224,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
       refused++;
       return route.fulfill({ status: 429, contentType: 'application/json', headers: { 'Retry-After': '10' }, body: JSON.stringify({ error: { code: 'TOO_MANY_STREAMS', message: 'at most 5 event streams per API key' } }) });
     });
-    await page.goto(`${t.url}/#/new`);
+    await page.goto(`${server.url}/#/new`);
     await page.getByLabel('Endpoint').selectOption('timeseries');
     await page.getByLabel('Family').selectOption('analyze');
     await page.getByLabel('Area of interest from').selectOption('wkt');
@@ -258,20 +260,20 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
 
   it('a time-series job’s page draws its cells from the map layer, not the full result; the first click downloads the result once and the chart still shows', async () => {
     if (!timeseriesJobId) {
-      const res = await t.http('POST', '/api/v1/analyze/timeseries', { key: demoKey, body: { satellite_id: 'sentinel-1', polygon: CITY, date_start: '2023-01-01', date_end: '2024-12-31' } });
+      const res = await server.http('POST', '/api/v1/analyze/timeseries', { key: demoKey, body: { satellite_id: 'sentinel-1', polygon: CITY, date_start: '2023-01-01', date_end: '2024-12-31' } });
       expect(res.status).toBe(200);
       timeseriesJobId = res.json.job_id as string;
     }
     const jobId = timeseriesJobId;
-    await expect.poll(async () => (await t.http('GET', `/api/v1/jobs/${jobId}`, { key: demoKey })).json.status, { timeout: 300_000, interval: 1000 }).toBe('completed');
-    const view = (await t.http('GET', `/api/v1/jobs/${jobId}`, { key: demoKey })).json;
+    await expect.poll(async () => (await server.http('GET', `/api/v1/jobs/${jobId}`, { key: demoKey })).json.status, { timeout: 300_000, interval: 1000 }).toBe('completed');
+    const view = (await server.http('GET', `/api/v1/jobs/${jobId}`, { key: demoKey })).json;
     expect(view.map_layer_path).toBe(`/api/v1/jobs/${jobId}/map-layer`);
     const fc = await resultOf(jobId);
     // A new page: nothing kept from the other tests' visits.
     const { page, watch } = await signedIn();
     const requests: string[] = [];
     page.on('request', (r) => requests.push(new URL(r.url()).pathname));
-    await page.goto(`${t.url}/#/jobs/${jobId}`);
+    await page.goto(`${server.url}/#/jobs/${jobId}`);
     const map = page.locator('#job-map');
     await map.and(page.locator(`[data-rendered-features="${fc.features.length}"]`)).waitFor({ timeout: 60_000 });
     expect(Number(await map.getAttribute('data-result-features'))).toBe(fc.features.length);
@@ -299,7 +301,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
 
   it('Jobs: live status without a reload (a job submitted elsewhere appears and turns completed); the endpoint and status filters narrow the list as GET /api/v1/jobs does', async () => {
     const { page, watch } = await signedIn();
-    const res = await t.http('POST', '/api/v1/detect/oilslick', { key: demoKey, body: { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-13', date_direction: 'before' } });
+    const res = await server.http('POST', '/api/v1/detect/oilslick', { key: demoKey, body: { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-13', date_direction: 'before' } });
     expect(res.status).toBe(200);
     const row = page.locator(`tr[data-job-id="${res.json.job_id}"]`);
     await row.waitFor({ timeout: 60_000 });
@@ -318,7 +320,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     await page.getByRole('checkbox', { name: 'completed' }).check();
     await page.getByRole('button', { name: 'Apply' }).click();
     await expect.poll(() => page.url()).toMatch(/#\/jobs\?status=completed&endpoint_id=oilslick$/);
-    const listed = (await t.http('GET', '/api/v1/jobs?status=completed&endpoint_id=oilslick', { key: demoKey })).json.jobs.map((j: { job_id: string }) => j.job_id);
+    const listed = (await server.http('GET', '/api/v1/jobs?status=completed&endpoint_id=oilslick', { key: demoKey })).json.jobs.map((j: { job_id: string }) => j.job_id);
     expect(listed).toContain(res.json.job_id);
     await expect.poll(async () => page.locator('table.jobs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job-id')))).toEqual(listed);
     // The filters live in the address: a reload keeps them.
@@ -335,7 +337,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     const { page, watch } = await signedIn();
     // An upload whose features are named with the payloads (ready), one that fails on them (its error is shown), a KML named so.
     const fc = (name: string, ring: number[][]) => JSON.stringify({ type: 'FeatureCollection', name, features: [{ type: 'Feature', properties: { name, [IMG]: SCRIPT }, geometry: { type: 'Polygon', coordinates: [ring] } }] });
-    await page.goto(`${t.url}/#/uploads`);
+    await page.goto(`${server.url}/#/uploads`);
     await page.locator('section[aria-labelledby=polygons-title] .table-wrap > *').first().waitFor(); // the list (or "None yet.") is in
     const readyBefore = await page.locator('.badge.status-ready').count();
     const failedBefore = await page.locator('.badge.status-failed').count();
@@ -355,12 +357,12 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
 
     // A request parameter the API stores as given (a scene_id of the right shape with the payload after it).
     const sceneId = `S1A_IW_GRDH_1SDV_20240613T000000_20240613T000025_000000_000000_${IMG}`;
-    const res = await t.http('POST', '/api/v1/analyze/ship', { key: demoKey, body: { satellite_id: 'sentinel-1', scene_id: sceneId } });
+    const res = await server.http('POST', '/api/v1/analyze/ship', { key: demoKey, body: { satellite_id: 'sentinel-1', scene_id: sceneId } });
     expect(res.status).toBe(200);
     const hostileJob = res.json.job_id as string;
 
     // A polygon typed with the payload: the preview's error is shown as text.
-    await page.goto(`${t.url}/#/new`);
+    await page.goto(`${server.url}/#/new`);
     await page.getByLabel('Area of interest from').selectOption('wkt');
     await page.getByLabel('Polygon (WKT, EPSG:4326, lon lat)').fill(`POLYGON ((4.2 52.38, ${IMG}))`);
     await page.getByLabel('Date', { exact: true }).fill('2024-06-14');
@@ -368,18 +370,18 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     await page.getByRole('button', { name: 'Submit job' }).click();
     await page.locator('form .message.error').waitFor();
 
-    await page.goto(`${t.url}/#/jobs`);
+    await page.goto(`${server.url}/#/jobs`);
     await page.locator(`tr[data-job-id="${hostileJob}"]`).waitFor();
     // The list cuts long values; what it shows of the payload is its literal text.
     expect(await page.locator(`tr[data-job-id="${hostileJob}"] td.input`).textContent()).toContain('<img src=x onerro');
-    await page.goto(`${t.url}/#/jobs/${hostileJob}`);
+    await page.goto(`${server.url}/#/jobs/${hostileJob}`);
     await page.getByRole('heading', { name: 'Request parameters' }).waitFor();
     // From the job view's request_params, as text.
     expect(await page.getByTestId('request-params').textContent()).toContain(sceneId);
     await screenshot(page, 'job-hostile-params');
 
     for (const route of ['#/jobs', `#/jobs/${hostileJob}`, '#/uploads', '#/new']) {
-      await page.goto(`${t.url}/${route}`);
+      await page.goto(`${server.url}/${route}`);
       await page.locator('main h1').waitFor();
       await page.waitForTimeout(300);
       expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
@@ -392,9 +394,9 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
 
   it('axe-core: no serious or critical accessibility violation on any page', async () => {
     const page = await context.newPage();
-    await page.goto(`${t.url}/#/signin`);
+    await page.goto(`${server.url}/#/signin`);
     await page.evaluate(() => (globalThis as any).sessionStorage.clear());
-    await page.goto(`${t.url}/#/signin`);
+    await page.goto(`${server.url}/#/signin`);
     await page.getByLabel('API key').waitFor();
     const found: Record<string, unknown> = { signin: await axeSerious(page) };
     await screenshot(page, 'signin');
@@ -404,13 +406,13 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     await page.locator('table.jobs').waitFor();
     found.jobs = await axeSerious(page);
     const first = (await page.locator('tr[data-status=completed]').first().getAttribute('data-job-id'))!;
-    await page.goto(`${t.url}/#/jobs/${first}`);
+    await page.goto(`${server.url}/#/jobs/${first}`);
     await page.locator('#job-map[data-rendered-features]').waitFor({ timeout: 60_000 });
     found.job = await axeSerious(page);
-    await page.goto(`${t.url}/#/new`);
+    await page.goto(`${server.url}/#/new`);
     await page.locator('#new-map canvas').waitFor();
     found.newJob = await axeSerious(page);
-    await page.goto(`${t.url}/#/uploads`);
+    await page.goto(`${server.url}/#/uploads`);
     await page.getByRole('heading', { name: 'Polygons' }).waitFor();
     found.uploads = await axeSerious(page);
     expect(found).toEqual({ signin: [], jobs: [], job: [], newJob: [], uploads: [] });
@@ -422,7 +424,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against the embedded servi
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('sarwatch.apiKey'))).toBeNull();
-    await page.goto(`${t.url}/#/jobs`);
+    await page.goto(`${server.url}/#/jobs`);
     await page.getByLabel('API key').waitFor();
     expect(page.url()).toMatch(/#\/signin$/);
     await page.close();
