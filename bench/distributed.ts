@@ -19,6 +19,8 @@
  * The bench fails unless every run's result equals the one-process result.
  *   SARWATCH_BENCH_DISTRIBUTED_JOBS: jobs to run, in order (default `oilslick,newbuilding`).
  *   SARWATCH_BENCH_CHANGE_PX: the change pair's size (bench/change.ts; default 17408).
+ *   SARWATCH_BENCH_DISTRIBUTED_THREADS: a file to append, per job and deployment, each worker's
+ *     CPU seconds by thread (main thread flagged; analysis, V8 helper and loader threads unnamed).
  *   SARWATCH_BENCH_PG_URL / SARWATCH_BENCH_REDIS_URL: the servers (bench/scaledStore.ts).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
