@@ -19,6 +19,8 @@
  * The bench fails unless every run's result equals the one-process result.
  *   SARWATCH_BENCH_DISTRIBUTED_JOBS: jobs to run, in order (default `oilslick,newbuilding`).
  *   SARWATCH_BENCH_CHANGE_PX: the change pair's size (bench/change.ts; default 17408).
+ *   SARWATCH_BENCH_DISTRIBUTED_THREADS: a file to append, per job and deployment, each worker's
+ *     CPU seconds by thread (main thread flagged; analysis, V8 helper and loader threads unnamed).
  *   SARWATCH_BENCH_PG_URL / SARWATCH_BENCH_REDIS_URL: the servers (bench/scaledStore.ts).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -43,6 +45,21 @@ function cpuSeconds(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** CPU seconds of each thread of a live process, by thread id (threads that ended are not listed). */
+function threadCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / TICKS);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
 }
 
 type JobName = 'ship' | 'oilslick' | 'newbuilding';
@@ -160,6 +177,7 @@ async function runDeployment(jobs: readonly BenchJob[], runsPerJob: number, work
     for (const job of jobs) {
       for (let k = 0; k < runsPerJob; k++) {
         const before = children.map((c) => cpuSeconds(c.pid!));
+        const threadsBefore = children.map((c) => threadCpuSeconds(c.pid!));
         const t0 = performance.now();
         const { job_id } = await client.submit('analyze', job.endpoint, job.body as never);
         // Polled from the store: the API's rate limit is not what is measured.
@@ -171,6 +189,11 @@ async function runDeployment(jobs: readonly BenchJob[], runsPerJob: number, work
         }
         const seconds = (performance.now() - t0) / 1000;
         const after = children.map((c) => cpuSeconds(c.pid!));
+        const threadsAfter = children.map((c) => threadCpuSeconds(c.pid!));
+        if (process.env.SARWATCH_BENCH_DISTRIBUTED_THREADS) {
+          const rows = children.map((c, i) => ({ worker: i + 1, pid: c.pid, total: after[i]! - before[i]!, threads: [...threadsAfter[i]!].map(([tid, s]) => ({ tid, main: tid === c.pid, cpu: s - (threadsBefore[i]!.get(tid) ?? 0) })).filter((t) => t.cpu > 0.05) }));
+          fs.appendFileSync(process.env.SARWATCH_BENCH_DISTRIBUTED_THREADS, `${JSON.stringify({ job: job.name, workers, rows })}\n`);
+        }
         const result = await client.downloadResult(job_id);
         runs.push({ job: job.name, cpu: after.map((a, i) => a - before[i]!), seconds, loadAverage: os.loadavg()[0]!, features: result.features.length, result: JSON.stringify(result) });
       }

@@ -30,7 +30,7 @@ import { jobIsProcessing } from './worker/jobWatch.ts';
 import { serveMetrics } from './worker/metricsServer.ts';
 import { runWhenFree } from './store/leases.ts';
 import { defaultRegistry, type AnalysisRegistry } from './endpoints/analysisRegistry.ts';
-import { analysisThreads, closeAnalysisPool, runTileCall } from './analysis/engine/pool.ts';
+import { analysisThreads, closeAnalysisPool, keepAnalysisThreadsWarm, runTileCall } from './analysis/engine/pool.ts';
 import { LocalSceneCatalog, type IndexArchiveOptions, type IndexArchiveResult, type SceneCatalog, type SceneRecord } from './catalog/index.ts';
 import { watchArchive, type ArchiveWatch } from './catalog/local/watchArchive.ts';
 import { MonitorService } from './monitors/service.ts';
@@ -179,6 +179,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // any job's tiles on its analysis pool, one at a time per thread.
   const tiles = roles.worker && config.redisUrl ? new BullmqTileQueue({ redisUrl: config.redisUrl, name: `${config.queueName}-tiles`, objects, ...config.tiles }) : null;
   const workerId = `worker-${randomBytes(4).toString('hex')}`;
+  // Its threads stay up between fanned-out jobs: each would otherwise start and load its modules again.
+  if (tiles) keepAnalysisThreadsWarm();
   tiles?.consume({
     name: workerId,
     concurrency: analysisThreads(),

@@ -60,6 +60,16 @@ export class ThreadPool {
     return this.runCall(threadCall(call), transfer, signal) as Promise<TaskResult<F>>;
   }
 
+  /** Starts the pool's threads now (its minThreads of them), not at the first call. */
+  start(): void {
+    this.piscina();
+  }
+
+  /** Threads running now (none before the first call or start()). */
+  get threadCount(): number {
+    return this.pool?.threads.length ?? 0;
+  }
+
   /** Stops the threads (shutdown, tests); the next call starts new ones. */
   async close(): Promise<void> {
     const p = this.pool;

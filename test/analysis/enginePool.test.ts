@@ -6,7 +6,8 @@ import { MessageChannel } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAnalysisPool, runTileCall, runTileTask } from '../../src/analysis/engine/pool.ts';
 import { threadTasks } from '../../src/analysis/engine/selfTest.ts';
-import { defineThreadTasks } from '../../src/threads/task.ts';
+import { defineThreadTasks, threadCall } from '../../src/threads/task.ts';
+import { ThreadPool } from '../../src/threads/pool.ts';
 import { ImageryError } from '../../src/imagery/errors.ts';
 import { JobFailure } from '../../src/contract/errors.ts';
 
@@ -100,5 +101,21 @@ describe('analysis worker pool', () => {
     const held = holdingTask(abort.signal);
     await expect(held.task).rejects.toThrow(/aborted/);
   });
-});
 
+  it('a pool kept warm (minThreads = maxThreads, as keepAnalysisThreadsWarm makes it) starts its threads at once and keeps them through idleness; a cold one ends them', async () => {
+    const call = threadCall({ task: threadTasks.sumOnWorker, input: { data: new Float32Array([1]) } });
+    const warm = new ThreadPool(() => ({ minThreads: 2, maxThreads: 2, idleTimeout: 10 }));
+    const cold = new ThreadPool(() => ({ minThreads: 0, maxThreads: 2, idleTimeout: 10 }));
+    try {
+      warm.start();
+      expect(warm.threadCount).toBe(2);
+      await Promise.all([warm.runCall(call), cold.runCall(call)]);
+      expect(cold.threadCount).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(warm.threadCount).toBe(2);
+      expect(cold.threadCount).toBe(0);
+    } finally {
+      await Promise.all([warm.close(), cold.close()]);
+    }
+  });
+});

@@ -8,14 +8,14 @@
 //   nearest-neighbour resampling).
 // - Per tile: validity (both images, AOI), model probability, regions (tile.ts); each region
 //   is traced to a pixel-exact polygon (geo/vectorize.ts) and, where it reaches the AOI
-//   boundary, clipped to the AOI.
+//   boundary, clipped to the AOI (regionPolygons.ts) — by the tile's task when it reads its
+//   own tile (on a pool thread or, scaled out, any worker), so this thread only appends them.
 // - Measured: the analysed area counts pixels valid in both images with their centre in the
 //   AOI, each with its geodesic ground area; the analysed extent is the valid mask
 //   vectorised (on a coarser lattice for large AOIs), clipped to the AOI and simplified to
 //   the request size budget.
 
 import type { TileRunner } from '../port.ts';
-import { intersectAoi } from '../../geo/clip.ts';
 import type { AoiGeometry, Polygon, Position } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
@@ -32,7 +32,8 @@ import { combinePolygons, measuredCoverage, type MeasuredCoverage } from './cove
 import { DEFAULT_CHANGE_MODEL, type ChangeKind } from './model.ts';
 import { gridRelation, type GridRelation } from './pairGrid.ts';
 import { readChangeTile, threadTasks as pairTileTasks, type ChangeTileRead, type ChangeTileReading, type LatticeCounts } from './pairTile.ts';
-import { threadTasks as tileTasks, type ChangeParams, type ChangeRegion, type ChangeTileResult } from './tile.ts';
+import { tileDetections, type TileDetections } from './regionPolygons.ts';
+import { threadTasks as tileTasks, type ChangeParams } from './tile.ts';
 
 export { detectChangeInTile, prepareFeatures, channelsOf } from './tile.ts';
 export type { ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './tile.ts';
@@ -173,25 +174,28 @@ class DetectionStore {
   private conf = new Float64Array(512);
   count = 0;
 
-  add(rings: readonly (readonly Position[])[], confidence: number | null): void {
-    let size = 1 + rings.length;
-    for (const r of rings) size += 2 * r.length;
+  /** A tile's packed detections (regionPolygons.ts: the same layout per polygon), in order. */
+  addTile(d: TileDetections): void {
+    let k = 0;
+    for (let i = 0; i < d.count; i++) {
+      const n = d.coords[k]!;
+      let size = 1 + n;
+      for (let r = 0; r < n; r++) size += 2 * d.coords[k + 1 + r]!;
+      this.addPacked(d.coords.subarray(k, k + size), Number.isNaN(d.confidence[i]!) ? null : d.confidence[i]!);
+      k += size;
+    }
+  }
+
+  private addPacked(packed: Float64Array, confidence: number | null): void {
+    const size = packed.length;
     if (this.used + size > DetectionStore.CHUNK) {
       this.chunks.push(new Float64Array(Math.max(DetectionStore.CHUNK, size)));
       this.used = 0;
     }
     const chunk = this.chunks[this.chunks.length - 1]!;
     const start = this.used;
-    let k = start;
-    chunk[k++] = rings.length;
-    for (const r of rings) chunk[k++] = r.length;
-    for (const r of rings) {
-      for (const [lon, lat] of r) {
-        chunk[k++] = lon;
-        chunk[k++] = lat;
-      }
-    }
-    this.used = k;
+    chunk.set(packed, start);
+    this.used = start + size;
     if (2 * this.count + 2 > this.where.length) {
       const w = new Int32Array(this.where.length * 2);
       w.set(this.where);
@@ -298,18 +302,13 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
       }
     }
   };
-  const mergeTile = (tile: Tile, out: ChangeTileResult, inside: Uint8Array, pixelSizeM: number) => {
-    const w = tile.halo;
+  const mergeTile = (tile: Tile, found: TileDetections, validCount: number, pixelSizeM: number) => {
     stats.pixels += tile.core.width * tile.core.height;
-    stats.validPixels += out.validCount;
-    areaSqm += out.validCount * pixelSizeM * pixelSizeM;
-    for (const r of out.regions) {
-      stats.regions++;
-      if (r.touchesTileEdge && !touchesImageEdge(r, w, reference)) stats.truncatedRegions++;
-      for (const geometry of regionPolygons(r, w, inside, reference, aoi)) {
-        detections.add(geometry.coordinates, r.confidence);
-      }
-    }
+    stats.validPixels += validCount;
+    areaSqm += validCount * pixelSizeM * pixelSizeM;
+    stats.regions += found.regions;
+    stats.truncatedRegions += found.truncatedRegions;
+    detections.addTile(found);
   };
 
   const { threads: _threads, tileSize: _tileSize, regionHalo: _regionHalo, extentCells: _extentCells, ...tileParams } = params;
@@ -319,12 +318,12 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
   const engine = { signal: options.signal, threads, prefetch: Math.max(1, threads), onProgress: (done: number, total: number) => options.onProgress?.(Math.floor((100 * done) / total)) };
   let tileTimings: TileTimings;
   if (threads > 0 && [...pair.preSources, ...pair.postSources].every(isLocalSource)) {
-    // On the pool, each task opens the pair on its thread and reads its own tile: this thread
-    // only plans, dispatches and merges (the polygons), so its event loop stays free.
-    const input = (tile: Tile) => ({ input: { pre: pair.preSources, post: pair.postSources, reading, tile }, keep: undefined });
+    // On the pool, each task opens the pair on its thread, reads its own tile and traces its
+    // regions: this thread only plans, dispatches and appends, so its event loop stays free.
+    const input = (tile: Tile) => ({ input: { pre: pair.preSources, post: pair.postSources, reading, tile, aoi }, keep: undefined });
     tileTimings = await mapTiles(plan, null, { run: pairTileTasks.detectChangeInPairTile, params: taskParams, input }, (tile, out) => {
       addLattice(out.lattice);
-      mergeTile(tile, out.result, out.inside, out.pixelSizeM);
+      mergeTile(tile, out.detections, out.validCount, out.pixelSizeM);
     }, { ...engine, runner: options.tiles });
   } else {
     // In this thread (or remote rasters): tiles read here, the next ones while `threads` tiles are being modelled.
@@ -342,7 +341,9 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
       ];
       return { input, transfer: threads > 0 ? transfer : [], keep: { inside: threads > 0 ? inside.slice() : inside, pixelSizeM } };
     };
-    tileTimings = await mapTiles(plan, read, { run: tileTasks.detectChangeTileTask, params: taskParams, input }, (tile, out, keep) => mergeTile(tile, out, keep.inside, keep.pixelSizeM), engine);
+    tileTimings = await mapTiles(plan, read, { run: tileTasks.detectChangeTileTask, params: taskParams, input }, (tile, out, keep) =>
+      mergeTile(tile, tileDetections(out, tile.halo, keep.inside, reference, aoi), out.validCount, keep.pixelSizeM),
+    engine);
   }
   t.read += tileTimings.read;
   t.detect += tileTimings.input + tileTimings.tasks + tileTimings.merge;
@@ -370,59 +371,6 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
 /** A local file (an RTC GeoTIFF or a SAFE product): another thread opens it as this one did. */
 function isLocalSource(source: RasterSource): boolean {
   return !isRemoteHref(isGrdSource(source) ? source.product : source);
-}
-
-function touchesImageEdge(r: ChangeRegion, w: { x0: number; y0: number; width: number; height: number }, raster: RasterProduct): boolean {
-  return (
-    (r.box.x0 === 0 && w.x0 === 0) ||
-    (r.box.y0 === 0 && w.y0 === 0) ||
-    (r.box.x1 === w.width - 1 && w.x0 + w.width === raster.width) ||
-    (r.box.y1 === w.height - 1 && w.y0 + w.height === raster.height)
-  );
-}
-
-/**
- * The region's pixel-exact outline in lon/lat; clipped to the AOI when one of its pixels has
- * a neighbour outside the AOI (a pixel square reaches up to half a pixel past its centre).
- */
-function regionPolygons(
-  r: ChangeRegion,
-  w: { x0: number; y0: number; width: number; height: number },
-  inside: Uint8Array,
-  raster: RasterProduct,
-  aoi: AoiGeometry,
-): Polygon[] {
-  const bw = r.box.x1 - r.box.x0 + 1;
-  const bh = r.box.y1 - r.box.y0 + 1;
-  const labels = new Uint8Array(bw * bh);
-  let nearBoundary = false;
-  for (const p of r.pixels) {
-    const row = (p / w.width) | 0;
-    const col = p - row * w.width;
-    labels[(row - r.box.y0) * bw + (col - r.box.x0)] = 1;
-    for (let dy = -1; dy <= 1 && !nearBoundary; dy++) {
-      for (let dx = -1; dx <= 1; dx++) {
-        const rr = row + dy;
-        const cc = col + dx;
-        if (rr < 0 || cc < 0 || rr >= w.height || cc >= w.width || !inside[rr * w.width + cc]) {
-          nearBoundary = true;
-          break;
-        }
-      }
-    }
-  }
-  const oy = w.y0 + r.box.y0;
-  const ox = w.x0 + r.box.x0;
-  const traced = maskToPolygons(labels, bw, bh, (row, col) => raster.pixelToLonLat(oy + row, ox + col)).map((t) => t.geometry);
-  if (!nearBoundary) return traced;
-  const out: Polygon[] = [];
-  for (const geometry of traced) {
-    const clipped = intersectAoi(geometry, aoi);
-    if (!clipped) continue;
-    if (clipped.type === 'Polygon') out.push(clipped);
-    else for (const coordinates of clipped.coordinates) out.push({ type: 'Polygon', coordinates });
-  }
-  return out;
 }
 
 /** detectChangeInRtcPair under the name that says it takes any pair of sources (RTC or geocoded GRD). */

@@ -7,7 +7,7 @@
 // either way, so the same regions bit for bit.
 
 import { geodesicAreaSqm } from '../../geo/area.ts';
-import type { Position } from '../../geo/types.ts';
+import type { AoiGeometry, Position } from '../../geo/types.ts';
 // Types only: a pool thread loads this module for its threadTasks, and the readers
 // themselves load with a thread's first pair tile (engine/products.ts).
 import type { RasterSource } from '../../imagery/geocode/source.ts';
@@ -17,7 +17,8 @@ import type { PixelWindow } from '../../imagery/window.ts';
 import { withOpenedRasters } from '../engine/products.ts';
 import { rasterizeAoi, type PixelEdges } from './aoiMask.ts';
 import { readOnReferenceGrid, type GridRelation } from './pairGrid.ts';
-import { detectChangeTileTask, type ChangeTileInput, type ChangeTileOptions, type ChangeTileResult } from './tile.ts';
+import { tileDetections, type TileDetections } from './regionPolygons.ts';
+import { detectChangeTileTask, type ChangeTileInput, type ChangeTileOptions } from './tile.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 
 /** How a pair's tiles are read: plain data, sent to the pool with each tile. */
@@ -119,27 +120,37 @@ export async function readChangeTile(pre: readonly RasterProduct[], post: readon
   return { input, inside, pixelSizeM, lattice };
 }
 
-/** A tile the task reads itself: each date's raster sources (as openRasterSources opens them, pre first), how to read them, and the tile. */
+/** A tile the task reads itself: each date's raster sources (as openRasterSources opens them, pre first), how to read them, the tile, and the AOI its polygons are clipped to. */
 export interface ChangePairTile {
   pre: RasterSource[];
   post: RasterSource[];
   reading: ChangeTileReading;
   tile: Tile;
+  aoi: AoiGeometry;
 }
 
-/** What the pool task returns: the tile's result with what the merge needs of its read. */
+/** What the pool task returns: the tile's polygons (traced and clipped on the task's thread) and what the merge counts of its read. */
 export interface ChangePairTileResult {
-  result: ChangeTileResult;
-  inside: Uint8Array;
+  detections: TileDetections;
+  /** Core pixels valid in both dates and inside the AOI. */
+  validCount: number;
   pixelSizeM: number;
   lattice: LatticeCounts;
 }
 
-/** Pool task: open the pair on this thread (or reuse it), read the tile, then detectChangeTileTask. */
+/**
+ * Pool task: open the pair on this thread (or reuse it), read the tile, detectChangeTileTask,
+ * then trace and clip the tile's regions to polygons on the reference grid — so the job's own
+ * thread (scaled out: its worker) only appends them, whichever worker ran the tile.
+ */
 export async function detectChangeInPairTile(task: ChangePairTile, options: Omit<ChangeTileOptions, 'scratch'>): Promise<ChangePairTileResult> {
   const n = task.pre.length;
-  const read = await withOpenedRasters([...task.pre, ...task.post], (rasters) => readChangeTile(rasters.slice(0, n), rasters.slice(n), task.reading, task.tile));
-  return { result: detectChangeTileTask(read.input, options), inside: read.inside, pixelSizeM: read.pixelSizeM, lattice: read.lattice };
+  return withOpenedRasters([...task.pre, ...task.post], async (rasters) => {
+    const read = await readChangeTile(rasters.slice(0, n), rasters.slice(n), task.reading, task.tile);
+    const result = detectChangeTileTask(read.input, options);
+    const detections = tileDetections(result, task.tile.halo, read.inside, rasters[0]!, task.aoi);
+    return { detections, validCount: result.validCount, pixelSizeM: read.pixelSizeM, lattice: read.lattice };
+  });
 }
 
 /** What the analysis pool may run of this module (src/threads/task.ts). */

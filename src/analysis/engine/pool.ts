@@ -16,7 +16,21 @@ export function analysisThreads(): number {
   return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
 }
 
-const pool = new ThreadPool(() => ({ minThreads: 1, maxThreads: analysisThreads(), idleTimeout: 30_000 }), reviveError);
+/** Every thread kept running (keepAnalysisThreadsWarm), or only one while idle. */
+let warm = false;
+
+const pool = new ThreadPool(() => ({ minThreads: warm ? analysisThreads() : 1, maxThreads: analysisThreads(), idleTimeout: 30_000 }), reviveError);
+
+/**
+ * A process that runs other processes' tiles (a scaled-out worker: queue/tiles.ts) keeps all
+ * its analysis threads running from now on, so a fanned-out job does not pay each thread's
+ * start and first module loads again after 30 s of idleness. Takes effect on a pool not yet
+ * started (or the next one after a close).
+ */
+export function keepAnalysisThreadsWarm(): void {
+  warm = true;
+  pool.start();
+}
 
 /**
  * Runs one tile task on a thread of the pool; `transfer` lists buffers (or ports) to move, not
