@@ -34,11 +34,10 @@ export class BoxScratch extends Scratch {
  */
 function rowSums(src: Float64Array, base: number, width: number, r: number, dst: Float64Array, squares: boolean): void {
   if (squares) rowSumsOfSquares(src, base, width, r, dst);
-  else rowSumsOfValues(src, base, width, r, dst, base);
+  else rowSumsOfValues(src, base, width, r, dst);
 }
 
-/** rowSums of values, written from dst[out] on (dst may be another array than src). */
-function rowSumsOfValues(src: Float64Array, base: number, width: number, r: number, dst: Float64Array, out: number): void {
+function rowSumsOfValues(src: Float64Array, base: number, width: number, r: number, dst: Float64Array): void {
   let s = 0;
   const first = Math.min(r, width);
   for (let x = 0; x < first; x++) s += src[base + x]!;
@@ -48,17 +47,17 @@ function rowSumsOfValues(src: Float64Array, base: number, width: number, r: numb
   let x = 0;
   for (const end = Math.min(addEnd, dropStart); x < end; x++) {
     s += src[base + x + r]!;
-    dst[out + x] = s;
+    dst[base + x] = s;
   }
   for (; x < addEnd; x++) {
     s += src[base + x + r]!;
     s -= src[base + x - r - 1]!;
-    dst[out + x] = s;
+    dst[base + x] = s;
   }
-  for (; x < dropStart; x++) dst[out + x] = s;
+  for (; x < dropStart; x++) dst[base + x] = s;
   for (; x < width; x++) {
     s -= src[base + x - r - 1]!;
-    dst[out + x] = s;
+    dst[base + x] = s;
   }
 }
 
@@ -210,32 +209,7 @@ export interface BoxMeanOptions {
   scratch?: BoxScratch;
 }
 
-/**
- * Valid pixels of the windows along one row (the same clipped windows as rowSums): an exact
- * integer count, so any order of additions gives the same numbers.
- */
-function rowCounts(valid: Uint8Array, base: number, width: number, r: number, dst: Int32Array, out: number): void {
-  let c = 0;
-  for (let x = 0; x < Math.min(r, width); x++) c += valid[base + x]! !== 0 ? 1 : 0;
-  for (let x = 0; x < width; x++) {
-    if (x + r < width) c += valid[base + x + r]! !== 0 ? 1 : 0;
-    if (x - r - 1 >= 0) c -= valid[base + x - r - 1]! !== 0 ? 1 : 0;
-    dst[out + x] = c;
-  }
-}
-
-/**
- * Mean of the valid pixels in the window of half-sizes (rx, ry) around each pixel.
- *
- * The sums are boxSum's over maskedBoxSums' masked values — the same additions in the same
- * order, so the same bits (test/raster/boxMean.test.ts compares the two) — but streamed: each
- * row's horizontal sums go into a ring of the 2·ry + 2 rows the vertical running sum still
- * needs, and the vertical sum is one row kept from output row to output row, turned into that
- * row's means at once. No raster-sized float64 array is written or read again (three of them
- * per call before: masked values, row sums, window sums, and as many for the counts), which
- * is where the time of a full-scene oil tile went. Counts (exact integers) are computed the
- * same streamed way in int32, or from the window's area when every pixel is valid.
- */
+/** Mean of the valid pixels in the window of half-sizes (rx, ry) around each pixel. */
 export function boxMean(
   values: ArrayLike<number>,
   valid: Uint8Array,
@@ -248,90 +222,39 @@ export function boxMean(
 ): Float32Array {
   const n = width * height;
   if (out.length !== n) throw new RangeError(`boxMean: output must hold ${width} × ${height} values`);
-  if (values.length !== n || valid.length !== n) throw new RangeError(`boxMean: arrays must hold ${width} × ${height} values`);
-  if (options.count && options.count.length !== n) throw new RangeError(`boxMean: counts must hold ${width} × ${height} values`);
-  if (n === 0) return out;
   const scratch = options.scratch ?? new BoxScratch();
   const where = options.where ?? valid;
   const minFraction = options.minFraction ?? 0;
   const fallback = options.fallback;
-  const given = options.count;
+  // Every pixel valid (the usual sea tile): the count is the clipped window's area, rows ·
+  // cols[x] as boxCount writes it, computed in the loop below instead of a raster of it.
+  let count = options.count ?? null;
+  if (!count) {
+    let all = true;
+    for (let i = 0; i < n && all; i++) if (!valid[i]) all = false;
+    if (!all) count = boxCount(valid, width, height, rx, ry, scratch.get('boxCount', n), scratch);
+  }
+  const { sum } = maskedBoxSums(values, valid, width, height, rx, ry, false, scratch);
   const cx = Math.min(rx, width - 1);
   const cy = Math.min(ry, height - 1);
   const cols = windowColumns(width, cx, scratch);
-  let allValid = given === undefined;
-  for (let i = 0; i < n && allValid; i++) if (valid[i] === 0) allValid = false;
-  const streamCounts = given === undefined && !allValid;
-
-  // Ring of horizontal sums (and counts): row j lives in slot j % slots.
-  const slots = Math.min(height, 2 * cy + 2);
-  const ring = scratch.get('boxRing', slots * width);
-  const ringCounts = streamCounts ? scratch.array('boxRingCounts', Int32Array, slots * width) : null;
-  const masked = scratch.get('boxMaskedRow', width);
-  const column = scratch.get('boxColumn', width);
-  const columnCounts = streamCounts ? scratch.array('boxColumnCounts', Int32Array, width) : null;
-  const fillRow = (j: number): void => {
-    const base = j * width;
-    for (let x = 0; x < width; x++) {
-      const v = values[base + x]!;
-      masked[x] = valid[base + x] && v === v ? v : 0;
-    }
-    const slot = (j % slots) * width;
-    rowSumsOfValues(masked, 0, width, cx, ring, slot);
-    if (ringCounts) rowCounts(valid, base, width, cx, ringCounts, slot);
-  };
-
-  // Output row 0: rows 0 … cy summed top down onto zeros (boxSum's first row).
-  column.fill(0);
-  if (columnCounts) columnCounts.fill(0);
-  for (let k = 0; k <= cy; k++) {
-    fillRow(k);
-    const slot = (k % slots) * width;
-    for (let x = 0; x < width; x++) column[x]! += ring[slot + x]!;
-    if (columnCounts && ringCounts) for (let x = 0; x < width; x++) columnCounts[x]! += ringCounts[slot + x]!;
-  }
   for (let y = 0; y < height; y++) {
-    if (y > 0) {
-      const add = y + cy;
-      const drop = y - cy - 1;
-      if (add < height) fillRow(add);
-      const a = (add % slots) * width;
-      const d = (((drop % slots) + slots) % slots) * width;
-      if (add < height && drop >= 0) {
-        for (let x = 0; x < width; x++) column[x] = column[x]! + ring[a + x]! - ring[d + x]!;
-      } else if (add < height) {
-        for (let x = 0; x < width; x++) column[x] = column[x]! + ring[a + x]!;
-      } else if (drop >= 0) {
-        for (let x = 0; x < width; x++) column[x] = column[x]! - ring[d + x]!;
-      }
-      if (columnCounts && ringCounts) {
-        if (add < height) for (let x = 0; x < width; x++) columnCounts[x]! += ringCounts[a + x]!;
-        if (drop >= 0) for (let x = 0; x < width; x++) columnCounts[x]! -= ringCounts[d + x]!;
-      }
-    }
     const rows = Math.min(height - 1, y + cy) - Math.max(0, y - cy) + 1;
-    const o = y * width;
-    if (given) meanRow(out, o, width, where, column, given, o, null, 0, cols, minFraction, minFraction * rows, fallback);
-    else if (columnCounts) meanRow(out, o, width, where, column, columnCounts, 0, null, 0, cols, minFraction, minFraction * rows, fallback);
-    else meanRow(out, o, width, where, column, null, 0, cols, rows, cols, minFraction, minFraction * rows, fallback);
+    // The share test below multiplies as (minFraction · rows) · columns, as it always has.
+    const need = minFraction * rows;
+    if (count) meanRowCounted(out, y * width, width, where, sum, count, cols, minFraction, need, fallback);
+    else meanRow(out, y * width, width, where, sum, rows, cols, minFraction, need, fallback);
   }
   return out;
 }
 
-/**
- * One output row of boxMean: out[o + x] = sum[x] / count, the count being counts[c0 + x], or
- * rows · area[x] (every pixel valid). The share test multiplies as (minFraction · rows) ·
- * columns, as it always has.
- */
+/** One row of boxMean's means from `o` on, every pixel valid: the count is rows · cols[x] (the clipped window's area). */
 function meanRow(
   out: Float32Array,
   o: number,
   width: number,
   where: Uint8Array,
   sum: Float64Array,
-  counts: ArrayLike<number> | null,
-  c0: number,
-  area: Float64Array | null,
   rows: number,
   cols: Float64Array,
   minFraction: number,
@@ -344,8 +267,33 @@ function meanRow(
       out[i] = Number.NaN;
       continue;
     }
-    const c = counts ? counts[c0 + x]! : rows * area![x]!;
-    if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[x]! / c;
+    const c = rows * cols[x]!;
+    if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[i]! / c;
+    else out[i] = fallback ? fallback[i]! : Number.NaN;
+  }
+}
+
+/** meanRow with the counts of a mask with no-data (counts[o + x]). */
+function meanRowCounted(
+  out: Float32Array,
+  o: number,
+  width: number,
+  where: Uint8Array,
+  sum: Float64Array,
+  counts: Float64Array,
+  cols: Float64Array,
+  minFraction: number,
+  need: number,
+  fallback: ArrayLike<number> | undefined,
+): void {
+  for (let x = 0; x < width; x++) {
+    const i = o + x;
+    if (!where[i]) {
+      out[i] = Number.NaN;
+      continue;
+    }
+    const c = counts[i]!;
+    if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[i]! / c;
     else out[i] = fallback ? fallback[i]! : Number.NaN;
   }
 }

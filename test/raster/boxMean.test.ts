@@ -105,9 +105,9 @@ describe('boxSum, boxCount, maskedBoxSums', () => {
   });
 });
 
-describe('boxMean streams the running sums of boxSum (same additions, same bits)', () => {
-  // The reference is the unstreamed form: boxCount and maskedBoxSums over whole rasters, then
-  // the mean per pixel, as boxMean computed it before it streamed. Values span many binary
+describe('boxMean is boxSum\'s running sums over the masked values, divided (same additions, same bits)', () => {
+  // The reference: boxCount and maskedBoxSums over whole rasters, then the mean per pixel —
+  // a pin of boxMean's arithmetic for any faster form of it. Values span many binary
   // orders of magnitude so that the float64 running sums round (a different order of additions
   // would show in the low bits); masks are all-valid, sparse or dense, radii small, large and
   // beyond the raster. (A mutation check: adding the entering and dropping the leaving row sum
