@@ -341,8 +341,19 @@ function twoPassBackground(
   const background1 = boxMean(smoothDb, sea, w, h, r.rx, r.ry, alloc('background1', Float32Array, n), { minFraction, scratch });
   // Pass 2: the background of the sea that pass 1 did not call dark.
   const open = alloc('open', Uint8Array, n);
-  for (let i = 0; i < n; i++) open[i] = sea[i] !== 0 && !(smoothDb[i]! < background1[i]! - shift) ? 1 : 0;
-  boxMean(smoothDb, open, w, h, r.rx, r.ry, out, { where: sea, minFraction, fallback: background1, scratch });
+  // Rows where pass 1 found dark sea (a few per cent of a tile's rows): only their row sums
+  // change; the others are pass 1's (boxMean's changedRows), the same numbers.
+  const changed = new Uint8Array(h);
+  for (let y = 0; y < h; y++) {
+    let dropped = 0;
+    for (let i = y * w; i < (y + 1) * w; i++) {
+      const o = sea[i] !== 0 && !(smoothDb[i]! < background1[i]! - shift) ? 1 : 0;
+      open[i] = o;
+      dropped |= sea[i]! ^ o;
+    }
+    changed[y] = dropped;
+  }
+  boxMean(smoothDb, open, w, h, r.rx, r.ry, out, { where: sea, minFraction, fallback: background1, scratch, changedRows: changed });
 }
 
 
