@@ -127,9 +127,8 @@ export async function readCalibratedWindow(
 /**
  * Columns k0 … k1 − 1 of one row (data index start + k) from DN to calibrated values in place:
  * A = fround(a0 + ta · (a1 − a0)); with noise (n0 non-null) η = fround(fround(n0 + tn · (n1 −
- * n0)) · factor), value = (DN² − η) / A², floored. A separate plain function, not a loop in
- * the async readCalibratedWindow: V8 does not move a running async function's loop into
- * optimised code, so such a loop runs unoptimised until the whole function has been called often.
+ * n0)) · factor), value = (DN² − η) / A², floored. A plain function (called per row
+ * segment) rather than a loop inside the async readCalibratedWindow.
  */
 function calibrateSpan(
   data: Float32Array,
