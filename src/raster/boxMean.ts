@@ -99,6 +99,16 @@ function windowColumns(width: number, r: number, scratch: BoxScratch): Float64Ar
 }
 
 /**
+ * Where boxSum keeps its row sums: the scratch array `name`, every row recomputed, or with
+ * `only` just the rows y with only[y] ≠ 0 — the others must still hold the sums of the same
+ * source row, radius and width from an earlier call (boxMean's `changedRows`).
+ */
+export interface BoxRows {
+  name: string;
+  only: Uint8Array | null;
+}
+
+/**
  * out[i] = Σ of `src` (or of src², with `squares`) over the window of half-sizes (rx, ry)
  * around i, clipped to the raster. `out` must not be `src`.
  */
@@ -111,13 +121,14 @@ export function boxSum(
   out: Float64Array,
   scratch: BoxScratch = new BoxScratch(),
   squares = false,
+  rows: BoxRows = { name: 'boxRow', only: null },
 ): Float64Array {
   const n = width * height;
   if (src.length !== n || out.length !== n) throw new RangeError(`boxSum: arrays must hold ${width} × ${height} values`);
   if (n === 0) return out;
-  const row = scratch.get('boxRow', n);
+  const row = scratch.get(rows.name, n);
   const r = Math.min(rx, width - 1);
-  for (let y = 0; y < height; y++) rowSums(src, y * width, width, r, row, squares);
+  for (let y = 0; y < height; y++) if (!rows.only || rows.only[y]) rowSums(src, y * width, width, r, row, squares);
   const rv = Math.min(ry, height - 1);
   out.fill(0, 0, width);
   for (let k = 0; k <= rv; k++) {
@@ -164,7 +175,8 @@ export function boxCount(valid: Uint8Array, width: number, height: number, rx: n
   }
   const ones = scratch.get('boxOnes', n);
   for (let i = 0; i < n; i++) ones[i] = valid[i]!;
-  return boxSum(ones, width, height, rx, ry, out, scratch);
+  // Its own row sums: boxMean's (of values) may be reused by its next call (changedRows).
+  return boxSum(ones, width, height, rx, ry, out, scratch, false, { name: 'boxCountRow', only: null });
 }
 
 /**
@@ -207,6 +219,14 @@ export interface BoxMeanOptions {
   /** Valid-pixel counts per window if already known (boxCount of the same mask and radii). */
   count?: Float64Array;
   scratch?: BoxScratch;
+  /**
+   * The rows (1 each, `height` of them) where `values` or `valid` differ from the previous
+   * boxMean with this scratch, which had the same width, height and rx and no boxSum or
+   * maskedBoxSums on the scratch since: only those rows' masked values and row sums are
+   * recomputed, the others are that call's — the same numbers, since a row's sums depend on
+   * that row alone (the dark spots' second background pass, which drops a few dark pixels).
+   */
+  changedRows?: Uint8Array;
 }
 
 /** Mean of the valid pixels in the window of half-sizes (rx, ry) around each pixel. */
@@ -226,8 +246,31 @@ export function boxMean(
   const where = options.where ?? valid;
   const minFraction = options.minFraction ?? 0;
   const fallback = options.fallback;
-  const count = options.count ?? boxCount(valid, width, height, rx, ry, scratch.get('boxCount', n), scratch);
-  const { sum } = maskedBoxSums(values, valid, width, height, rx, ry, false, scratch);
+  // Every pixel valid (the usual sea tile): the count is the clipped window's area, rows ·
+  // cols[x] as boxCount writes it, computed in the loop below instead of a raster of it.
+  let count = options.count ?? null;
+  if (!count) {
+    let all = true;
+    for (let i = 0; i < n && all; i++) if (!valid[i]) all = false;
+    if (!all) count = boxCount(valid, width, height, rx, ry, scratch.get('boxCount', n), scratch);
+  }
+  let sum: Float64Array;
+  const changed = options.changedRows;
+  if (changed) {
+    if (changed.length !== height) throw new RangeError(`boxMean: changedRows must hold ${height} rows`);
+    // maskedBoxSums for the changed rows only (the same masking, the same boxSum).
+    const masked = scratch.get('boxMasked', n);
+    for (let y = 0; y < height; y++) {
+      if (!changed[y]) continue;
+      for (let i = y * width; i < (y + 1) * width; i++) {
+        const v = values[i]!;
+        masked[i] = valid[i] && v === v ? v : 0;
+      }
+    }
+    sum = boxSum(masked, width, height, rx, ry, scratch.get('boxSum', n), scratch, false, { name: 'boxRow', only: changed });
+  } else {
+    sum = maskedBoxSums(values, valid, width, height, rx, ry, false, scratch).sum;
+  }
   const cx = Math.min(rx, width - 1);
   const cy = Math.min(ry, height - 1);
   const cols = windowColumns(width, cx, scratch);
@@ -235,17 +278,58 @@ export function boxMean(
     const rows = Math.min(height - 1, y + cy) - Math.max(0, y - cy) + 1;
     // The share test below multiplies as (minFraction · rows) · columns, as it always has.
     const need = minFraction * rows;
-    const o = y * width;
-    for (let x = 0; x < width; x++) {
-      const i = o + x;
-      if (!where[i]) {
-        out[i] = Number.NaN;
-        continue;
-      }
-      const c = count[i]!;
-      if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[i]! / c;
-      else out[i] = fallback ? fallback[i]! : Number.NaN;
-    }
+    if (count) meanRowCounted(out, y * width, width, where, sum, count, cols, minFraction, need, fallback);
+    else meanRow(out, y * width, width, where, sum, rows, cols, minFraction, need, fallback);
   }
   return out;
+}
+
+/** One row of boxMean's means from `o` on, every pixel valid: the count is rows · cols[x] (the clipped window's area). */
+function meanRow(
+  out: Float32Array,
+  o: number,
+  width: number,
+  where: Uint8Array,
+  sum: Float64Array,
+  rows: number,
+  cols: Float64Array,
+  minFraction: number,
+  need: number,
+  fallback: ArrayLike<number> | undefined,
+): void {
+  for (let x = 0; x < width; x++) {
+    const i = o + x;
+    if (!where[i]) {
+      out[i] = Number.NaN;
+      continue;
+    }
+    const c = rows * cols[x]!;
+    if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[i]! / c;
+    else out[i] = fallback ? fallback[i]! : Number.NaN;
+  }
+}
+
+/** meanRow with the counts of a mask with no-data (counts[o + x]). */
+function meanRowCounted(
+  out: Float32Array,
+  o: number,
+  width: number,
+  where: Uint8Array,
+  sum: Float64Array,
+  counts: Float64Array,
+  cols: Float64Array,
+  minFraction: number,
+  need: number,
+  fallback: ArrayLike<number> | undefined,
+): void {
+  for (let x = 0; x < width; x++) {
+    const i = o + x;
+    if (!where[i]) {
+      out[i] = Number.NaN;
+      continue;
+    }
+    const c = counts[i]!;
+    if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[i]! / c;
+    else out[i] = fallback ? fallback[i]! : Number.NaN;
+  }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/prng.ts';
 import {
   LutRowInterpolator,
   NoiseRowInterpolator,
@@ -72,6 +73,78 @@ describe('NoiseRowInterpolator', () => {
     new NoiseRowInterpolator({ ...noise, layout: 'range', azimuthVectors: [] }).fillRow(25, 0, out);
     expect(Array.from(out)).toEqual([1250, 1250]);
   });
+});
+
+describe('rowPair / rowParts (what readCalibratedWindow interpolates as it goes)', () => {
+  // Random sparse LUTs (uneven pixels and lines, one or several vectors) and azimuth blocks
+  // that tile, leave gaps or overlap: fround(lerp) and fround(fround(lerp) · factor) must give
+  // fillRow's values bit for bit, and overlapping blocks must be refused (null).
+  const rand = mulberry32(24);
+  const vector = (line: number) => {
+    const pixels = [0];
+    while (pixels.length < 8) pixels.push(pixels[pixels.length - 1]! + 1 + Math.floor(rand() * 60));
+    return { line, azimuthTime: '', pixels: Float64Array.from(pixels), values: Float32Array.from(pixels, () => 50 + rand() * 900) };
+  };
+  for (let trial = 0; trial < 40; trial++) {
+    it(`agrees with fillRow bit for bit (trial ${trial})`, () => {
+      const lines = trial % 5 === 0 ? [7] : [0, 100 + Math.floor(rand() * 300), 500, 700 + Math.floor(rand() * 300)];
+      const rangeVectors = lines.map(vector);
+      const blocks = [];
+      let x = Math.floor(rand() * 40);
+      for (let b = 0; b < 3; b++) {
+        const width = 20 + Math.floor(rand() * 120);
+        const overlap = trial % 4 === 3 && b === 1 ? -10 : Math.floor(rand() * 3);
+        blocks.push({
+          swath: `IW${b + 1}`,
+          firstAzimuthLine: Math.floor(rand() * 200),
+          lastAzimuthLine: 600 + Math.floor(rand() * 400),
+          firstRangeSample: x,
+          lastRangeSample: x + width - 1,
+          lines: Float64Array.from([0, 300, 900]),
+          values: Float32Array.from([rand() + 0.5, rand() + 0.5, rand() + 0.5]),
+        });
+        x += width + overlap;
+      }
+      const noise: NoiseLut = { layout: 'range-azimuth', rangeVectors, azimuthVectors: blocks };
+      const x0 = Math.floor(rand() * 100) - 10;
+      // Overlap trials: a segment over all the blocks, so rows with both blocks reach the overlap.
+      const width = trial % 4 === 3 ? 600 : 1 + Math.floor(rand() * 400);
+      const lut = new LutRowInterpolator(rangeVectors);
+      const a = new LutRowInterpolator(rangeVectors);
+      const eta = new NoiseRowInterpolator(noise);
+      const parts = new NoiseRowInterpolator(noise);
+      const row = new Float32Array(width);
+      let refused = 0;
+      let checked = 0;
+      let differ = 0;
+      const same = (a: number, b: number) => {
+        checked++;
+        if (!Object.is(a, b)) differ++;
+      };
+      for (let line = -20; line < 1100; line += 1 + Math.floor(rand() * 40)) {
+        lut.fillRow(line, x0, row);
+        const p = a.rowPair(line, x0, width);
+        for (let i = 0; i < width; i++) same(Math.fround(p.r0[i]! + p.t * (p.r1[i]! - p.r0[i]!)), row[i]!);
+        eta.fillRow(line, x0, row);
+        const q = parts.rowParts(line, x0, width);
+        if (!q) {
+          refused++;
+          continue;
+        }
+        expect(q.starts[0]).toBe(0);
+        expect(q.starts[q.starts.length - 1]).toBe(width);
+        for (let j = 0; j < q.factors.length; j++) {
+          for (let i = q.starts[j]!; i < q.starts[j + 1]!; i++) {
+            same(Math.fround(Math.fround(q.r0[i]! + q.t * (q.r1[i]! - q.r0[i]!)) * q.factors[j]!), row[i]!);
+          }
+        }
+      }
+      expect(differ).toBe(0);
+      expect(checked).toBeGreaterThan(width);
+      if (trial % 4 !== 3) expect(refused).toBe(0);
+      else expect(refused).toBeGreaterThan(0);
+    });
+  }
 });
 
 describe('linear ↔ dB', () => {

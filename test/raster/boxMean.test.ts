@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { boxCount, boxMean, boxSum, maskedBoxSums } from '../../src/raster/boxMean.ts';
+import { mulberry32 } from '../../src/prng.ts';
+import { BoxScratch, boxCount, boxMean, boxSum, maskedBoxSums } from '../../src/raster/boxMean.ts';
 
 // Golden fixtures worked out by hand (integer sums, so the expected means are exact; the
 // Float32 outputs are compared with Math.fround of the exact quotient).
@@ -102,4 +103,100 @@ describe('boxSum, boxCount, maskedBoxSums', () => {
     expect(Array.from(sum)).toEqual([1, 2, 0, 4, 5, 0, 7, 8, 9, 10, 11, 0]);
     expect(Array.from(sumSq!)).toEqual([1, 4, 0, 16, 25, 0, 49, 64, 81, 100, 121, 0]);
   });
+});
+
+describe('boxMean is boxSum\'s running sums over the masked values, divided (same additions, same bits)', () => {
+  // The reference: boxCount and maskedBoxSums over whole rasters, then the mean per pixel —
+  // a pin of boxMean's arithmetic for any faster form of it. Values span many binary
+  // orders of magnitude so that the float64 running sums round (a different order of additions
+  // would show in the low bits); masks are all-valid, sparse or dense, radii small, large and
+  // beyond the raster. (A mutation check: adding the entering and dropping the leaving row sum
+  // in the other order fails 18 of the 60 trials.)
+  function reference(values: Float32Array, valid: Uint8Array, w: number, h: number, rx: number, ry: number, where: Uint8Array, minFraction: number, fallback: Float32Array | undefined): Float32Array {
+    const count = boxCount(valid, w, h, rx, ry, new Float64Array(w * h));
+    const { sum } = maskedBoxSums(values, valid, w, h, rx, ry, false);
+    const out = new Float32Array(w * h);
+    const cx = Math.min(rx, w - 1);
+    const cy = Math.min(ry, h - 1);
+    for (let y = 0; y < h; y++) {
+      const rows = Math.min(h - 1, y + cy) - Math.max(0, y - cy) + 1;
+      for (let x = 0; x < w; x++) {
+        const i = y * w + x;
+        const cols = Math.min(w - 1, x + cx) - Math.max(0, x - cx) + 1;
+        if (!where[i]) out[i] = Number.NaN;
+        else if (count[i]! > 0 && (minFraction <= 0 || count[i]! >= minFraction * rows * cols)) out[i] = sum[i]! / count[i]!;
+        else out[i] = fallback ? fallback[i]! : Number.NaN;
+      }
+    }
+    return out;
+  }
+  const rand = mulberry32(2024);
+  for (let trial = 0; trial < 60; trial++) {
+    it(`trial ${trial}`, () => {
+      const w = 1 + Math.floor(rand() * 90);
+      const h = 1 + Math.floor(rand() * 90);
+      const n = w * h;
+      // Some huge values of either sign among ordinary ones: a float64 sum then loses the small
+      // ones differently for another order of additions, visible even in the float32 means.
+      const values = Float32Array.from({ length: n }, () => (rand() < 0.05 ? (rand() < 0.5 ? -1 : 1) * 10 ** (12 + rand() * 6) : (rand() - 0.3) * 10 ** (rand() * 8 - 4)));
+      if (trial % 7 === 0) values[Math.floor(rand() * n)] = Number.NaN;
+      const density = [1, 0.97, 0.6, 0.1][trial % 4]!;
+      const valid = Uint8Array.from({ length: n }, () => (rand() < density ? 1 : 0));
+      const where = trial % 3 === 0 ? Uint8Array.from({ length: n }, () => (rand() < 0.8 ? 1 : 0)) : valid;
+      const rx = Math.floor(rand() * (trial % 5 === 0 ? 120 : 12));
+      const ry = Math.floor(rand() * (trial % 5 === 1 ? 120 : 12));
+      const minFraction = trial % 2 ? 0.25 : 0;
+      const fallback = trial % 4 === 1 ? Float32Array.from({ length: n }, () => rand()) : undefined;
+      const expected = reference(values, valid, w, h, rx, ry, where, minFraction, fallback);
+      const scratch = new BoxScratch();
+      for (const count of [undefined, boxCount(valid, w, h, rx, ry, new Float64Array(n))]) {
+        const got = boxMean(values, valid, w, h, rx, ry, new Float32Array(n), { where, minFraction, fallback, count, scratch });
+        let differ = 0;
+        for (let i = 0; i < n; i++) if (!Object.is(got[i], expected[i])) differ++;
+        expect(differ).toBe(0);
+      }
+    });
+  }
+});
+
+describe('boxMean changedRows (the second background pass)', () => {
+  // A first call with mask `a`, then one with `b` = `a` less a few pixels, told which rows
+  // changed: the same bits as a fresh call with `b`. Told too few rows, it differs (the
+  // unchanged rows really are taken from the first call; checked without huge values, which
+  // would hide the dropped pixels in the float32 means).
+  const rand = mulberry32(77);
+  for (let trial = 0; trial < 12; trial++) {
+    it(`trial ${trial}`, () => {
+      const w = 20 + Math.floor(rand() * 70);
+      const h = 20 + Math.floor(rand() * 70);
+      const n = w * h;
+      const huge = trial % 3 === 0;
+      const values = Float32Array.from({ length: n }, () => (huge && rand() < 0.05 ? (rand() < 0.5 ? -1 : 1) * 10 ** (12 + rand() * 6) : (rand() - 0.3) * 100));
+      const a = Uint8Array.from({ length: n }, () => (rand() < (trial % 2 ? 1 : 0.9) ? 1 : 0));
+      const b = a.slice();
+      const changed = new Uint8Array(h);
+      for (let k = 0; k < 1 + (trial % 4); k++) {
+        const i = Math.floor(rand() * n);
+        if (b[i]) changed[Math.floor(i / w)] = 1;
+        b[i] = 0;
+      }
+      const rx = 1 + Math.floor(rand() * 15);
+      const ry = 1 + Math.floor(rand() * 15);
+      const options = { where: a, minFraction: 0.25 };
+      const expected = boxMean(values, b, w, h, rx, ry, new Float32Array(n), options);
+      const scratch = new BoxScratch();
+      boxMean(values, a, w, h, rx, ry, new Float32Array(n), { ...options, scratch });
+      const got = boxMean(values, b, w, h, rx, ry, new Float32Array(n), { ...options, scratch, changedRows: changed });
+      let differ = 0;
+      for (let i = 0; i < n; i++) if (!Object.is(got[i], expected[i])) differ++;
+      expect(differ).toBe(0);
+      if (!huge && changed.some((c) => c === 1)) {
+        boxMean(values, a, w, h, rx, ry, new Float32Array(n), { ...options, scratch });
+        const stale = boxMean(values, b, w, h, rx, ry, new Float32Array(n), { ...options, scratch, changedRows: new Uint8Array(h) });
+        let staleDiffer = 0;
+        for (let i = 0; i < n; i++) if (!Object.is(stale[i], expected[i])) staleDiffer++;
+        expect(staleDiffer).toBeGreaterThan(0);
+      }
+    });
+  }
 });

@@ -197,6 +197,49 @@ function multilookPair(input: DarkSpotInput, by: number, w: number, level: Float
   }
 }
 
+// ---------------------------------------------------- dB of float32 values, bit for bit
+// smoothDb[i] = 10·log10(max(v, 1e-6)) stored as float32, for each of a tile's ~1.6 M working
+// pixels: Math.log10 was a tenth of the dark spots' time. v is itself a float32 (a box mean
+// stored as one), so its exponent and mantissa bits give log10 = e·log10 2 + log10 m from a
+// 2048-entry table and a 4-term series (|u| < 2⁻¹¹: truncation below 10⁻¹⁶). That estimate
+// and the reference (10 · Math.log10 in float64) each lie within ~10⁻¹³ of the true value for
+// every result this sees (|dB| ≤ 60); where y − DB_SLACK and y + DB_SLACK round to the same
+// float32, that float32 is also the reference's rounding (rounding is monotonic). Otherwise —
+// about once in a million — the reference itself is computed. So the stored values are those of
+// the reference, bit for bit (test/analysis/oilslick.test.ts sweeps float32 ranges against it).
+
+const DB_BITS = new Float32Array(1);
+const DB_WORD = new Uint32Array(DB_BITS.buffer);
+const LOG10_TABLE = Float64Array.from({ length: 2048 }, (_, j) => Math.log10(1 + j / 2048));
+const INV_TABLE = Float64Array.from({ length: 2048 }, (_, j) => 1 / (1 + j / 2048));
+const LOG10_2 = Math.log10(2);
+const INV_LN10 = 1 / Math.LN10;
+/** Absolute bound (dB) on the estimate's and the reference's distance, with a margin of > 10×. */
+const DB_SLACK = 1e-12;
+/** Smallest normal float32. */
+const MIN_NORMAL_F32 = 2 ** -126;
+
+/** Math.fround(10 · Math.log10(Math.max(v, 1e-6))) for a float32 value v (see above). */
+export function db32(v: number): number {
+  if (!(v >= 1e-6 && v >= MIN_NORMAL_F32 && v < Infinity)) return Math.fround(10 * Math.log10(Math.max(v, 1e-6)));
+  DB_BITS[0] = v;
+  const bits = DB_WORD[0]!;
+  const e = (bits >>> 23) - 127;
+  const j = (bits >>> 12) & 2047;
+  // v = 2^e · (1 + j/2048 + rest·2⁻²³) = 2^e · m_j · (1 + u).
+  const u = (bits & 4095) * 1.1920928955078125e-7 * INV_TABLE[j]!;
+  const ln1pu = u * (1 - u * (0.5 - u * (1 / 3 - u * 0.25)));
+  const y = 10 * (e * LOG10_2 + LOG10_TABLE[j]! + ln1pu * INV_LN10);
+  const lo = Math.fround(y - DB_SLACK);
+  if (lo === Math.fround(y + DB_SLACK)) return lo;
+  return Math.fround(10 * Math.log10(v));
+}
+
+/** values[i] ← db32(values[i]) where mask[i], NaN elsewhere (values are float32). */
+function toDb32(values: Float32Array, mask: Uint8Array, n: number): void {
+  for (let i = 0; i < n; i++) values[i] = mask[i] !== 0 ? db32(values[i]!) : Number.NaN;
+}
+
 /** 1 for each row that holds a set pixel. */
 function rowsWithPixels(mask: Uint8Array, w: number, h: number, out: Uint8Array): void {
   for (let y = 0; y < h; y++) {
@@ -298,8 +341,19 @@ function twoPassBackground(
   const background1 = boxMean(smoothDb, sea, w, h, r.rx, r.ry, alloc('background1', Float32Array, n), { minFraction, scratch });
   // Pass 2: the background of the sea that pass 1 did not call dark.
   const open = alloc('open', Uint8Array, n);
-  for (let i = 0; i < n; i++) open[i] = sea[i] !== 0 && !(smoothDb[i]! < background1[i]! - shift) ? 1 : 0;
-  boxMean(smoothDb, open, w, h, r.rx, r.ry, out, { where: sea, minFraction, fallback: background1, scratch });
+  // Rows where pass 1 found dark sea (a few per cent of a tile's rows): only their row sums
+  // change; the others are pass 1's (boxMean's changedRows), the same numbers.
+  const changed = new Uint8Array(h);
+  for (let y = 0; y < h; y++) {
+    let dropped = 0;
+    for (let i = y * w; i < (y + 1) * w; i++) {
+      const o = sea[i] !== 0 && !(smoothDb[i]! < background1[i]! - shift) ? 1 : 0;
+      open[i] = o;
+      dropped |= sea[i]! ^ o;
+    }
+    changed[y] = dropped;
+  }
+  boxMean(smoothDb, open, w, h, r.rx, r.ry, out, { where: sea, minFraction, fallback: background1, scratch, changedRows: changed });
 }
 
 
@@ -341,7 +395,7 @@ export function detectDarkSpots(input: DarkSpotInput, params: DarkSpotParams, re
 
   const smoothDb = boxMean(level, sea, w, h, rs, rs, alloc('smoothDb', Float32Array, n), { minFraction: 1e-9, scratch });
   // −60 dB floor: an exact 0 (possible in synthetic input) must not become −∞ in the sums.
-  for (let i = 0; i < n; i++) smoothDb[i] = sea[i] !== 0 ? 10 * Math.log10(Math.max(smoothDb[i]!, 1e-6)) : Number.NaN;
+  toDb32(smoothDb, sea, n);
 
   const backgroundDb = alloc('backgroundDb', Float32Array, n);
   twoPassBackground(smoothDb, sea, w, h, backgroundRadius(params, spacing), params, scratch, backgroundDb, alloc);

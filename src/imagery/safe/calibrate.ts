@@ -94,28 +94,84 @@ export async function readCalibratedWindow(
     inputs.calibration.vectors.map((v) => ({ line: v.line, pixels: v.pixels, values: v[field] })),
   );
   const noise = options.denoise ? new NoiseRowInterpolator(inputs.noise) : null;
-  const a = new Float32Array(inside.width);
-  const eta = noise ? new Float32Array(inside.width) : null;
-
+  // A and η are interpolated pixel by pixel inside the calibration loop, with the roundings
+  // of the row buffers fillRow would have written (Math.fround): the same values as filling a
+  // row of each first, without the two row passes (and not at all for pixels without data).
+  let a: Float32Array | null = null;
+  let eta: Float32Array | null = null;
   for (let y = inside.y0 - window.y0; y < inside.y0 - window.y0 + inside.height; y++) {
     const line = window.y0 + y;
+    const start = y * width + xa;
+    const A = lut.rowPair(line, inside.x0, inside.width);
+    if (!noise) {
+      calibrateSpan(data, valid, start, 0, inside.width, A.r0, A.r1, A.t, null, null, 0, 1, nodata, floor);
+      continue;
+    }
+    const N = noise.rowParts(line, inside.x0, inside.width);
+    if (N) {
+      for (let j = 0; j < N.factors.length; j++) {
+        calibrateSpan(data, valid, start, N.starts[j]!, N.starts[j + 1]!, A.r0, A.r1, A.t, N.r0, N.r1, N.t, N.factors[j]!, nodata, floor);
+      }
+      continue;
+    }
+    // Azimuth blocks overlap on this row: fillRow's buffers (a pixel's η multiplied twice).
+    a ??= new Float32Array(inside.width);
+    eta ??= new Float32Array(inside.width);
     lut.fillRow(line, inside.x0, a);
-    if (noise && eta) noise.fillRow(line, inside.x0, eta);
-    const row = y * width;
-    for (let x = xa; x < xb; x++) {
-      const i = row + x;
+    noise.fillRow(line, inside.x0, eta);
+    calibrateSpan(data, valid, start, 0, inside.width, a, a, 0, eta, eta, 0, 1, nodata, floor);
+  }
+  return { data, valid, window };
+}
+
+/**
+ * Columns k0 … k1 − 1 of one row (data index start + k) from DN to calibrated values in place:
+ * A = fround(a0 + ta · (a1 − a0)); with noise (n0 non-null) η = fround(fround(n0 + tn · (n1 −
+ * n0)) · factor), value = (DN² − η) / A², floored. A plain function (called per row
+ * segment) rather than a loop inside the async readCalibratedWindow.
+ */
+function calibrateSpan(
+  data: Float32Array,
+  valid: Uint8Array,
+  start: number,
+  k0: number,
+  k1: number,
+  a0: Float32Array,
+  a1: Float32Array,
+  ta: number,
+  n0: Float32Array | null,
+  n1: Float32Array | null,
+  tn: number,
+  factor: number,
+  nodata: number,
+  floor: number,
+): void {
+  if (n0 === null || n1 === null) {
+    for (let k = k0; k < k1; k++) {
+      const i = start + k;
       const dn = data[i]!;
       if (dn === 0 || dn === nodata) {
         data[i] = 0;
         continue;
       }
-      const k = x - xa;
-      const ak = a[k]!;
-      const power = eta ? dn * dn - eta[k]! : dn * dn;
-      const value = power / (ak * ak);
+      const ak = Math.fround(a0[k]! + ta * (a1[k]! - a0[k]!));
+      const value = (dn * dn) / (ak * ak);
       data[i] = value > floor ? value : floor;
       valid[i] = 1;
     }
+    return;
   }
-  return { data, valid, window };
+  for (let k = k0; k < k1; k++) {
+    const i = start + k;
+    const dn = data[i]!;
+    if (dn === 0 || dn === nodata) {
+      data[i] = 0;
+      continue;
+    }
+    const ak = Math.fround(a0[k]! + ta * (a1[k]! - a0[k]!));
+    const eta = Math.fround(Math.fround(n0[k]! + tn * (n1[k]! - n0[k]!)) * factor);
+    const value = (dn * dn - eta) / (ak * ak);
+    data[i] = value > floor ? value : floor;
+    valid[i] = 1;
+  }
 }

@@ -52,14 +52,25 @@ export class LutRowInterpolator {
 
   /** out[i] = LUT(line, x0 + i) for every i < out.length. */
   fillRow(line: number, x0: number, out: Float32Array): void {
-    if (x0 !== this.x0 || out.length !== this.width) {
-      this.rows.clear();
-      this.x0 = x0;
-      this.width = out.length;
-    }
     if (this.vectors.length === 1) {
+      this.reset(x0, out.length);
       out.set(this.vectorRow(0));
       return;
+    }
+    const { r0, r1, t } = this.rowPair(line, x0, out.length);
+    for (let i = 0; i < out.length; i++) out[i] = r0[i]! + t * (r1[i]! - r0[i]!);
+  }
+
+  /**
+   * What fillRow blends for `line` over columns x0 … x0 + width − 1: fillRow's out[i] is
+   * Math.fround(r0[i] + t · (r1[i] − r0[i])). With one vector r1 is r0 and t is 0, which gives
+   * r0's values (fillRow copies them). For callers that interpolate as they go (calibrate.ts).
+   */
+  rowPair(line: number, x0: number, width: number): { r0: Float32Array; r1: Float32Array; t: number } {
+    this.reset(x0, width);
+    if (this.vectors.length === 1) {
+      const r0 = this.vectorRow(0);
+      return { r0, r1: r0, t: 0 };
     }
     const k = bracket(this.lines, line);
     const l0 = this.lines[k]!;
@@ -67,9 +78,17 @@ export class LutRowInterpolator {
     const t = l1 > l0 ? Math.min(1, Math.max(0, (line - l0) / (l1 - l0))) : 0;
     const r0 = this.vectorRow(k);
     const r1 = this.vectorRow(k + 1);
-    for (let i = 0; i < out.length; i++) out[i] = r0[i]! + t * (r1[i]! - r0[i]!);
     // Rows of a window are visited top to bottom: vectors above k are no longer needed.
     for (const key of this.rows.keys()) if (key < k) this.rows.delete(key);
+    return { r0, r1, t };
+  }
+
+  private reset(x0: number, width: number): void {
+    if (x0 !== this.x0 || width !== this.width) {
+      this.rows.clear();
+      this.x0 = x0;
+      this.width = width;
+    }
   }
 
   private vectorRow(k: number): Float32Array {
@@ -105,6 +124,50 @@ export class NoiseRowInterpolator {
       const factor = interpolate1d(block.lines, block.values, line);
       for (let x = from; x <= to; x++) out[x - x0] *= factor;
     }
+  }
+
+  /**
+   * fillRow's row as parts for callers that interpolate as they go (calibrate.ts): the range
+   * LUT's rowPair, and the columns (0-based in the segment) split where the azimuth factor
+   * changes — `starts[j]` … `starts[j + 1]` − 1 take `factors[j]` (1 where no block applies:
+   * x · 1 is x). fillRow's out[i] is then Math.fround(Math.fround(r0[i] + t · (r1[i] − r0[i])) ·
+   * factor). Null when two blocks overlap on this row (a pixel multiplied twice): use fillRow.
+   */
+  rowParts(line: number, x0: number, width: number): { r0: Float32Array; r1: Float32Array; t: number; starts: number[]; factors: number[] } | null {
+    const pair = this.range.rowPair(line, x0, width);
+    const last = x0 + width - 1;
+    const spans: { from: number; to: number; factor: number }[] = [];
+    for (const block of this.noise.azimuthVectors) {
+      if (line < block.firstAzimuthLine || line > block.lastAzimuthLine) continue;
+      const from = Math.max(x0, block.firstRangeSample);
+      const to = Math.min(last, block.lastRangeSample);
+      if (from > to) continue;
+      spans.push({ from: from - x0, to: to - x0, factor: interpolate1d(block.lines, block.values, line) });
+    }
+    spans.sort((a, b) => a.from - b.from);
+    const starts: number[] = [0];
+    const factors: number[] = [];
+    let next = 0;
+    for (const s of spans) {
+      if (s.from < next) return null;
+      if (s.from > next) {
+        factors.push(1);
+        starts.push(s.from);
+      }
+      factors.push(s.factor);
+      starts.push(s.to + 1);
+      next = s.to + 1;
+    }
+    if (next < width) {
+      factors.push(1);
+      starts.push(width);
+    }
+    if (factors.length === 0) {
+      // width 0
+      starts.push(0);
+      factors.push(1);
+    }
+    return { ...pair, starts, factors };
   }
 }
 
