@@ -93,10 +93,11 @@ export function calibratedChip(chip: Chip): CalibratedChip {
  * level (`level_db`), the wind proxy (`wind_speed_ms`, CMOD5.N of the background) and the
  * `low_wind` rule. So those are shifted and recomputed; `compact_shape` comes from the shape
  * features. Checked against calibratedChip (the engine run on the calibrated σ0) by
- * test/analysis/oilslick-training.test.ts.
+ * test/analysis/oilslick-calibrated.test.ts. `seedKey` 'calibrated' draws the evaluation's winds
+ * (eval/oilCalibrated.ts, validation chips).
  */
-export function calibratedFromGrey(chip: ChipCandidates, image: GreyImage): CalibratedChip {
-  const rng = new Random(hashString(chip.file), TRAIN_KEY);
+export function calibratedFromGrey(chip: ChipCandidates, image: GreyImage, seedKey = TRAIN_KEY): CalibratedChip {
+  const rng = new Random(hashString(chip.file), seedKey);
   const wind = rng.range(CALIBRATED_WINDS[0], CALIBRATED_WINDS[1]);
   const mapping = calibratedMapping(image, wind, rng.range(0, 360));
   const shift = mapping.minDb - GREY_DB_RANGE.minDb;
