@@ -9,10 +9,10 @@
  * 0.137 dB per level), so every contrast is the same as on the 8-bit path and only the
  * absolute level — what low_wind and the wind proxy read — becomes physical. Decisions scored:
  * the model alone and the model with each veto and with the service's vetoes; hit and
- * false-alarm rates per wind range.
+ * false-alarm rates per wind range. The mapping is training/oilslick/calibrated.ts's; the training
+ * split's chips go through it too (with another seed key) as fit-only rows, never these.
  */
 import { readFileSync } from 'node:fs';
-import { cmod5nSigma0 } from '../src/imagery/cmod5n.ts';
 import {
   decodeGreyJpeg,
   DEFAULT_OIL_SLICK_PARAMS,
@@ -21,48 +21,20 @@ import {
   loadOilModel,
   oilProbabilityThreshold,
   resolveOilSlickParams,
-  type GreyDbMapping,
-  type GreyImage,
 } from '../src/analysis/oilslick/index.ts';
 import { hashString, Random } from '../src/synth/index.ts';
+import { calibratedMapping, CHIP_INCIDENCE_DEG, DB_PER_GREY } from '../training/oilslick/calibrated.ts';
 import { chipRates, type ChipRates } from '../training/oilslick/chipScore.ts';
 import { chipsAvailable, defaultChipDir, listChips, splitBySource } from '../training/oilslick/dataset.ts';
 import { SPLIT_SEED, VALIDATION_FRACTION } from '../training/oilslick/split.ts';
 import { f3, table } from './format.ts';
 
-export const CHIP_INCIDENCE_DEG = 35;
-/** dB per grey level: the published working assumption's scale (−35…0 dB over 0…255). */
-export const DB_PER_GREY = 35 / 255;
+export { calibratedMapping, CHIP_INCIDENCE_DEG, DB_PER_GREY };
 export const WIND_RANGES: ReadonlyArray<readonly [number, number]> = [
   [3, 5],
   [5, 7],
   [7, 10],
 ];
-
-/** The grey → dB mapping that puts the chip's sea at CMOD5.N's level for this wind. */
-export function calibratedMapping(image: GreyImage, windSpeed: number, windDirDeg: number, incidenceDeg = CHIP_INCIDENCE_DEG): GreyDbMapping {
-  const hist = new Float64Array(256);
-  let count = 0;
-  for (let i = 0; i < image.grey.length; i++) {
-    const g = image.grey[i]!;
-    if (g > 0 && g < 255) {
-      hist[g]!++;
-      count++;
-    }
-  }
-  let acc = 0;
-  let seaGrey = 128;
-  for (let g = 1; g < 255; g++) {
-    acc += hist[g]!;
-    if (acc >= count / 2) {
-      seaGrey = g;
-      break;
-    }
-  }
-  const seaDb = 10 * Math.log10(cmod5nSigma0(windSpeed, windDirDeg, incidenceDeg));
-  const minDb = seaDb - seaGrey * DB_PER_GREY;
-  return { minDb, maxDb: minDb + 255 * DB_PER_GREY };
-}
 
 export interface CalibratedRow extends ChipRates {
   decision: string;

@@ -82,7 +82,8 @@ function candidateOf(candidates: SlickCandidate[], p: { oil_probability: number 
   );
 }
 
-async function scene(dir: string, set: SetName, wind: number, index: number) {
+/** One scene of the harder world (exported so that the four can run in separate processes). */
+export async function scene(dir: string, set: SetName, wind: number, index: number) {
   const { spec, slicks } = hardSceneSpec(set, wind, index);
   const written = await writeSafeGrd(dir, { ...spec, width: SIZE, height: SIZE, pols: ['VV'] });
   const truth = (JSON.parse(readFileSync(written.groundTruthPath, 'utf8')) as { features: Truth[] }).features;

@@ -6,16 +6,22 @@
  * upwelling) a no-oil chip of the candidates on it, and the rest of a scene's candidates one
  * no-oil chip ("open sea"). Scenes go whole to one cross-validation fold.
  *
+ * Soft-edged OIL too (outlineBags): scenes of the outline evaluation's generator
+ * (outlineScene.ts: broken slicks with 40–200 m soft edges, gaps, arms, holes, faint tails; one
+ * low-wind patch each) with other seeds than the evaluation's (OUTLINE_SEEDS, never 2400–2405),
+ * so that a soft edge alone does not decide "not oil": each slick an oil bag, each low-wind
+ * patch a no-oil bag, the rest "open sea".
+ *
  * Cached as JSON under .tmp/oilslick-generated/ keyed by the parameters, the feature names and
  * the scene list (never committed).
  *
- *   node --import tsx training/oilslick/generated.ts     (writes the cache)
+ *   node --import tsx training/oilslick/generated.ts [--part k/n] [--outline]    (writes the cache)
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FEATURE_NAMES, featureVector } from '../../src/analysis/oilslick/featureVector.ts';
-import { detectSlicksInSafeDetailed, regionPolygons } from '../../src/analysis/oilslick/detect.ts';
+import { detectSlicksInRaster, detectSlicksInSafeDetailed, regionPolygons } from '../../src/analysis/oilslick/detect.ts';
 import { resolveOilSlickParams } from '../../src/analysis/oilslick/params.ts';
 import { intersectAoi } from '../../src/geo/clip.ts';
 import type { Polygon } from '../../src/geo/types.ts';
@@ -23,6 +29,7 @@ import { openSafeProduct } from '../../src/imagery/index.ts';
 import { writeSafeGrd } from '../../src/synth/index.ts';
 import type { ChipCandidates } from './extract.ts';
 import { hardSceneSpec, type HardSetName } from './hardScenes.ts';
+import { generateOutlineScene, OUTLINE_SCENE_INCIDENCE_DEG } from './outlineScene.ts';
 
 /** Scene side (px), as the evaluation's. */
 const SIZE = 3000;
@@ -52,7 +59,7 @@ export function generatedScenes(): Array<{ set: HardSetName; variant: number; wi
 function cacheKey(): string {
   const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
   const h = createHash('sha256');
-  h.update(JSON.stringify({ params, names: FEATURE_NAMES, size: SIZE, scenes: generatedScenes(), v: 1 }));
+  h.update(JSON.stringify({ params, names: FEATURE_NAMES, size: SIZE, v: 2 }));
   return h.digest('hex').slice(0, 12);
 }
 
@@ -104,28 +111,114 @@ async function sceneChips(dir: string, s: ReturnType<typeof generatedScenes>[num
   }
 }
 
-/** Every generated bag, from the cache when present. */
-export async function generatedChips(log = (m: string) => process.stderr.write(m)): Promise<GeneratedChip[]> {
-  const file = path.join(CACHE_DIR, `${cacheKey()}.json`);
-  if (existsSync(file)) {
-    const rows = JSON.parse(readFileSync(file, 'utf8')) as GeneratedChip[];
-    for (const r of rows) for (const v of r.candidates) for (let i = 0; i < v.length; i++) if (v[i] === null) v[i] = Number.NaN;
-    return rows;
-  }
+/** Every generated bag, from the cache when present (a scene at a time: `part` k of n computes scenes k, k + n, …; the others must be cached). */
+export async function generatedChips(log = (m: string) => process.stderr.write(m), part: [number, number] | null = null): Promise<GeneratedChip[]> {
+  const key = cacheKey();
   const dir = path.join(CACHE_DIR, 'scenes');
   mkdirSync(dir, { recursive: true });
   const out: GeneratedChip[] = [];
   const t0 = performance.now();
-  for (const s of generatedScenes()) {
-    out.push(...(await sceneChips(dir, s)));
+  for (const [i, s] of generatedScenes().entries()) {
+    if (part && i % part[1] !== part[0]) continue;
+    const file = path.join(CACHE_DIR, `${key}-${s.set}-${s.variant}-${s.wind}-${s.index}.json`);
+    if (existsSync(file)) {
+      const rows = JSON.parse(readFileSync(file, 'utf8')) as GeneratedChip[];
+      for (const r of rows) for (const v of r.candidates) for (let j = 0; j < v.length; j++) if (v[j] === null) v[j] = Number.NaN;
+      out.push(...rows);
+      continue;
+    }
+    const rows = await sceneChips(dir, s);
+    writeFileSync(file, JSON.stringify(rows));
+    out.push(...rows);
     log(`  generated ${s.set} v${s.variant} (${s.wind} m/s): ${out.length} bags, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
   }
-  writeFileSync(file, JSON.stringify(out));
+  return out;
+}
+
+// ------------------------------------------------------------------ soft-edged oil (outlineScene.ts)
+
+/** Seeds of the training's outline scenes (the evaluation's are 2400–2405). */
+export const OUTLINE_SEEDS: readonly number[] = Array.from({ length: 12 }, (_, k) => 7000 + k);
+/** Wind of an outline training scene: 3.5–10 m/s in 0.5 m/s steps. */
+const outlineWind = (k: number): number => 3.5 + 0.5 * (k % 14);
+
+function outlineCacheKey(): string {
+  const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
+  const h = createHash('sha256');
+  h.update(JSON.stringify({ params, names: FEATURE_NAMES, v: 2 }));
+  return h.digest('hex').slice(0, 12);
+}
+
+/** Labelled bags of one outline scene: a candidate touching the slick's truth is oil, else one touching the low-wind patch a look-alike, else open sea. */
+export function outlineSceneBags(seed: number, windSpeed: number): GeneratedChip[] {
+  const { input, truth, lookAlike } = generateOutlineScene(seed, windSpeed);
+  const params = resolveOilSlickParams({ vetoRules: [] });
+  const m = params.multilook;
+  const candidates = detectSlicksInRaster(input, params, { incidenceDeg: OUTLINE_SCENE_INCIDENCE_DEG, model: null }).filter((c) => !c.reasons.includes('too_small'));
+  const scene = `outline-${seed}`;
+  const bags = new Map<string, GeneratedChip>();
+  const bag = (id: string, label: 0 | 1, kind: string) => {
+    let b = bags.get(id);
+    if (!b) bags.set(id, (b = { file: `generated:${scene}:${id}`, label, source: `generated:${scene}`, scene, kind, candidates: [] }));
+    return b;
+  };
+  bag('slick', 1, 'oil');
+  bag('low-wind', 0, 'low wind');
+  for (const c of candidates) {
+    let onOil = false;
+    let onLookAlike = false;
+    const r = c.region.runs;
+    for (let k = 0; k < r.length; k += 3) {
+      for (let x = r[k + 1]!; x < r[k + 2]!; x++) {
+        // The working pixel's full-resolution block.
+        for (let dy = 0; dy < m; dy++) {
+          const y = r[k]! * m + dy;
+          if (y >= input.height) continue;
+          for (let dx = 0; dx < m; dx++) {
+            const xx = x * m + dx;
+            if (xx >= input.width) continue;
+            if (truth[y * input.width + xx]) onOil = true;
+            else if (lookAlike[y * input.width + xx]) onLookAlike = true;
+          }
+        }
+      }
+    }
+    const v = featureVector(c.features).map(round);
+    if (onOil) bag('slick', 1, 'oil').candidates.push(v);
+    else if (onLookAlike) bag('low-wind', 0, 'low wind').candidates.push(v);
+    else bag('open-sea', 0, 'open sea').candidates.push(v);
+  }
+  return [...bags.values()];
+}
+
+/** Every outline-scene bag, from the cache when present (a scene at a time; `part` k of n computes scenes k, k + n, …). */
+export function outlineBags(log = (m: string) => process.stderr.write(m), part: [number, number] | null = null): GeneratedChip[] {
+  const key = outlineCacheKey();
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const out: GeneratedChip[] = [];
+  const t0 = performance.now();
+  OUTLINE_SEEDS.forEach((seed, k) => {
+    if (part && k % part[1] !== part[0]) return;
+    const wind = outlineWind(k);
+    const file = path.join(CACHE_DIR, `outline-${key}-${seed}-${wind}.json`);
+    if (existsSync(file)) {
+      const rows = JSON.parse(readFileSync(file, 'utf8')) as GeneratedChip[];
+      for (const r of rows) for (const v of r.candidates) for (let i = 0; i < v.length; i++) if (v[i] === null) v[i] = Number.NaN;
+      out.push(...rows);
+      return;
+    }
+    const rows = outlineSceneBags(seed, wind);
+    writeFileSync(file, JSON.stringify(rows));
+    out.push(...rows);
+    log(`  outline scene ${seed} (${wind} m/s): ${out.length} bags, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+  });
   return out;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
-  const rows = await generatedChips();
+  const k = process.argv.indexOf('--part');
+  const part = k > 0 ? (process.argv[k + 1]!.split('/').map(Number) as [number, number]) : null;
+  const rows = process.argv.includes('--outline') ? outlineBags(undefined, part) : await generatedChips(undefined, part);
   const byKind = new Map<string, { bags: number; candidates: number }>();
   for (const r of rows) {
     const k = byKind.get(r.kind) ?? { bags: 0, candidates: 0 };
