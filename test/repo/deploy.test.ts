@@ -17,7 +17,10 @@ const ENV_FILE = read('deploy/sarwatch.env');
 const UNITS = fs.readdirSync(path.join(REPO_ROOT, 'deploy/systemd')).map((f) => ({ name: f, text: read(`deploy/systemd/${f}`) }));
 const DEPLOY_MD = read('docs/deploy.md');
 
-/** Every environment variable the code reads: src/config.ts, plus the few read elsewhere in src/. */
+/**
+ * Every environment variable the code reads: src/config.ts, plus the few read elsewhere in src/,
+ * and bench/'s own (docs/deploy.md names the distributed bench's settings beside its figures).
+ */
 function variablesRead(): Set<string> {
   const names = new Set<string>();
   const config = read('src/config.ts');
@@ -33,6 +36,7 @@ function variablesRead(): Set<string> {
     }
   };
   walk(path.join(REPO_ROOT, 'src'));
+  walk(path.join(REPO_ROOT, 'bench'));
   return names;
 }
 
