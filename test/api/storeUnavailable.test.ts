@@ -60,9 +60,13 @@ describe('a backing service that does not answer', () => {
       expect(res.status).toBe(200);
       // It did wait for the lock: not answered before the release.
       expect(performance.now() - started).toBeGreaterThanOrEqual(1490);
+      // Answered during the hold, not after it: five or more answers 100 ms apart, each far
+      // quicker than the 1.5 s hold a blocked event loop would add (the store before this
+      // stalled 10 s). The bound leaves room for a loaded 2-core CI machine: one answer took
+      // 224 ms there with the loop free (2026-12-06).
       expect(healthz.length).toBeGreaterThanOrEqual(5);
-      expect(Math.max(...healthz)).toBeLessThan(100);
-      expect(longestGap).toBeLessThan(100);
+      expect(Math.max(...healthz)).toBeLessThan(500);
+      expect(longestGap).toBeLessThan(500);
     } finally {
       if (other.inTransaction) other.exec('ROLLBACK');
       other.close();
