@@ -88,8 +88,10 @@ describe('a backing service that does not answer', () => {
       expect(res.json.error.message).toMatch(/did not answer; retry later/);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(performance.now() - started).toBeGreaterThanOrEqual(BUSY_TIMEOUT_MS - 10);
-      expect(Math.max(...healthz)).toBeLessThan(100);
-      expect(longestGap).toBeLessThan(100);
+      // As above: answered during the 2 s wait, each far quicker than a blocked loop's stall.
+      expect(healthz.length).toBeGreaterThanOrEqual(5);
+      expect(Math.max(...healthz)).toBeLessThan(500);
+      expect(longestGap).toBeLessThan(500);
       other.exec('ROLLBACK');
       const retried = await t.http('POST', '/api/v1/analyze/ship', { body });
       expect(retried.status).toBe(200);
