@@ -27,7 +27,7 @@
  *
  * Deterministic: fixed seeds everywhere; the same chips give the same model.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FEATURE_NAMES } from '../../src/analysis/oilslick/featureVector.ts';
@@ -326,6 +326,7 @@ async function main(): Promise<void> {
   };
   const outDir = values.out ? path.resolve(values.out) : path.join(repoRoot, 'src/analysis/oilslick');
   const out = path.join(outDir, 'model.json');
+  mkdirSync(outDir, { recursive: true });
   writeFileSync(out, `${JSON.stringify(file)}\n`);
   writeFileSync(path.join(outDir, 'model-report.md'), report(file, selection, trainOof, val, noCandidates));
   log(`wrote ${path.relative(repoRoot, out)} (${gbt.trees.length} trees) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
