@@ -27,7 +27,7 @@
  *
  * Deterministic: fixed seeds everywhere; the same chips give the same model.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FEATURE_NAMES } from '../../src/analysis/oilslick/featureVector.ts';
@@ -79,7 +79,14 @@ const TARGET_FAR = 0.1;
  * look-alikes flagged and 44 of 48 generated slicks found out of fold; its evaluation figures are
  * in docs/oilslick.md — a candidate, not adopted (reproduce with --grid and --out).
  */
-type Config = Partial<GbtOptions> & { rounds: number; generatedWeight: number; outlineWeight?: number; calibratedWeight?: number };
+type Config = Partial<GbtOptions> & {
+  rounds: number;
+  generatedWeight: number;
+  outlineWeight?: number;
+  calibratedWeight?: number;
+  /** Weight of the harder world's ship-wake bags (default: `generatedWeight`): aims the mix at the wake look-alike. */
+  wakeWeight?: number;
+};
 
 let GRID: Config[] = [
   // The committed model. Weights 3 and 10 (branch oil-wip, docs/oilslick.md) lost the calibrated target;
@@ -92,9 +99,11 @@ const r3 = (v: number) => Math.round(v * 1000) / 1000;
 /** The service's vetoes on calibrated σ0 (params.ts defaults). */
 const SERVICE_VETOES: readonly string[] = DEFAULT_OIL_SLICK_PARAMS.vetoRules;
 
-/** A generated bag's weight in a configuration: soft-edged outline scenes by `outlineWeight`, the harder world by `generatedWeight`. */
+/** A generated bag's weight in a configuration: soft-edged outline scenes by `outlineWeight`, the harder world by `generatedWeight` (its ship wakes by `wakeWeight` when given). */
 function generatedWeightOf(cfg: Config, c: GeneratedChip): number {
-  return c.scene.startsWith('outline-') ? (cfg.outlineWeight ?? 0) : cfg.generatedWeight;
+  if (c.scene.startsWith('outline-')) return cfg.outlineWeight ?? 0;
+  if (cfg.generatedWeight > 0 && c.kind === 'ship wake' && cfg.wakeWeight !== undefined) return cfg.wakeWeight;
+  return cfg.generatedWeight;
 }
 
 /** The fit-only rows of a configuration: generated bags and calibrated copies with their weights (0: left out). */
@@ -317,6 +326,7 @@ async function main(): Promise<void> {
   };
   const outDir = values.out ? path.resolve(values.out) : path.join(repoRoot, 'src/analysis/oilslick');
   const out = path.join(outDir, 'model.json');
+  mkdirSync(outDir, { recursive: true });
   writeFileSync(out, `${JSON.stringify(file)}\n`);
   writeFileSync(path.join(outDir, 'model-report.md'), report(file, selection, trainOof, val, noCandidates));
   log(`wrote ${path.relative(repoRoot, out)} (${gbt.trees.length} trees) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
