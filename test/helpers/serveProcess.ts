@@ -11,7 +11,7 @@ import path from 'node:path';
 import { freePort } from '../../bench/freePort.ts';
 import { REPO_ROOT, SARWATCH_BIN } from './cli.ts';
 import { linkDemoArchive } from './demoArchive.ts';
-import { tempDataDir } from './service.ts';
+import { httpCaller, tempDataDir, type HttpCall } from './service.ts';
 import { dropTestStore, testStoreEnv } from './services.ts';
 
 export interface ServeProcess {
@@ -24,7 +24,7 @@ export interface ServeProcess {
   /** Everything written to stdout and stderr so far. */
   output(): string;
   /** Raw HTTP with the demo key unless `key` is given (null: no Authorization header); as TestService.http. */
-  http(method: string, urlPath: string, opts?: { body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  http: HttpCall;
   /** SIGTERM, then waits for the exit (SIGKILL to the group after `timeoutMs`); removes the data directory. */
   stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean; cpuS: number | null }>;
 }
@@ -97,25 +97,7 @@ export async function startServeProcess(env: Record<string, string> = {}, timeou
         url: `http://127.0.0.1:${port}`, // what it printed (checked above)
         demoKey: key,
         output: () => out,
-        async http(method, urlPath, o = {}) {
-          const headers: Record<string, string> = { ...(o.headers ?? {}) };
-          const k = o.key === undefined ? key : o.key;
-          if (k !== null) headers.Authorization = `Bearer ${k}`;
-          let body: string | undefined = o.rawBody;
-          if (body === undefined && o.body !== undefined) {
-            body = JSON.stringify(o.body);
-            headers['Content-Type'] ??= 'application/json';
-          }
-          const res = await fetch(`${url}${urlPath}`, { method, headers, body, redirect: 'manual' });
-          const text = await res.text();
-          let json: any = null;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = null;
-          }
-          return { status: res.status, headers: res.headers, json, text };
-        },
+        http: httpCaller(`http://127.0.0.1:${port}`, key), // = the printed URL (checked above)
         async stop(stopTimeoutMs = 45_000) {
           let killed = false;
           let cpuS: number | null = null;

@@ -12,6 +12,37 @@ import { SarwatchClient } from '../../src/client/index.ts';
 import { northSeaFixtureScenes, writeStacArchive, type FixtureScene } from './stacFixtures.ts';
 import { dropTestStore, testStoreEnv } from './services.ts';
 
+/** Raw HTTP against a service: the key as Bearer unless `key` is given (null: no Authorization header). */
+export type HttpCall = (
+  method: string,
+  urlPath: string,
+  opts?: { body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> },
+) => Promise<{ status: number; headers: Headers; json: any; text: string }>;
+
+/** An HttpCall on `url` with `defaultKey`: redirects not followed, the body read as text and as JSON when it parses. */
+export function httpCaller(url: string, defaultKey: string): HttpCall {
+  return async (method, urlPath, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    const key = o.key === undefined ? defaultKey : o.key;
+    if (key !== null) headers.Authorization = `Bearer ${key}`;
+    let body: string | undefined;
+    if (o.rawBody !== undefined) body = o.rawBody;
+    else if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(`${url}${urlPath}`, { method, headers, body, redirect: 'manual' });
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+}
+
 export interface TestService {
   service: Service;
   config: Config;
@@ -23,7 +54,7 @@ export interface TestService {
   /** A second, separate account with its own key. */
   newAccount(opts?: { credits?: number; scopes?: string[]; endpoints?: string[] }): Promise<{ accountId: string; apiKey: string; client: SarwatchClient }>;
   /** Raw HTTP with the default key unless `key` is given (null: no Authorization header). */
-  http(method: string, urlPath: string, opts?: { body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  http: HttpCall;
   close(): Promise<void>;
 }
 
@@ -59,26 +90,7 @@ export async function startTestService(
   };
   const main = await newAccount({ credits: opts.credits ?? 1000 });
 
-  const http: TestService['http'] = async (method, urlPath, o = {}) => {
-    const headers: Record<string, string> = { ...(o.headers ?? {}) };
-    const key = o.key === undefined ? main.apiKey : o.key;
-    if (key !== null) headers.Authorization = `Bearer ${key}`;
-    let body: string | undefined;
-    if (o.rawBody !== undefined) body = o.rawBody;
-    else if (o.body !== undefined) {
-      body = JSON.stringify(o.body);
-      headers['Content-Type'] ??= 'application/json';
-    }
-    const res = await fetch(`${url}${urlPath}`, { method, headers, body, redirect: 'manual' });
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = null;
-    }
-    return { status: res.status, headers: res.headers, json, text };
-  };
+  const http = httpCaller(url, main.apiKey);
 
   return {
     service,
