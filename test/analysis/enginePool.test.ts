@@ -105,13 +105,18 @@ describe('analysis worker pool', () => {
   it('a pool kept warm (minThreads = maxThreads, as keepAnalysisThreadsWarm makes it) starts its threads at once and keeps them through idleness; a cold one ends them', async () => {
     const call = threadCall({ task: threadTasks.sumOnWorker, input: { data: new Float32Array([1]) } });
     const warm = new ThreadPool(() => ({ minThreads: 2, maxThreads: 2, idleTimeout: 10 }));
-    const cold = new ThreadPool(() => ({ minThreads: 0, maxThreads: 2, idleTimeout: 10 }));
+    // The cold pool's idle timeout is long enough that a loaded machine cannot end its thread between the call
+    // resolving and the count being read (10 ms did once, on CI); the wait for it to end polls rather than sleeping
+    // a fixed time.
+    const cold = new ThreadPool(() => ({ minThreads: 0, maxThreads: 2, idleTimeout: 300 }));
     try {
       warm.start();
       expect(warm.threadCount).toBe(2);
-      await Promise.all([warm.runCall(call), cold.runCall(call)]);
-      expect(cold.threadCount).toBeGreaterThan(0);
-      await new Promise((r) => setTimeout(r, 500));
+      const coldCount = cold.runCall(call).then(() => cold.threadCount);
+      await warm.runCall(call);
+      expect(await coldCount).toBeGreaterThan(0);
+      const deadline = Date.now() + 10_000;
+      while (cold.threadCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(warm.threadCount).toBe(2);
       expect(cold.threadCount).toBe(0);
     } finally {
