@@ -182,10 +182,10 @@ describe('analyze ship|oilslick: usage errors exit 2 with a message', () => {
     await expectRefused(() => runAnalyze({ detector, inputs: [input], out: path.join(dir, 'never.geojson'), warn: () => {}, ...options }), AnalyzeUsageError, pattern);
   };
 
-  it('exit code 2 and the message on stderr: no band matching, a nonexistent file', async () => {
+  it('exit code 2 and the message on stderr: a nonexistent file (a process); no band matching (the same usage error, in-process)', async () => {
     await Promise.all([
-      usage(/sarwatch: .*northsea_bands\.tif: no band is σ0 of a polarisation .*--pol VV,VH/, 'ship', files.unnamed),
       usage(/sarwatch: .*nowhere\.tif does not exist/, 'oilslick', path.join(dir, 'nowhere.tif')),
+      refused(/northsea_bands\.tif: no band is σ0 of a polarisation .*--pol VV,VH/, 'ship', files.unnamed),
     ]);
   }, 180_000);
 
