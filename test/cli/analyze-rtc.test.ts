@@ -20,7 +20,7 @@ import { AnalyzeUsageError, runAnalyze } from '../../src/cli/analyze.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { ENGA_DIR, NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
 import { S1_DATA } from '../helpers/samples.ts';
-import { runSarwatch } from '../helpers/cli.ts';
+import { expectRefused, runSarwatch } from '../helpers/cli.ts';
 
 const SB = path.join(S1_DATA, 'rtc-stack-santabarbara/tests/test_data/cropped/10SGD/137');
 const SB_DATES = readdirSync(SB).sort();
@@ -71,8 +71,7 @@ async function usage(pattern: RegExp, ...args: string[]): Promise<void> {
 /** The same check without starting a process: runAnalyze throws the usage error main() exits 2 with. */
 async function refused(pattern: RegExp, detector: string, inputs: string[], options: Partial<Parameters<typeof runAnalyze>[0]> = {}): Promise<void> {
   const attempt = () => runAnalyze({ detector, inputs, out: path.join(dir, 'never.geojson'), warn: () => {}, ...options });
-  await expect(attempt()).rejects.toThrow(AnalyzeUsageError);
-  await expect(attempt()).rejects.toThrow(pattern);
+  await expectRefused(attempt, AnalyzeUsageError, pattern);
 }
 
 /** The same FeatureCollection as JSON (what the CLI wrote vs. what the library returns). */

@@ -15,7 +15,7 @@ import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { GDAL_TAG, HAS_GDAL, NORTH_SEA_SAFE, NORTH_SEA_TRUTH, NORTH_SEA_VV_TIFF, gdal } from '../imagery/fixtures.ts';
 import { featureCentre, nearestDistances, readSigma0, writeGcpSigma0, writeUtmSigma0 } from '../imagery/sigma0Fixtures.ts';
-import { runSarwatch } from '../helpers/cli.ts';
+import { expectRefused, runSarwatch } from '../helpers/cli.ts';
 import { northSeaShipRun } from '../helpers/runFixtures.ts';
 
 
@@ -131,7 +131,8 @@ describe('analyze ship on σ0 GeoTIFFs of the real North-Sea crop', () => {
     const polygon = 'POLYGON ((2.56 51.40, 2.60 51.40, 2.60 51.43, 2.56 51.43, 2.56 51.40))';
     const [named, unnamed, part, safePart] = (
       await Promise.all([
-        detect('ship', files.gcpDb, '--units', 'DB'),
+        // In-process: `--units` on the command line is checked by the UTM test above; runAnalyze reads "DB" as db.
+        detectInProcess('ship', files.gcpDb, { units: 'DB' }),
         detect('ship', files.unnamed, '--pol', 'VV,VH'),
         // --pol and --polygon as processes just above and below; their combination in-process.
         detectInProcess('ship', files.unnamed, { pol: 'VV,VH', polygon }),
@@ -178,14 +179,13 @@ describe('analyze ship|oilslick: usage errors exit 2 with a message', () => {
   };
   /** The same check without starting a process: runAnalyze throws the usage error main() exits 2 with. */
   const refused = async (pattern: RegExp, detector: string, input: string, options: Partial<Parameters<typeof runAnalyze>[0]> = {}) => {
-    await expect(runAnalyze({ detector, inputs: [input], out: path.join(dir, 'never.geojson'), warn: () => {}, ...options })).rejects.toThrow(AnalyzeUsageError);
-    await expect(runAnalyze({ detector, inputs: [input], out: path.join(dir, 'never.geojson'), warn: () => {}, ...options })).rejects.toThrow(pattern);
+    await expectRefused(() => runAnalyze({ detector, inputs: [input], out: path.join(dir, 'never.geojson'), warn: () => {}, ...options }), AnalyzeUsageError, pattern);
   };
 
-  it('exit code 2 and the message on stderr: no band matching, a nonexistent file', async () => {
+  it('exit code 2 and the message on stderr: a nonexistent file (a process); no band matching (the same usage error, in-process)', async () => {
     await Promise.all([
-      usage(/sarwatch: .*northsea_bands\.tif: no band is σ0 of a polarisation .*--pol VV,VH/, 'ship', files.unnamed),
       usage(/sarwatch: .*nowhere\.tif does not exist/, 'oilslick', path.join(dir, 'nowhere.tif')),
+      refused(/northsea_bands\.tif: no band is σ0 of a polarisation .*--pol VV,VH/, 'ship', files.unnamed),
     ]);
   }, 180_000);
 

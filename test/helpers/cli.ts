@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { expect } from 'vitest';
 
 const run = promisify(execFile);
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -31,4 +32,21 @@ export async function runSarwatchWithEnv(env: Record<string, string>, dataDir: s
     const err = e as { code: number; stdout: string; stderr: string };
     return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
+}
+
+/**
+ * `sarwatch analyze`'s usage refusal checked without a process: `attempt` (a runAnalyze call)
+ * rejects with an error of class `usageError` — the one main() exits 2 with — whose message
+ * matches `pattern`. One call: a refusal found only after reading the input (units from the
+ * values, bands) costs a read each time.
+ */
+export async function expectRefused(attempt: () => Promise<unknown>, usageError: abstract new (...args: never[]) => Error, pattern: RegExp): Promise<void> {
+  const error = await attempt().then(
+    (value) => {
+      throw new Error(`expected a refusal matching ${pattern}, got ${JSON.stringify(value)}`);
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(usageError);
+  expect((error as Error).message).toMatch(pattern);
 }

@@ -39,3 +39,17 @@ export async function linkDemoArchive(archiveDir: string): Promise<DemoArchiveRe
   if (demo.generated) throw new Error(`the demo archive was not in ${DEMO_CACHE_DIR}: test/globalSetup.ts makes it before a run`);
   return demo;
 }
+
+/**
+ * Areas of the demo port scene (src/synth/demo.ts; 2024-06-13 and 2024-06-25, 40 × 40 km).
+ * A job's CPU grows with its area (measured in-process with warm pool threads: a ship job 5.2
+ * CPU s on the port box, 1.9 on the anchorage; an oil-slick job 8.5 on the port box, 2.2 on
+ * the slick's area), so a test whose rule does not need the whole box runs on the part that
+ * holds what it checks.
+ */
+/** The port box `npm start` prints in its curl example (about 450 km²). */
+export const DEMO_PORT = 'POLYGON ((4.2 52.38, 4.5 52.38, 4.5 52.58, 4.2 52.58, 4.2 52.38))';
+/** The anchorage (a third of the port box): the six anchored ships of 2024-06-13 (120–300 m), five of 2024-06-25. */
+export const DEMO_ANCHORAGE = 'POLYGON ((4.2 52.48, 4.4 52.48, 4.4 52.58, 4.2 52.58, 4.2 52.48))';
+/** The oil slick of 2024-06-13 whole, behind its polluter (a sixth of the port box). */
+export const DEMO_SLICK_AREA = 'POLYGON ((4.22 52.355, 4.36 52.355, 4.36 52.42, 4.22 52.42, 4.22 52.355))';

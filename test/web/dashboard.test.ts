@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startServeProcess, type ServeProcess } from '../helpers/serveProcess.ts';
 import { axeSerious, BROWSER_SKIP_NOTE, CHROMIUM, dashboardDir, launchBrowser, project, screenshot, watchPage } from '../helpers/browser.ts';
+import { DEMO_ANCHORAGE, DEMO_PORT as PORT, DEMO_SLICK_AREA } from '../helpers/demoArchive.ts';
 
-const PORT = 'POLYGON ((4.2 52.38, 4.5 52.38, 4.5 52.58, 4.2 52.58, 4.2 52.38))';
 const CITY = 'POLYGON ((4.985 52.35, 5.005 52.35, 5.005 52.362, 4.985 52.362, 4.985 52.35))';
 /** Sets a flag and opens a dialog if it ever runs; neither may happen. */
 const IMG = '<img src=x onerror="window.__xss=(window.__xss||0)+1;alert(1)">';
@@ -99,13 +99,14 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against npm start (sarwatc
     expect(((await unknown.json()) as any).error.code).toBe('NOT_FOUND');
   });
 
+  // The jobs run on the part of the port that holds what they show (the anchorage's ships, the slick): a third and a sixth of the port box's CPU.
   it('sign in with the demo key → a ship job on the demo port → it completes → the map draws as many ships as the result has; a click shows a ship’s properties', async () => {
     const { page, watch } = await signedIn();
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('sarwatch.apiKey'))).toBe(demoKey);
     expect(await page.evaluate(() => (globalThis as any).localStorage.length)).toBe(0);
     await page.getByRole('navigation').getByRole('link', { name: 'New job' }).click();
     await page.getByLabel('Area of interest from').selectOption('wkt');
-    await page.getByLabel('Polygon (WKT, EPSG:4326, lon lat)').fill(PORT);
+    await page.getByLabel('Polygon (WKT, EPSG:4326, lon lat)').fill(DEMO_ANCHORAGE);
     await page.getByLabel('Date', { exact: true }).fill('2024-06-14');
     const preview = page.getByTestId('preview-fields');
     await preview.waitFor({ timeout: 30_000 });
@@ -301,7 +302,7 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against npm start (sarwatc
 
   it('Jobs: live status without a reload (a job submitted elsewhere appears and turns completed); the endpoint and status filters narrow the list as GET /api/v1/jobs does', async () => {
     const { page, watch } = await signedIn();
-    const res = await server.http('POST', '/api/v1/detect/oilslick', { key: demoKey, body: { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-13', date_direction: 'before' } });
+    const res = await server.http('POST', '/api/v1/detect/oilslick', { key: demoKey, body: { satellite_id: 'sentinel-1', polygon: DEMO_SLICK_AREA, date: '2024-06-13', date_direction: 'before' } });
     expect(res.status).toBe(200);
     const row = page.locator(`tr[data-job-id="${res.json.job_id}"]`);
     await row.waitFor({ timeout: 60_000 });
