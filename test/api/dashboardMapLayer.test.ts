@@ -11,14 +11,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { expectEnvelope } from '../helpers/envelope.ts';
-import { linkDemoArchive } from '../helpers/demoArchive.ts';
+import { DEMO_ANCHORAGE, linkDemoArchive } from '../helpers/demoArchive.ts';
 import { GoneError, NotFoundError } from '../../src/client/index.ts';
 import { sweepExpiredResults } from '../../src/worker/retention.ts';
 import { renderMapLayer } from '../../src/analysis/quicklook/mapLayer.ts';
 import { flattenGeometries } from '../../src/analysis/quicklook/vectors.ts';
 
 const CITY = 'POLYGON ((4.985 52.35, 5.005 52.35, 5.005 52.362, 4.985 52.362, 4.985 52.35))';
-const PORT = 'POLYGON ((4.2 52.38, 4.5 52.38, 4.5 52.58, 4.2 52.58, 4.2 52.38))';
 
 let t: TestService;
 let job: any;
@@ -75,7 +74,7 @@ describe('issue 22: a timeseries job stores a map layer of its cells', () => {
   it('the SDK downloads it; a ship job has none (null, 404); another account’s job is 404, unauthenticated 401', async () => {
     const layer = await t.client.downloadMapLayer(job.job_id);
     expect(layer.features.map((f) => f.id)).toEqual(result.features.map((f: any) => f.id));
-    const ship = await waitForTerminal(t.client, (await t.client.submit('detect', 'ship', { satellite_id: 'sentinel-1', polygon: PORT, date: '2024-06-13', date_direction: 'before' })).job_id, 300_000);
+    const ship = await waitForTerminal(t.client, (await t.client.submit('detect', 'ship', { satellite_id: 'sentinel-1', polygon: DEMO_ANCHORAGE, date: '2024-06-13', date_direction: 'before' })).job_id, 300_000);
     expect(ship.status, ship.error_message ?? '').toBe('completed');
     expect(ship.quicklook_path).not.toBeNull();
     expect(ship.map_layer_path).toBeNull();
