@@ -147,6 +147,11 @@ export async function freshBuild({ srcDir = SRC_DIR, outDir = BUILD_DIR, rebuild
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (!fs.existsSync(SRC_DIR)) {
+    // An install before the sources are in (deploy/Dockerfile copies src/ after `npm install`, then runs this).
+    console.log('sarwatch: no src/ here yet, so nothing is precompiled; run `node bin/build-src.js` once it is.');
+    process.exit(0);
+  }
   if (process.argv.includes('--check')) {
     const s = buildState();
     if (!s.fresh) console.error(`sarwatch: build/ is not up to date: ${s.changed.length} changed, ${s.removed.length} removed (${[...s.changed, ...s.removed].slice(0, 5).join(', ')})`);
