@@ -18,11 +18,11 @@ export const BUILD_DIR = path.join(ROOT, 'build');
 /** What the build records of the sources it was made from (relative path → [size, mtime ms]). */
 const MANIFEST = '.sources.json';
 /** Changes when the way files are built changes (options, rewriting), so older builds count as stale. */
-const FORMAT = 1;
+const FORMAT = 2;
 /** Folders of src/ that are not the service's: the dashboard is Vite's (bin/build-web.js). */
 const SKIP = new Set(['web']);
 
-/** Every file under `srcDir` the build covers, with its size and modification time. */
+/** Every file under `srcDir` the build covers (not type declarations), with its size and modification time. */
 function sourceFiles(srcDir) {
   const files = new Map();
   const walk = (dir, rel) => {
@@ -30,7 +30,7 @@ function sourceFiles(srcDir) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
         if (!(rel === '' && SKIP.has(e.name))) walk(path.join(dir, e.name), r);
-      } else if (e.isFile()) {
+      } else if (e.isFile() && !e.name.endsWith('.d.ts')) {
         const s = fs.statSync(path.join(dir, e.name));
         files.set(r, [s.size, s.mtimeMs]);
       }
@@ -106,8 +106,9 @@ export async function build({ srcDir = SRC_DIR, outDir = BUILD_DIR, all = false 
       target: 'node20',
       write: false,
       logLevel: 'silent',
-      // tsconfig.json's compiler options apply (target ES2022: native class fields), as they do under tsx.
-      tsconfig: path.join(srcDir, '..', 'tsconfig.json'),
+      // What tsconfig.json's target (ES2022) means to tsx: class fields with define semantics. Given
+      // here, not read from the file, which an install may lack (deploy/Dockerfile copies no tsconfig.json).
+      tsconfigRaw: { compilerOptions: { useDefineForClassFields: true } },
       plugins: [
         {
           name: 'external-js',
