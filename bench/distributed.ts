@@ -37,11 +37,11 @@ import { ensurePair, pairAoi } from './change.ts';
 import { scaledStore } from './scaledStore.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../bin/sarwatch.js');
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+export const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** CPU seconds (user + system, every thread) of a live process. */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS;

@@ -8,7 +8,8 @@
  * latency on the full scene), distributed (bench/distributed.ts: a full-scene oil job and the
  * 30,000 km² change pair on 1 and 3 scaled-out worker processes, CPU per worker), api (the HTTP API under autocannon in both modes; bench/api.ts names
  * its environment variables) and dashboard (the job page with a large result in headless Chromium,
- * bench/dashboard.ts).
+ * bench/dashboard.ts) and startup (a `sarwatch` process's and a pool thread's fixed CPU cost, precompiled and
+ * through tsx: bench/startup.ts).
  *
  *   SARWATCH_BENCH_DIR  where generated scenes are kept (default <tmp>/sarwatch-bench)
  */
@@ -28,6 +29,7 @@ import { benchDashboard } from './dashboard.ts';
 import { benchMonitors } from './monitors.ts';
 import { benchCancel } from './cancel.ts';
 import { benchDistributed } from './distributed.ts';
+import { benchStartup } from './startup.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
 
 interface SuiteResult {
@@ -126,6 +128,11 @@ const SUITES: Record<string, Suite> = {
       details: Object.fromEntries(runs.map((r) => [String(r.details.mode), r.details])),
     };
   },
+  startup: async () => ({
+    name: 'startup',
+    description: 'the fixed CPU cost of a `sarwatch` process and of a pool thread: precompiled (build/), and the sources through tsx with its cache warm and cold',
+    ...(await benchStartup()),
+  }),
   validation: async () => {
     const { stages, details } = await benchValidation();
     return {

@@ -1,7 +1,17 @@
 #!/usr/bin/env node
-// The sarwatch command. Sources are TypeScript run through tsx's loader, so there is no
-// build step between a checkout and a running service.
-import { register } from 'tsx/esm/api';
+// The sarwatch command. It runs the sources precompiled into build/ (bin/build-src.js, made by
+// `npm install`), after checking them against src/: a source edited since is rebuilt first (only
+// what changed), so the command always runs the code in src/. When build/ cannot be brought up to
+// date (no esbuild, a read-only install), or with SARWATCH_PRECOMPILED=0, the sources run through
+// tsx's loader instead.
+import { freshBuild } from './build-src.js';
 
-register();
-await import('../src/cli/main.ts');
+const { url, note } = process.env.SARWATCH_PRECOMPILED === '0' ? { url: null, note: null } : await freshBuild();
+if (url) {
+  await import(new URL('cli/main.js', url).href);
+} else {
+  if (note) console.error(`sarwatch: running the TypeScript sources through tsx: ${note}`);
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}

@@ -38,8 +38,10 @@ export type TaskResult<F extends TaskFn> = Awaited<ReturnType<F>>;
 /** The name every task module exports its table under: the worker thread looks for nothing else. */
 export const TASK_TABLE_EXPORT = 'threadTasks';
 
-/** src/, the only place a thread loads task modules from. */
+/** src/, the only place a thread loads task modules from (build/ when the code runs precompiled: bin/build-src.js). */
 export const SRC_ROOT = new URL('../', import.meta.url);
+/** The running modules' extension: `.ts` in src/, `.js` in build/. A task's address always names the `.ts` source. */
+const RUNNING_EXT = import.meta.url.endsWith('.js') ? '.js' : '.ts';
 
 /** A module path under src/: folders and a file name of word characters and dashes, ending .ts (no `..`, no absolute path). */
 const MODULE_PATH = /^[\w-]+(\/[\w-]+)*\.ts$/;
@@ -47,14 +49,14 @@ const MODULE_PATH = /^[\w-]+(\/[\w-]+)*\.ts$/;
 /** The file URL of a task module named by its path under src/, or null when the path is not one of a module under src/. */
 export function taskModuleUrl(module: unknown): URL | null {
   if (typeof module !== 'string' || !MODULE_PATH.test(module)) return null;
-  const url = new URL(module, SRC_ROOT);
+  const url = new URL(module.slice(0, -'.ts'.length) + RUNNING_EXT, SRC_ROOT);
   return url.protocol === 'file:' && url.href.startsWith(SRC_ROOT.href) ? url : null;
 }
 
 /** A module's table of thread tasks: `moduleUrl` is its own `import.meta.url`, which must lie under src/. */
 export function defineThreadTasks<T extends Record<string, TaskFn>>(moduleUrl: string, fns: T): { readonly [K in keyof T]: ThreadTask<T[K]> } {
   const href = new URL(moduleUrl).href;
-  const module = href.startsWith(SRC_ROOT.href) ? decodeURIComponent(href.slice(SRC_ROOT.href.length)) : '';
+  const module = href.startsWith(SRC_ROOT.href) ? decodeURIComponent(href.slice(SRC_ROOT.href.length)).replace(/\.js$/, '.ts') : '';
   if (!taskModuleUrl(module)) throw new Error(`thread tasks must be exported by a module under src/, not ${moduleUrl}`);
   const table: Record<string, ThreadTask> = {};
   for (const [name, run] of Object.entries(fns)) table[name] = Object.freeze({ module, name, run });
