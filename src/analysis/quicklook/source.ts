@@ -5,6 +5,7 @@
  * as means over runs of pixels — never a full-resolution read of the whole image.
  */
 import { CalibratedRunSampler, isSafeProduct, type PixelWindow, type RasterProduct, type Sigma0Product } from '../../imagery/index.ts';
+import type { ProductSource } from '../../imagery/sigma0/types.ts';
 import type { Polygon } from '../../geo/types.ts';
 
 export interface QuicklookSource {
@@ -19,6 +20,11 @@ export interface QuicklookSource {
   runReader(x0: number, width: number, runLength: number): (row: number) => Promise<Float32Array>;
   /** What the values are, for the picture's notes: 'σ0' (GRD) or 'γ0' (RTC). */
   readonly quantity: string;
+  /**
+   * How a thread of the analysis pool reads the same rows (sampleTask.ts): the product as
+   * another thread opens it and the band. Absent when only this thread can read it.
+   */
+  readonly pooled?: { source: ProductSource; polarisation: string };
 }
 
 /** Means of the finite values over runs of `runLength` (NaN where a run has none). */
@@ -51,6 +57,7 @@ export function sigma0Source(product: Sigma0Product, polarisation: string): Quic
     window,
     footprint: { type: 'Polygon', coordinates: footprint.coordinates },
     quantity: 'σ0',
+    ...(product.source ? { pooled: { source: threadSource(product.source), polarisation } } : {}),
     lonLatToPixel(lon, lat) {
       const p = geo.lonLatToPixel(lon, lat);
       return { row: p.line, col: p.pixel };
@@ -68,6 +75,17 @@ export function sigma0Source(product: Sigma0Product, polarisation: string): Quic
       };
     },
   };
+}
+
+/**
+ * A SAFE source as the detector opened it on the pool (every band: `firstOf` dropped): a pool
+ * thread then finds the scene already open (engine/products.ts keys by the source) instead of
+ * parsing its XML again.
+ */
+function threadSource(source: ProductSource): ProductSource {
+  if (source.kind !== 'safe') return source;
+  const { firstOf: _firstOf, ...options } = source.options;
+  return { kind: 'safe', path: source.path, options };
 }
 
 /** One band of an analysis-ready raster (RTC γ0, linear), on its map grid. */
