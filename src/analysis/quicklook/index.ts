@@ -15,7 +15,7 @@ import { threadTasks as renderTasks, type DetectionStyle } from './render.ts';
 import { mercatorGrid, type MercatorGrid } from './mercator.ts';
 import { sampleSource } from './sample.ts';
 import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
-import { flatBuffers, flattenGeometries } from './vectors.ts';
+import { flatBuffers, flattenFeatures, flattenGeometries } from './vectors.ts';
 import { threadTasks as deviationMapTasks, type DeviationLegendClass } from './deviationMap.ts';
 import { timeseriesMapLayer } from './mapLayer.ts';
 
@@ -166,7 +166,7 @@ export function deviationMapGrid(aoi: AoiGeometry): MercatorGrid {
 
 async function deviationMap(features: ResultCollection['features'], aoi: AoiGeometry, signal?: AbortSignal): Promise<Uint8Array> {
   const grid = deviationMapGrid(aoi);
-  const cells = await flattenGeometries(features.map((f) => f.geometry));
+  const cells = await flattenFeatures(features);
   const fills = new Uint8Array(3 * features.length);
   features.forEach((f, i) => fills.set(hexColour(deviationStyle(typeof f.properties.deviation === 'number' ? f.properties.deviation : null).fill), 3 * i));
   // One representative deviation per class of the style (≤ −3, −3…−2, …, ≥ 3) and the bounds between them.
