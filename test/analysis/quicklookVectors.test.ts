@@ -16,7 +16,7 @@ describe('flattenFeatures', () => {
     expect(b).toEqual(expected);
     expect(a.coords.buffer).not.toBe(b.coords.buffer);
     // Moving one copy's buffers (as a thread task does) detaches only that copy.
-    structuredClone(a.coords.buffer, { transfer: [a.coords.buffer] });
+    structuredClone(a.coords.buffer, { transfer: [a.coords.buffer as ArrayBuffer] });
     expect(a.coords.length).toBe(0);
     expect(b.coords).toEqual(expected.coords);
     expect((await flattenFeatures(features)).coords).toEqual(expected.coords);

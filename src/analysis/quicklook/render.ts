@@ -147,7 +147,10 @@ export async function renderQuicklook(input: RenderQuicklookInput): Promise<Rend
   // already average runs of ten or more pixels.
   const { rows, runs, runLength } = input.raster;
   if (runLength < SMOOTH_BELOW_RUN) {
-    const valid = Uint8Array.from(input.raster.data, (v) => (v > 0 ? 1 : 0));
+    // A plain loop: Uint8Array.from with a mapping function takes seconds on a 2,048² raster.
+    const data = input.raster.data;
+    const valid = new Uint8Array(data.length);
+    for (let i = 0; i < data.length; i++) valid[i] = data[i]! > 0 ? 1 : 0;
     input.raster.data = boxMean(input.raster.data, valid, runs, rows, 1, 1);
   }
   // dB on the sampled raster (fewer values than the output grid), then resampled.
