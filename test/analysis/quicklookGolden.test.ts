@@ -1,16 +1,22 @@
 // The quicklook's pixels pinned (issue 22's share rule made it faster, not different): a ship
 // job's quicklook and overlay of the real North-Sea GRD crop decode to the same RGBA as before
 // the quicklook was read on the analysis pool and encoded by its own PNG writer (hashes taken
-// from main at 41beac8), and the strided read on the pool gives the main thread's values bit for bit.
+// from main at 41beac8), and the strided read on the pool (a SAFE band, an RTC raster) gives the
+// main thread's values bit for bit.
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectShipsInSafe } from '../../src/analysis/ship/index.ts';
 import { makeQuicklook } from '../../src/analysis/quicklook/index.ts';
 import { sampleSource } from '../../src/analysis/quicklook/sample.ts';
-import { sigma0Source } from '../../src/analysis/quicklook/source.ts';
+import { rasterSource, sigma0Source, type QuicklookSource } from '../../src/analysis/quicklook/source.ts';
 import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
-import { openSafeProduct } from '../../src/imagery/index.ts';
+import { openRasterProduct, openSafeProduct } from '../../src/imagery/index.ts';
+import { writeRtcStack } from '../../src/synth/index.ts';
+import type { AoiGeometry } from '../../src/geo/types.ts';
 import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
 
 afterAll(() => closeAnalysisPool());
@@ -20,6 +26,36 @@ function pixels(png: Uint8Array): string {
   const decoded = PNG.sync.read(Buffer.from(png));
   return `${decoded.width}x${decoded.height} ${createHash('sha256').update(decoded.data).digest('hex')}`;
 }
+
+async function samePooledAndLocal(source: QuicklookSource, extent: AoiGeometry | null): Promise<number> {
+  const { pooled: _pooled, ...local } = source;
+  const onPool = await sampleSource(source, extent);
+  const here = await sampleSource(local, extent);
+  expect({ ...onPool.raster, data: null }).toEqual({ ...here.raster, data: null });
+  let differing = 0;
+  for (let k = 0; k < here.raster.data.length; k++) if (!Object.is(here.raster.data[k], onPool.raster.data[k])) differing++;
+  expect(differing).toBe(0);
+  return here.raster.rows;
+}
+
+describe('an RTC raster (a building-change job\'s later scene)', () => {
+  it('is read on the analysis pool from its file, value for value as on the main thread', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'sarwatch-quicklook-golden-'));
+    try {
+      const stack = await writeRtcStack(path.join(dir, 'city'), { scene: 'city', seed: 11, center: [5.6, 52.4], start: '2023-02-01', count: 2, track: 88, compression: 'none', width: 300 });
+      const raster = await openRasterProduct(stack.files[0]!);
+      try {
+        const source = rasterSource(raster, 0, stack.files[0]!);
+        expect(source.pooled).toEqual({ kind: 'raster', path: stack.files[0]!, band: 0 });
+        expect(await samePooledAndLocal(source, null)).toBeGreaterThan(100);
+      } finally {
+        await raster.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
 
 describe('ship quicklook of the real North-Sea GRD crop', () => {
   it('decodes to the pinned pixels, quicklook and overlay, with the same bounds', async () => {
@@ -34,15 +70,8 @@ describe('ship quicklook of the real North-Sea GRD crop', () => {
     const product = await openSafeProduct(NORTH_SEA_SAFE, { firstOf: ['VH'] });
     try {
       const source = sigma0Source(product, 'VH');
-      expect(source.pooled?.polarisation).toBe('VH');
-      const { pooled: _pooled, ...local } = source;
-      const onPool = await sampleSource(source, null);
-      const here = await sampleSource(local, null);
-      expect(onPool.raster.rows).toBeGreaterThan(100);
-      expect({ ...onPool.raster, data: null }).toEqual({ ...here.raster, data: null });
-      let differing = 0;
-      for (let k = 0; k < here.raster.data.length; k++) if (!Object.is(here.raster.data[k], onPool.raster.data[k])) differing++;
-      expect(differing).toBe(0);
+      expect(source.pooled).toMatchObject({ kind: 'sigma0', polarisation: 'VH' });
+      expect(await samePooledAndLocal(source, null)).toBeGreaterThan(100);
     } finally {
       await product.close();
     }

@@ -88,9 +88,10 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
         }
       }
       const paths = rtcPaths(input.later);
-      const raster = await openRasterProduct((paths.vv ?? paths.vh)!);
+      const file = (paths.vv ?? paths.vh)!;
+      const raster = await openRasterProduct(file);
       try {
-        return await quicklookOfSource(rasterSource(raster), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
+        return await quicklookOfSource(rasterSource(raster, 0, file), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
       } finally {
         await raster.close();
       }

@@ -24,8 +24,11 @@ export interface QuicklookSource {
    * How a thread of the analysis pool reads the same rows (sampleTask.ts): the product as
    * another thread opens it and the band. Absent when only this thread can read it.
    */
-  readonly pooled?: { source: ProductSource; polarisation: string };
+  readonly pooled?: PooledSource;
 }
+
+/** A quicklook's source as a pool thread opens it: a σ0 product's band, or a local raster file's band. */
+export type PooledSource = { kind: 'sigma0'; source: ProductSource; polarisation: string } | { kind: 'raster'; path: string; band: number };
 
 /** Means of the finite values over runs of `runLength` (NaN where a run has none). */
 function runMeans(values: ArrayLike<number>, valid: ArrayLike<number> | null, runLength: number): Float32Array {
@@ -57,7 +60,7 @@ export function sigma0Source(product: Sigma0Product, polarisation: string): Quic
     window,
     footprint: { type: 'Polygon', coordinates: footprint.coordinates },
     quantity: 'σ0',
-    ...(product.source ? { pooled: { source: threadSource(product.source), polarisation } } : {}),
+    ...(product.source ? { pooled: { kind: 'sigma0' as const, source: threadSource(product.source), polarisation } } : {}),
     lonLatToPixel(lon, lat) {
       const p = geo.lonLatToPixel(lon, lat);
       return { row: p.line, col: p.pixel };
@@ -89,9 +92,11 @@ function threadSource(source: ProductSource): ProductSource {
 }
 
 /** One band of an analysis-ready raster (RTC γ0, linear), on its map grid. */
-export function rasterSource(raster: RasterProduct, band = 0): QuicklookSource {
+export function rasterSource(raster: RasterProduct, band = 0, path?: string): QuicklookSource {
   return {
     window: { x0: 0, y0: 0, width: raster.width, height: raster.height },
+    // A local file another thread can open (not a URL: its byte cache is this thread's).
+    ...(path && !/^[a-z][a-z0-9+.-]*:\/\//i.test(path) ? { pooled: { kind: 'raster' as const, path, band } } : {}),
     footprint: raster.bounds(),
     quantity: 'γ0',
     lonLatToPixel: (lon, lat) => raster.lonLatToPixel(lon, lat),
