@@ -4,8 +4,12 @@
  * All a quicklook needs is a pixel ↔ lon/lat model, the ground spacing, and single rows read
  * as means over runs of pixels — never a full-resolution read of the whole image.
  */
-import { CalibratedRunSampler, isSafeProduct, type PixelWindow, type RasterProduct, type Sigma0Product } from '../../imagery/index.ts';
-import type { ProductSource } from '../../imagery/sigma0/types.ts';
+// Not src/imagery/index.ts: pool threads load this module for sampleTask.ts, and the readers
+// they already have (a scene tile's) should be all it costs them.
+import { CalibratedRunSampler } from '../../imagery/safe/overview.ts';
+import { isSafeProduct, type ProductSource, type Sigma0Product } from '../../imagery/sigma0/types.ts';
+import type { RasterProduct } from '../../imagery/rtc/raster.ts';
+import type { PixelWindow } from '../../imagery/window.ts';
 import type { Polygon } from '../../geo/types.ts';
 
 export interface QuicklookSource {
