@@ -16,7 +16,7 @@
  *
  * Stages: generate (or reuse); read the pair as the detector does (1024-px tiles + halo,
  * pre and post windows, Deflate inflated by node:zlib); the detection; JSON.stringify of
- * the result. Each stage: wall time, peak RSS (10 ms samples, worker threads included),
+ * the result; then the job's quicklook (bench/quicklook.ts). Each stage: wall time, peak RSS (10 ms samples, worker threads included),
  * CPU seconds of the process (all threads) and the load average.
  *
  *   SARWATCH_BENCH_CHANGE_PX=4096       a smaller square pair for a quick run (default 17408)
@@ -34,7 +34,9 @@ import type { AoiGeometry } from '../src/geo/types.ts';
 import { DEFLATE_COMPRESSIONS, registerNodeZlibDeflate } from '../src/imagery/geotiff-source.ts';
 import { lonLatTransform, openRasterProduct, planTiles, readTiles, type RasterProduct } from '../src/imagery/index.ts';
 import { TiledTiffWriter } from '../src/synth/tiledTiff.ts';
+import type { SceneRecord } from '../src/catalog/types.ts';
 import { benchStage, type BenchStage } from './imagery-read.ts';
+import { quicklookRow } from './quicklook.ts';
 
 const PAIR_VERSION = 1;
 const TILE = 512;
@@ -237,6 +239,10 @@ export async function benchChange(opts: { workDir: string }): Promise<ChangeBenc
     );
     stages.push(detected.stage);
     const out = detected.value;
+    // The job's quicklook (bench/quicklook.ts): the later scene's VV over the AOI, the detections drawn.
+    const scene = (vv: string, vh: string) => ({ assets: { vv: { href: vv }, vh: { href: vh } } }) as unknown as SceneRecord;
+    const input = { kind: 'pair' as const, earlier: scene(preVv, preVh), later: scene(postVv, postVh), extent: aoi, aoi };
+    stages.push(await quicklookRow({ endpointId: 'newbuilding', family: 'analyze', input, result: out.result }, detected.stage));
     const serialised = await stage('result as GeoJSON (JSON.stringify)', 0, async () => JSON.stringify(out.result).length);
     stages.push(serialised.stage);
     return {

@@ -21,7 +21,7 @@ export async function benchOilSlicks(opts: { workDir: string; width?: number; he
   const cpu = process.cpuUsage(cpu0);
   const load = `${load0.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)}`;
   const part = (name: string, seconds: number) => ({ name, seconds: Math.round(seconds * 100) / 100, mpxPerSecond: 0, peakRssMb: detected.stage.peakRssMb });
-  const quicklook = await quicklookStage('oilslick', scene.productPath, detected.value, detected.stage.seconds);
+  const quicklook = await quicklookStage('oilslick', scene.productPath, detected.value, { seconds: detected.stage.seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
   return {
     stages: [scene.stage, detected.stage, part(`  CPU seconds, all threads (load average ${load})`, (cpu.user + cpu.system) / 1e6), quicklook],
     productPath: scene.productPath,

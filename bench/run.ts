@@ -5,7 +5,8 @@
  * (`--size` sets their GRD scene), change and timeseries (fixed sizes of their own; see
  * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
  * validation (bench/validation.ts), monitors (bench/monitors.ts), cancel (bench/cancel.ts: cancel
- * latency on the full scene), distributed (bench/distributed.ts: a full-scene oil job and the
+ * latency on the full scene), quicklook (bench/quicklook.ts: each endpoint's quicklook row after its
+ * detection, from the ship, oilslick, change and timeseries suites), distributed (bench/distributed.ts: a full-scene oil job and the
  * 30,000 km² change pair on 1 and 3 scaled-out worker processes, CPU per worker), api (the HTTP API under autocannon in both modes; bench/api.ts names
  * its environment variables) and dashboard (the job page with a large result in headless Chromium,
  * bench/dashboard.ts) and startup (a `sarwatch` process's and a pool thread's fixed CPU cost, precompiled and
@@ -31,6 +32,7 @@ import { benchCancel } from './cancel.ts';
 import { benchDistributed } from './distributed.ts';
 import { benchStartup } from './startup.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
+import { QUICKLOOK_ROW } from './quicklook.ts';
 
 interface SuiteResult {
   name: string;
@@ -63,6 +65,19 @@ const SUITES: Record<string, Suite> = {
       description: `ship detector on a ${r.width} × ${r.height} px IW GRDH scene: local SAFE folder vs. the same files as STAC assets over loopback HTTP (range requests, cold byte cache)`,
       stages: r.stages,
       details: r.details,
+    };
+  },
+  quicklook: async ({ workDir, width, height }) => {
+    // Issue 22: each endpoint's quicklook after its job (bench/quicklook.ts), the detection it follows and its share.
+    const keep = (stages: SuiteResult['stages']) => stages.filter((s) => s.name.startsWith(QUICKLOOK_ROW) || /^(detect|  CPU seconds)/.test(s.name));
+    const ship = await benchShips({ workDir, width, height, job: false });
+    const oil = await benchOilSlicks({ workDir, width, height });
+    const { stages: change } = await benchChange({ workDir });
+    const { stages: series } = await benchTimeseries({ workDir });
+    return {
+      name: 'quicklook',
+      description: `each endpoint's quicklook after its job, as the worker makes it: ship and oil on the ${width} × ${height} px IW GRDH scene, newbuilding on the change bench's RTC pair, the time series' deviation map on its stack`,
+      stages: [...keep(ship.stages), ...keep(oil.stages), ...keep(change), ...keep(series)],
     };
   },
   // Fixed sizes of their own (--size does not apply): bench/change.ts, bench/timeseries.ts.

@@ -94,7 +94,7 @@ async function benchDetector(scene: { stage: BenchStage; productPath: string }, 
       part('  · ambiguities + polygons', t.ambiguity + t.vectorize),
       part('  CPU seconds, all threads', (cpu.user + cpu.system) / 1000),
     ];
-    const quicklook = await quicklookStage('ship', scene.productPath, detected.value.result, detected.stage.seconds);
+    const quicklook = await quicklookStage('ship', scene.productPath, detected.value.result, { seconds: detected.stage.seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
     return {
       stages: [scene.stage, detected.stage, ...parts, quicklook],
       productPath: scene.productPath,

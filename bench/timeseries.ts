@@ -23,7 +23,8 @@ import { detectTimeseries } from '../src/analysis/timeseries/index.ts';
 import type { AoiGeometry, Position } from '../src/geo/types.ts';
 import { lonLatTransform } from '../src/imagery/index.ts';
 import { writeRtcStack } from '../src/synth/index.ts';
-import { makeMapLayer, makeQuicklook } from '../src/analysis/quicklook/index.ts';
+import { makeMapLayer } from '../src/analysis/quicklook/index.ts';
+import { quicklookRow } from './quicklook.ts';
 import { benchStage } from './imagery-read.ts';
 import type { ChangeBenchStage } from './change.ts';
 
@@ -129,8 +130,7 @@ export async function benchTimeseries(opts: { workDir: string }): Promise<Timese
   stages.push(serialised.stage);
   // What the worker makes after the analysis, side by side (worker/quicklook.ts); each one's share of the job (detection + it).
   const share = (s: ChangeBenchStage) => `${((100 * s.seconds) / (detected.stage.seconds + s.seconds)).toFixed(1)} % of the job`;
-  const quicklook = await stage('quicklook: deviation map', () => makeQuicklook({ endpointId: 'timeseries', family: 'analyze', input: { kind: 'series', scenes: [], extent: aoi, aoi }, result: out.result }));
-  stages.push({ ...quicklook.stage, name: `quicklook: deviation map (${Math.round(quicklook.value!.quicklook.length / 1024)} KiB): ${share(quicklook.stage)}` });
+  stages.push(await quicklookRow({ endpointId: 'timeseries', family: 'analyze', input: { kind: 'series', scenes: [], extent: aoi, aoi }, result: out.result }, detected.stage, 'deviation map'));
   const layer = await stage('map layer', () => makeMapLayer({ endpointId: 'timeseries', result: out.result }));
   stages.push({ ...layer.stage, name: `map layer (${(layer.value!.length / 1e6).toFixed(2)} MB GeoJSON): ${share(layer.stage)}` });
   return {

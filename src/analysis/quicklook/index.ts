@@ -15,7 +15,7 @@ import { threadTasks as renderTasks, type DetectionStyle } from './render.ts';
 import { mercatorGrid, type MercatorGrid } from './mercator.ts';
 import { sampleSource } from './sample.ts';
 import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
-import { flatBuffers, flattenGeometries } from './vectors.ts';
+import { flatBuffers, flattenFeatures, flattenGeometries } from './vectors.ts';
 import { threadTasks as deviationMapTasks, type DeviationLegendClass } from './deviationMap.ts';
 import { timeseriesMapLayer } from './mapLayer.ts';
 
@@ -88,9 +88,10 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
         }
       }
       const paths = rtcPaths(input.later);
-      const raster = await openRasterProduct((paths.vv ?? paths.vh)!);
+      const file = (paths.vv ?? paths.vh)!;
+      const raster = await openRasterProduct(file);
       try {
-        return await quicklookOfSource(rasterSource(raster), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
+        return await quicklookOfSource(rasterSource(raster, 0, file), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
       } finally {
         await raster.close();
       }
@@ -166,7 +167,7 @@ export function deviationMapGrid(aoi: AoiGeometry): MercatorGrid {
 
 async function deviationMap(features: ResultCollection['features'], aoi: AoiGeometry, signal?: AbortSignal): Promise<Uint8Array> {
   const grid = deviationMapGrid(aoi);
-  const cells = await flattenGeometries(features.map((f) => f.geometry));
+  const cells = await flattenFeatures(features);
   const fills = new Uint8Array(3 * features.length);
   features.forEach((f, i) => fills.set(hexColour(deviationStyle(typeof f.properties.deviation === 'number' ? f.properties.deviation : null).fill), 3 * i));
   // One representative deviation per class of the style (≤ −3, −3…−2, …, ≥ 3) and the bounds between them.

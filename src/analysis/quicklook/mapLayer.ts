@@ -8,11 +8,10 @@
  *
  * Made on the analysis pool from flat arrays (vectors.ts), so the event loop only flattens.
  */
-import type { AoiGeometry } from '../../geo/types.ts';
 import { runTileTask } from '../engine/pool.ts';
 import type { ResultCollection } from '../port.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
-import { flatBuffers, flattenGeometries, type FlatRings } from './vectors.ts';
+import { flatBuffers, flattenFeatures, type FlatRings } from './vectors.ts';
 
 /** Decimals of the layer's coordinates. */
 export const MAP_LAYER_DECIMALS = 6;
@@ -107,7 +106,7 @@ export async function timeseriesMapLayer(features: ResultCollection['features'],
       r += polygon.length;
     }
   }
-  const cells = await flattenGeometries(features.map((f) => f.geometry as AoiGeometry));
+  const cells = await flattenFeatures(features);
   return runTileTask(
     { task: threadTasks.renderMapLayer, input: { cells, exterior, multi, ids, deviations } },
     [...flatBuffers(cells), exterior.buffer as ArrayBuffer, multi.buffer as ArrayBuffer, deviations.buffer as ArrayBuffer],

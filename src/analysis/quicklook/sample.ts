@@ -1,13 +1,19 @@
 /**
  * Main-thread half of a quicklook: where each output pixel falls in the source image (a
  * lattice of exact inverse mappings, interpolated on the worker thread), and the source
- * sampled at about one row and one run of pixels per output pixel.
+ * sampled at about one row and one run of pixels per output pixel — read on the analysis pool
+ * when another thread can open the source (sampleTask.ts), else here.
  */
 import { bboxOf } from '../../geo/index.ts';
 import type { AoiGeometry } from '../../geo/types.ts';
 import { intersectWindows, type PixelWindow } from '../../imagery/index.ts';
 import { mercatorGrid, mercatorToLonLat, type MercatorGrid } from './mercator.ts';
 import { groundSpacing, type QuicklookSource } from './source.ts';
+import { runTileTask } from '../engine/pool.ts';
+import { threadTasks as sampleTasks } from './sampleTask.ts';
+
+/** Pool tasks a pooled strided read is cut into (bands of rows): enough to keep every thread busy to the end. */
+const POOLED_CHUNKS = 8;
 
 /** Output pixels between lattice nodes: the exact inverse is evaluated there, bilinear in between. */
 export const LATTICE_STEP = 64;
@@ -111,6 +117,18 @@ export async function sampleSource(source: QuicklookSource, extent: AoiGeometry 
   const rows = Math.max(0, Math.floor((window.y0 + window.height - 1 - firstRow) / rowStep) + 1);
   const runs = Math.ceil(window.width / runLength);
   const data = new Float32Array(rows * runs);
+  const raster = { data, rows, runs, firstRow, rowStep, x0: window.x0, runLength };
+  if (source.pooled && rows > 0) {
+    const per = Math.ceil(rows / Math.min(rows, POOLED_CHUNKS));
+    const bands = Array.from({ length: Math.ceil(rows / per) }, (_, b) => ({ from: b * per, count: Math.min(per, rows - b * per) }));
+    await Promise.all(
+      bands.map(async ({ from, count }) => {
+        const input = { ...source.pooled!, x0: window.x0, width: window.width, runLength, first: firstRow + from * rowStep, step: rowStep, count };
+        data.set(await runTileTask({ task: sampleTasks.sampleRows, input }, [], opts.signal), from * runs);
+      }),
+    );
+    return { grid, lattice, raster };
+  }
   const read = source.runReader(window.x0, window.width, runLength);
   let next = 0;
   const worker = async () => {
@@ -122,5 +140,5 @@ export async function sampleSource(source: QuicklookSource, extent: AoiGeometry 
     }
   };
   await Promise.all(Array.from({ length: Math.min(rows, opts.concurrency ?? 4) }, worker));
-  return { grid, lattice, raster: { data, rows, runs, firstRow, rowStep, x0: window.x0, runLength } };
+  return { grid, lattice, raster };
 }

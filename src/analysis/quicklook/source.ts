@@ -4,7 +4,12 @@
  * All a quicklook needs is a pixel ↔ lon/lat model, the ground spacing, and single rows read
  * as means over runs of pixels — never a full-resolution read of the whole image.
  */
-import { CalibratedRunSampler, isSafeProduct, type PixelWindow, type RasterProduct, type Sigma0Product } from '../../imagery/index.ts';
+// Not src/imagery/index.ts: pool threads load this module for sampleTask.ts, and the readers
+// they already have (a scene tile's) should be all it costs them.
+import { CalibratedRunSampler } from '../../imagery/safe/overview.ts';
+import { isSafeProduct, type ProductSource, type Sigma0Product } from '../../imagery/sigma0/types.ts';
+import type { RasterProduct } from '../../imagery/rtc/raster.ts';
+import type { PixelWindow } from '../../imagery/window.ts';
 import type { Polygon } from '../../geo/types.ts';
 
 export interface QuicklookSource {
@@ -19,7 +24,15 @@ export interface QuicklookSource {
   runReader(x0: number, width: number, runLength: number): (row: number) => Promise<Float32Array>;
   /** What the values are, for the picture's notes: 'σ0' (GRD) or 'γ0' (RTC). */
   readonly quantity: string;
+  /**
+   * How a thread of the analysis pool reads the same rows (sampleTask.ts): the product as
+   * another thread opens it and the band. Absent when only this thread can read it.
+   */
+  readonly pooled?: PooledSource;
 }
+
+/** A quicklook's source as a pool thread opens it: a σ0 product's band, or a local raster file's band. */
+export type PooledSource = { kind: 'sigma0'; source: ProductSource; polarisation: string } | { kind: 'raster'; path: string; band: number };
 
 /** Means of the finite values over runs of `runLength` (NaN where a run has none). */
 function runMeans(values: ArrayLike<number>, valid: ArrayLike<number> | null, runLength: number): Float32Array {
@@ -51,6 +64,7 @@ export function sigma0Source(product: Sigma0Product, polarisation: string): Quic
     window,
     footprint: { type: 'Polygon', coordinates: footprint.coordinates },
     quantity: 'σ0',
+    ...(product.source ? { pooled: { kind: 'sigma0' as const, source: threadSource(product.source), polarisation } } : {}),
     lonLatToPixel(lon, lat) {
       const p = geo.lonLatToPixel(lon, lat);
       return { row: p.line, col: p.pixel };
@@ -70,10 +84,23 @@ export function sigma0Source(product: Sigma0Product, polarisation: string): Quic
   };
 }
 
+/**
+ * A SAFE source as the detector opened it on the pool (every band: `firstOf` dropped): a pool
+ * thread then finds the scene already open (engine/products.ts keys by the source) instead of
+ * parsing its XML again.
+ */
+function threadSource(source: ProductSource): ProductSource {
+  if (source.kind !== 'safe') return source;
+  const { firstOf: _firstOf, ...options } = source.options;
+  return { kind: 'safe', path: source.path, options };
+}
+
 /** One band of an analysis-ready raster (RTC γ0, linear), on its map grid. */
-export function rasterSource(raster: RasterProduct, band = 0): QuicklookSource {
+export function rasterSource(raster: RasterProduct, band = 0, path?: string): QuicklookSource {
   return {
     window: { x0: 0, y0: 0, width: raster.width, height: raster.height },
+    // A local file another thread can open (not a URL: its byte cache is this thread's).
+    ...(path && !/^[a-z][a-z0-9+.-]*:\/\//i.test(path) ? { pooled: { kind: 'raster' as const, path, band } } : {}),
     footprint: raster.bounds(),
     quantity: 'γ0',
     lonLatToPixel: (lon, lat) => raster.lonLatToPixel(lon, lat),

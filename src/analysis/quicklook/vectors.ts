@@ -62,6 +62,27 @@ export async function flattenGeometries(geometries: readonly Geometry[], chunk =
   return { coords, ringStart, featureStart };
 }
 
+/** A copy whose buffers are its own (FlatRings sent to a thread have their buffers moved). */
+function copyOf(f: FlatRings): FlatRings {
+  return { coords: f.coords.slice(), ringStart: f.ringStart.slice(), featureStart: f.featureStart.slice() };
+}
+
+/** The flattening of each result in use: a time series' quicklook and map layer are made side by side from the same features. */
+const flattened = new WeakMap<readonly { geometry: unknown }[], Promise<FlatRings>>();
+
+/**
+ * flattenGeometries of the features' geometries, done once per features array: each caller
+ * gets its own copy of the arrays (to move to a thread), the JavaScript objects walked once.
+ */
+export async function flattenFeatures(features: readonly { geometry: unknown }[]): Promise<FlatRings> {
+  let made = flattened.get(features);
+  if (!made) {
+    made = flattenGeometries(features.map((f) => f.geometry as Geometry));
+    flattened.set(features, made);
+  }
+  return copyOf(await made);
+}
+
 /** The transferable buffers of a FlatRings. */
 export function flatBuffers(f: FlatRings): ArrayBuffer[] {
   return [f.coords.buffer as ArrayBuffer, f.ringStart.buffer as ArrayBuffer, f.featureStart.buffer as ArrayBuffer];
