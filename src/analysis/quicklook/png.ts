@@ -3,34 +3,19 @@
  * as grey + alpha (half the bytes to compress), no row filter, deflate level 1 — what
  * render.ts asked of pngjs, without its per-pixel JavaScript passes, and compressed on
  * libuv's pool (zlib's asynchronous deflate) so a quicklook's two pictures compress at once.
+ * zlib gives the deflate and the chunks' CRC-32; only the chunk framing is written here.
  */
 import { promisify } from 'node:util';
-import { deflate as deflateCb } from 'node:zlib';
+import { crc32, deflate as deflateCb } from 'node:zlib';
 
 const deflate = promisify(deflateCb);
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(bytes: Uint8Array, crc = 0xffffffff): number {
-  let c = crc;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return c;
-}
 
 function chunk(type: string, data: Uint8Array): Buffer {
   const out = Buffer.alloc(12 + data.length);
   out.writeUInt32BE(data.length, 0);
   out.write(type, 4, 'latin1');
   out.set(data, 8);
-  out.writeUInt32BE((crc32(out.subarray(4, 8 + data.length)) ^ 0xffffffff) >>> 0, 8 + data.length);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
   return out;
 }
 
