@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { threadId } from 'node:worker_threads';
 
-const MAX_FILES = 256;
+// A full scene keeps 6 (3 kinds × 2 bands), ≤ 0.5 MB each: ≤ ~50 MB in all.
+const MAX_FILES = 120;
 
 let defaultDir = path.join(os.tmpdir(), 'sarwatch-cache', 'safe-xml');
 
