@@ -16,10 +16,11 @@
 // itself is generalised; the shore buffer is there to absorb both. Windows that straddle the
 // antimeridian are not handled (their lon/lat box would span the globe).
 
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { ownPrivateDir } from '../privateFiles.ts';
 import { createRequire } from 'node:module';
 import geodesic from 'geographiclib-geodesic';
 import { feature } from 'topojson-client';
@@ -61,11 +62,13 @@ export function loadLandPolygons(cacheDir = path.join(os.tmpdir(), 'sarwatch-cac
   const { size, mtimeMs } = statSync(sourcePath);
   // The source file's size and time name the pack: another world-atlas gives another file.
   const packPath = path.join(cacheDir, `land-10m.${PACK_VERSION}.${CHUNK}.${size}.${Math.round(mtimeMs)}.f64`);
-  const packed = readPackedLand(packPath);
+  // Only a folder of this user's own that no one else may write is trusted (ownPrivateDir).
+  const usable = ownPrivateDir(cacheDir);
+  const packed = usable ? readPackedLand(packPath) : null;
   if (packed) return (cached = packed);
   cached = buildLandPolygons(sourcePath);
+  if (!usable) return cached;
   try {
-    mkdirSync(cacheDir, { recursive: true });
     // Written aside and renamed: a reader never sees half a file.
     const part = `${packPath}.${process.pid}.${threadId}.part`;
     writeFileSync(part, packLand(cached));

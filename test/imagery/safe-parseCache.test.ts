@@ -46,6 +46,17 @@ describe('SAFE XML parse cache', () => {
     expect(parse).toHaveBeenCalledTimes(2);
   });
 
+  it('trusts no folder others may write: parses every time and keeps nothing there', () => {
+    const open = path.join(dir, 'world-writable');
+    fs.mkdirSync(open);
+    fs.chmodSync(open, 0o777);
+    setParseCacheDir(open);
+    const parse = vi.fn((x: string) => parseCalibration(x));
+    expect(cachedParse('calibration', xml, parse)).toEqual(cachedParse('calibration', xml, parse));
+    expect(parse).toHaveBeenCalledTimes(2);
+    expect(fs.readdirSync(open)).toEqual([]);
+  });
+
   it('opens the same product from kept parses as from the XML', async () => {
     setParseCacheDir('');
     const direct = await openSafeProduct(NORTH_SEA_SAFE);

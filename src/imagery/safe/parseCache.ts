@@ -6,15 +6,16 @@
  * text and of the parsers' own source, so a changed file or a changed parser is a miss, never a
  * stale hit. The first thread to parse writes it (aside, then renamed: a reader never sees half
  * a file); the others read it back in a few ms. At most MAX_FILES stay (oldest removed first);
- * a folder that cannot be written only costs the parse.
+ * a folder that cannot be written, or is not this user's own and private, only costs the parse.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { threadId } from 'node:worker_threads';
+import { ownPrivateDir } from '../../privateFiles.ts';
 
 // A full scene keeps 6 (3 kinds × 2 bands), ≤ 0.5 MB each: ≤ ~50 MB in all.
 const MAX_FILES = 120;
@@ -27,6 +28,8 @@ export function setParseCacheDir(dir: string): void {
 }
 
 let codeDigest: string | null | undefined;
+/** Folders checked to be this user's own (ownPrivateDir), by path. */
+const trusted = new Map<string, boolean>();
 
 /**
  * A digest of the parsers' source (this folder's parser modules and the XML helpers they use),
@@ -51,6 +54,8 @@ export function cachedParse<T>(kind: string, xml: string, parse: (xml: string) =
   const dir = defaultDir;
   const code = dir ? parsersDigest() : null;
   if (!code) return parse(xml);
+  if (!trusted.has(dir)) trusted.set(dir, ownPrivateDir(dir));
+  if (!trusted.get(dir)) return parse(xml);
   const key = createHash('sha256').update(code).update('\0').update(kind).update('\0').update(xml).digest('hex');
   const file = path.join(dir, `${kind}-${key}.v8`);
   try {
@@ -60,7 +65,6 @@ export function cachedParse<T>(kind: string, xml: string, parse: (xml: string) =
   }
   const parsed = parse(xml);
   try {
-    mkdirSync(dir, { recursive: true });
     const part = `${file}.${process.pid}.${threadId}.part`;
     writeFileSync(part, v8.serialize(parsed));
     renameSync(part, file);
