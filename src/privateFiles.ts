@@ -21,3 +21,24 @@ export function restrictFile(file: string): void {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
 }
+
+/**
+ * A cache folder (e.g. under the shared temp folder) this process may trust: made 0700 if
+ * missing; an existing one only when it is a directory of this process's user that no one
+ * else may write — another local user could otherwise plant entries it would read as its own.
+ */
+export function ownPrivateDir(dir: string): boolean {
+  try {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(dir);
+    } catch {
+      fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      st = fs.lstatSync(dir);
+    }
+    const uid = process.getuid?.();
+    return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}

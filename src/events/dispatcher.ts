@@ -16,8 +16,10 @@ export const DELIVERY_LOG_DAYS = 30;
 export interface DispatchDeps extends Omit<SenderDeps, 'queue'> {
   queue: DeliveryQueue;
   concurrency: number;
-  /** How often the outbox is read (ms). */
+  /** How often the outbox is read while it yields deliveries (ms; default 250). */
   fanOutMs?: number;
+  /** The longest wait between reads once it yields none (ms; default 1000). */
+  fanOutIdleMs?: number;
 }
 
 /** Fans out up to `batch` events not yet fanned out; returns the deliveries created. */
@@ -49,14 +51,28 @@ export function startWebhookDispatch(d: DispatchDeps): () => Promise<void> {
   const now = d.now ?? (() => new Date());
   const sender = new WebhookSender(d);
   d.queue.consume(sender.deliver, d.concurrency);
-  let fanning = false;
-  const fanOut = setInterval(() => {
-    if (fanning) return;
-    fanning = true;
+  // The outbox is read every fanOutMs while it yields deliveries; each read that finds none
+  // doubles the wait, up to fanOutIdleMs: an idle worker reads it about once a second instead
+  // of four times (every worker does: idle polling is a share of what spreading a job over
+  // workers costs, issue 20 §2), and a new event waits at most fanOutIdleMs for its deliveries.
+  const busyMs = d.fanOutMs ?? 250;
+  const idleMs = Math.max(busyMs, d.fanOutIdleMs ?? 1000);
+  let wait = busyMs;
+  let stopped = false;
+  let fanOut: NodeJS.Timeout;
+  const readOutbox = (): void => {
     void fanOutPending(d.db, d.queue, now())
-      .catch((e) => d.log?.error({ err: String(e) }, 'webhook fan-out failed'))
-      .finally(() => (fanning = false));
-  }, d.fanOutMs ?? 250);
+      .then(
+        (created) => (wait = created > 0 ? busyMs : Math.min(idleMs, 2 * wait)),
+        (e) => d.log?.error({ err: String(e) }, 'webhook fan-out failed'),
+      )
+      .finally(() => {
+        if (stopped) return;
+        fanOut = setTimeout(readOutbox, wait);
+        fanOut.unref();
+      });
+  };
+  fanOut = setTimeout(readOutbox, busyMs);
   fanOut.unref();
   const reconcile =
     d.queue instanceof StoreBackedDeliveryQueue
@@ -66,7 +82,8 @@ export function startWebhookDispatch(d: DispatchDeps): () => Promise<void> {
   const prune = setInterval(() => void pruneDeliveryLog(d.db, now()).catch(() => {}), 3600_000);
   prune.unref();
   return async () => {
-    clearInterval(fanOut);
+    stopped = true;
+    clearTimeout(fanOut);
     if (reconcile) clearInterval(reconcile);
     clearInterval(prune);
     await d.queue.close();

@@ -16,7 +16,11 @@
 // itself is generalised; the shore buffer is there to absorb both. Windows that straddle the
 // antimeridian are not handled (their lon/lat box would span the globe).
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { threadId } from 'node:worker_threads';
+import { ownPrivateDir } from '../privateFiles.ts';
 import { createRequire } from 'node:module';
 import geodesic from 'geographiclib-geodesic';
 import { feature } from 'topojson-client';
@@ -40,15 +44,44 @@ export interface LandPolygons {
 
 let cached: LandPolygons | null = null;
 
+const SOURCE = 'Natural Earth 1:10m land (world-atlas 2, land-10m.json)';
+/** Version of the packed index file below: bump when what indexRing makes changes. */
+const PACK_VERSION = 1;
+
 /**
  * Natural Earth 1:10m land polygons from world-atlas (`land-10m.json`, TopoJSON), decoded
- * with topojson-client and indexed for window queries. Loaded once per process (≈ 0.3 s).
+ * with topojson-client and indexed for window queries. Loaded once per thread: the index is
+ * built once per machine (≈ 0.4 s) and kept packed in `cacheDir` (default the OS temp
+ * folder), so every other thread and process maps it back in a few ms (each analysis thread
+ * of every worker process needs it; issue 20 §2). An unwritable folder only costs the build.
  */
-export function loadLandPolygons(): LandPolygons {
+export function loadLandPolygons(cacheDir = path.join(os.tmpdir(), 'sarwatch-cache')): LandPolygons {
   if (cached) return cached;
   const require = createRequire(import.meta.url);
-  const path = require.resolve('world-atlas/land-10m.json');
-  const topology = JSON.parse(readFileSync(path, 'utf8')) as Topology<{ land: GeometryCollection }>;
+  const sourcePath = require.resolve('world-atlas/land-10m.json');
+  const { size, mtimeMs } = statSync(sourcePath);
+  // The source file's size and time name the pack: another world-atlas gives another file.
+  const packPath = path.join(cacheDir, `land-10m.${PACK_VERSION}.${CHUNK}.${size}.${Math.round(mtimeMs)}.f64`);
+  // Only a folder of this user's own that no one else may write is trusted (ownPrivateDir).
+  const usable = ownPrivateDir(cacheDir);
+  const packed = usable ? readPackedLand(packPath) : null;
+  if (packed) return (cached = packed);
+  cached = buildLandPolygons(sourcePath);
+  if (!usable) return cached;
+  try {
+    // Written aside and renamed: a reader never sees half a file.
+    const part = `${packPath}.${process.pid}.${threadId}.part`;
+    writeFileSync(part, packLand(cached));
+    renameSync(part, packPath);
+  } catch {
+    // read-only or full: the next thread builds again
+  }
+  return cached;
+}
+
+/** The land index from the TopoJSON file (what the pack holds). */
+export function buildLandPolygons(sourcePath = createRequire(import.meta.url).resolve('world-atlas/land-10m.json')): LandPolygons {
+  const topology = JSON.parse(readFileSync(sourcePath, 'utf8')) as Topology<{ land: GeometryCollection }>;
   const land = feature(topology, topology.objects.land);
   const rings: LandRing[] = [];
   for (const f of land.features) {
@@ -56,8 +89,56 @@ export function loadLandPolygons(): LandPolygons {
     const polygons = g.type === 'MultiPolygon' ? g.coordinates : g.type === 'Polygon' ? [g.coordinates] : [];
     for (const polygon of polygons) for (const ring of polygon) rings.push(indexRing(ring as number[][]));
   }
-  cached = { rings, source: 'Natural Earth 1:10m land (world-atlas 2, land-10m.json)' };
-  return cached;
+  return { rings, source: SOURCE };
+}
+
+/**
+ * The index as one run of float64: [rings, coordinate count, box count], then per ring its
+ * coordinate and box counts and bbox, then every ring's coordinates, then every ring's chunk boxes.
+ */
+export function packLand(land: LandPolygons): Buffer {
+  const nc = land.rings.reduce((s, r) => s + r.coords.length, 0);
+  const nb = land.rings.reduce((s, r) => s + r.chunkBoxes.length, 0);
+  const out = new Float64Array(3 + 6 * land.rings.length + nc + nb);
+  out.set([land.rings.length, nc, nb]);
+  let m = 3;
+  let c = 3 + 6 * land.rings.length;
+  let b = c + nc;
+  for (const r of land.rings) {
+    out.set([r.coords.length, r.chunkBoxes.length, ...r.bbox], m);
+    m += 6;
+    out.set(r.coords, c);
+    c += r.coords.length;
+    out.set(r.chunkBoxes, b);
+    b += r.chunkBoxes.length;
+  }
+  return Buffer.from(out.buffer);
+}
+
+/** The index packLand wrote, its arrays views of one buffer; null when the file is missing or not whole. */
+export function readPackedLand(file: string): LandPolygons | null {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return null;
+  }
+  if (bytes.byteLength % 8 !== 0 || bytes.byteLength < 24) return null;
+  // A large file's buffer is its own (offset 0); anything else is copied to be aligned.
+  const all = bytes.byteOffset % 8 === 0 ? new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8) : new Float64Array(new Uint8Array(bytes).buffer);
+  const [n, nc, nb] = [all[0]!, all[1]!, all[2]!];
+  if (all.length !== 3 + 6 * n + nc + nb) return null;
+  const rings: LandRing[] = [];
+  let c = 3 + 6 * n;
+  let b = c + nc;
+  for (let i = 0; i < n; i++) {
+    const m = 3 + 6 * i;
+    const coords = all.subarray(c, (c += all[m]!));
+    const chunkBoxes = all.subarray(b, (b += all[m + 1]!));
+    rings.push({ coords, chunkBoxes, bbox: [all[m + 2]!, all[m + 3]!, all[m + 4]!, all[m + 5]!] });
+  }
+  if (c !== 3 + 6 * n + nc || b !== all.length) return null;
+  return { rings, source: SOURCE };
 }
 
 function indexRing(ring: number[][]): LandRing {

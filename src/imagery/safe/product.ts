@@ -12,6 +12,7 @@ import { parseManifest, type SafeManifest } from './manifest.js';
 import { measurementPlacement, type MeasurementPlacement } from './measurement.js';
 import { bandKey, memberKind, parseMemberName, type MemberKind } from '../container/names.js';
 import { parseNoise, type NoiseLut } from './noise.js';
+import { cachedParse } from './parseCache.js';
 
 export interface SafeBandFiles {
   annotation: string;
@@ -235,12 +236,13 @@ export async function openSafeProductFrom(container: SafeContainer, options: Ope
         container.readText(group.calibration),
         container.readText(group.noise),
       ]);
-      const annotation = parseAnnotation(annotationXml, group.annotation);
+      // Parsed once per machine: every analysis thread opens the product of a scene's tiles.
+      const annotation = cachedParse('annotation', annotationXml, (xml) => parseAnnotation(xml, group.annotation));
       if (annotation.productType !== 'GRD') {
         throw new ImageryError('UNSUPPORTED_PRODUCT', `${group.annotation} annotates a ${annotation.productType} product`);
       }
-      const calibration = parseCalibration(calibrationXml, group.calibration);
-      const noise = parseNoise(noiseXml, group.noise);
+      const calibration = cachedParse('calibration', calibrationXml, (xml) => parseCalibration(xml, group.calibration));
+      const noise = cachedParse('noise', noiseXml, (xml) => parseNoise(xml, group.noise));
       const geolocation = GeolocationGrid.fromPoints(annotation.geolocationGrid, options.geolocationInterpolation);
       const measurement = await openMeasurement(container, group.measurement, annotation, options, opened);
       bands[group.polarisation] = new GrdBand(

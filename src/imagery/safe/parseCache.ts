@@ -1,0 +1,99 @@
+/**
+ * Parsed SAFE XML (annotation, calibration, noise) kept once per machine: every analysis thread
+ * of every worker process that runs a scene's tiles opens the product itself, and parsing its
+ * XML cost each one ~0.6 s (issue 20 §2). What a parser gave is written v8-serialised (plain
+ * data and typed arrays) into a folder under the OS temp folder, named by a digest of the XML
+ * text and of the parsers' own source, so a changed file or a changed parser is a miss, never a
+ * stale hit. The first thread to parse writes it (aside, then renamed: a reader never sees half
+ * a file); the others read it back in a few ms. At most MAX_FILES stay (oldest removed first);
+ * a folder that cannot be written, or is not this user's own and private, only costs the parse.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import { threadId } from 'node:worker_threads';
+import { ownPrivateDir } from '../../privateFiles.ts';
+
+// A full scene keeps 6 (3 kinds × 2 bands), ≤ 0.5 MB each: ≤ ~50 MB in all.
+const MAX_FILES = 120;
+
+let defaultDir = path.join(os.tmpdir(), 'sarwatch-cache', 'safe-xml');
+
+/** Where parsed XML is kept ('' = nowhere: every open parses). Tests point it at their own folder. */
+export function setParseCacheDir(dir: string): void {
+  defaultDir = dir;
+}
+
+let codeDigest: string | null | undefined;
+/** Folders checked to be this user's own (ownPrivateDir), by path. */
+const trusted = new Map<string, boolean>();
+
+/**
+ * A digest of the parsers' source (this folder's parser modules and the XML helpers they use),
+ * read once: null when they cannot be read, and then nothing is cached.
+ */
+function parsersDigest(): string | null {
+  if (codeDigest !== undefined) return codeDigest;
+  const ext = path.extname(fileURLToPath(import.meta.url));
+  const files = ['./annotation', './calibration', './noise', '../xml'].map((f) => fileURLToPath(new URL(`${f}${ext}`, import.meta.url)));
+  try {
+    const hash = createHash('sha256');
+    for (const f of files) hash.update(readFileSync(f));
+    codeDigest = hash.digest('hex').slice(0, 16);
+  } catch {
+    codeDigest = null;
+  }
+  return codeDigest;
+}
+
+/** `parse(xml)`, or what it gave for the same XML and parser before (on any thread or process of this machine). */
+export function cachedParse<T>(kind: string, xml: string, parse: (xml: string) => T): T {
+  const dir = defaultDir;
+  const code = dir ? parsersDigest() : null;
+  if (!code) return parse(xml);
+  if (!trusted.has(dir)) trusted.set(dir, ownPrivateDir(dir));
+  if (!trusted.get(dir)) return parse(xml);
+  const key = createHash('sha256').update(code).update('\0').update(kind).update('\0').update(xml).digest('hex');
+  const file = path.join(dir, `${kind}-${key}.v8`);
+  try {
+    return v8.deserialize(readFileSync(file)) as T;
+  } catch {
+    // not kept yet (or unreadable): parsed below
+  }
+  const parsed = parse(xml);
+  try {
+    const part = `${file}.${process.pid}.${threadId}.part`;
+    writeFileSync(part, v8.serialize(parsed));
+    renameSync(part, file);
+    trim(dir);
+  } catch {
+    // read-only or full: the next open parses again
+  }
+  return parsed;
+}
+
+/** Keeps the folder to MAX_FILES kept parses, removing the oldest. */
+function trim(dir: string): void {
+  const names = readdirSync(dir).filter((n) => n.endsWith('.v8'));
+  if (names.length <= MAX_FILES) return;
+  const aged = names
+    .map((n) => {
+      try {
+        return { n, t: statSync(path.join(dir, n)).mtimeMs };
+      } catch {
+        return null;
+      }
+    })
+    .filter((x): x is { n: string; t: number } => x !== null)
+    .sort((a, b) => a.t - b.t);
+  for (const { n } of aged.slice(0, aged.length - MAX_FILES)) {
+    try {
+      unlinkSync(path.join(dir, n));
+    } catch {
+      // removed by another process meanwhile
+    }
+  }
+}
