@@ -226,8 +226,9 @@ export const SSDD_METHODS: Record<string, SsddMethod> = {
   'reference mask (oracle)': { land: (chip) => readSsddLand(chip) },
   // Issue 23 §1: candidates from a CFAR at PFA 1e-4, kept by the fitted trees
   // (src/analysis/ship/classifier.ts; fitted on the dev chips only, training/ship/fitClassifier.ts).
-  // Since the sea/land segmenter (seaLand.ts): three of its features (land probability at the
-  // peak, mean and maximum around) are the trees' too.
+  // Since the sea/land segmenter (seaLand.ts): four of its features (land probability at the
+  // peak, mean and maximum around, distance to land) are the trees' too, and the trees are
+  // fitted on candidates with the segmenter's land masked (the row with sceneLandMask below).
   'none + candidate classifier': { land: () => undefined, params: { classifier: { enabled: true } } },
   // The segmenter's cells at its threshold as the land mask (pixels there are neither targets
   // nor background), default detector and candidate classifier.

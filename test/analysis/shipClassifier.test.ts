@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CANDIDATE_FEATURES, candidateFeatures, candidateModel } from '../../src/analysis/ship/classifier.ts';
+import { CANDIDATE_FEATURES, candidateFeatures, candidateModel, candidateThreshold } from '../../src/analysis/ship/classifier.ts';
 import type { Cluster } from '../../src/analysis/ship/cluster.ts';
 import { detectShipsInTile, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
 import { resolveShipParams } from '../../src/analysis/ship/params.ts';
@@ -47,7 +47,7 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     expect(named.surroundContrastDb).toBeCloseTo(10 * Math.log10((71 * 0.1 + 1) / 72 / 0.1), 5);
     expect(named.surroundMaxDb).toBeCloseTo(10, 5);
     // Without a land field the land features are missing (NaN), not guessed.
-    expect([named.landAtPeak, named.landMeanSurround, named.landMaxSurround].every(Number.isNaN)).toBe(true);
+    expect([named.landAtPeak, named.landMeanSurround, named.landMaxSurround, named.landDistanceM].every(Number.isNaN)).toBe(true);
   });
 
   it('is off by default; the committed model matches the features and names its threshold', () => {
@@ -57,6 +57,14 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     expect(m.threshold).toBeGreaterThan(0);
     expect(m.threshold).toBeLessThan(1);
     expect(m.model.trees.length).toBeGreaterThan(10);
+    // Near shore (land within its distance of the peak) a candidate has the near-shore threshold.
+    const near = m.nearShore!;
+    expect(near.threshold).toBeGreaterThan(0);
+    expect(near.threshold).toBeLessThan(1);
+    const at = (d: number) => CANDIDATE_FEATURES.map((k) => (k === 'landDistanceM' ? d : 0));
+    expect(candidateThreshold(m, at(near.distanceM))).toBe(near.threshold);
+    expect(candidateThreshold(m, at(near.distanceM + 1))).toBe(m.threshold);
+    expect(candidateThreshold(m, at(Number.NaN))).toBe(m.threshold);
     // The defaults are the settings the model was fitted with.
     expect(resolveShipParams().classifier.candidatePfa).toBe(m.candidatePfa);
     expect(resolveShipParams().classifier.seaLevelFactor).toBe(m.seaLevelFactor);
@@ -76,6 +84,29 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     const all = detectShipsInTile(tile(values), { classifier: { enabled: true, threshold: 0 } });
     expect(all.length).toBeGreaterThanOrEqual(dets.length);
     expect(all.every((d) => d.candidate!.features.length === CANDIDATE_FEATURES.length)).toBe(true);
+  });
+
+  it('with the scene land mask: no candidate on textured land, a vessel 150 m off it kept at the near-shore threshold', () => {
+    const values = gammaClutter(W, H, { looks: 4, seed: 11, mean: 0.01 });
+    // Left half: land 15–25 dB over the sea with strong texture (buildings, quays).
+    const land = gammaClutter(W, H, { looks: 1, seed: 12, mean: 0.5, textureShape: 0.5 });
+    for (let r = 0; r < H; r++) for (let c = 0; c < 200; c++) values[r * W + c] = land[r * W + c]!;
+    paint(values, 200, 250, 8, 30, 1); // a 90 m × 24 m vessel, its bow 150 m from the shore
+    const params = { classifier: { enabled: true, sceneLandMask: true } };
+    const dets = detectShipsInTile(tile(values), params);
+    expect(dets.filter((d) => d.centroidCol < 200)).toHaveLength(0);
+    const vessel = dets.filter((d) => Math.abs(d.centroidRow - 203.5) < 3 && Math.abs(d.centroidCol - 264.5) < 3);
+    expect(vessel).toHaveLength(1);
+    const f = vessel[0]!.candidate!.features;
+    const distance = f[CANDIDATE_FEATURES.indexOf('landDistanceM')]!;
+    expect(distance).toBeGreaterThan(100);
+    expect(distance).toBeLessThan(300);
+    const m = candidateModel();
+    expect(candidateThreshold(m, f)).toBe(m.nearShore!.threshold);
+    expect(vessel[0]!.candidate!.probability).toBeGreaterThanOrEqual(m.nearShore!.threshold);
+    // Without the mask every land pixel may seed a candidate: the classifier alone must judge them.
+    const unmasked = detectShipsInTile(tile(values), { classifier: { enabled: true, threshold: 0 } });
+    expect(unmasked.filter((d) => d.centroidCol < 200).length).toBeGreaterThan(0);
   });
 
   it('takes the sea level as a median, not raised by bright vessels covering less than half of it', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CELL_M, SEA_LAND_FEATURES, candidateLandFeatures, cellGrid, landAt, sceneLandMask, seaLandFeatures, seaLandField, seaLandModel, type SeaLandField } from '../../src/analysis/ship/seaLand.ts';
+import { CELL_M, LAND_DISTANCE_CAP_M, SEA_LAND_FEATURES, candidateLandFeatures, cellGrid, landAt, landMaskOfField, sceneLandMask, seaLandFeatures, seaLandField, seaLandModel, withLandDistance, type SeaLandField } from '../../src/analysis/ship/seaLand.ts';
 import { gammaClutter } from './synthSea.ts';
 
 describe('ship sea/land segmenter (issue 23 §1)', () => {
@@ -40,6 +40,27 @@ describe('ship sea/land segmenter (issue 23 §1)', () => {
     expect(peak).toBeCloseTo(0.2, 6);
     expect(mean).toBeCloseTo(2 / 8, 6);
     expect(max).toBeCloseTo(0.9, 6);
+    // No distances computed: the fourth feature is missing, not guessed.
+    expect(Number.isNaN(candidateLandFeatures(field, 2, 2, { rowMin: 2, rowMax: 3, colMin: 2, colMax: 3 }, 2)[3])).toBe(true);
+  });
+
+  it('measures each cell\'s distance to the nearest land cell in metres, capped', () => {
+    // 1 × 6 cells of 2 × 2 px at 5 m (10 m cells); land (≥ 0.5) in the first cell only.
+    const field: SeaLandField = { cellRows: 2, cellCols: 2, rows: 1, cols: 6, valid: new Uint8Array(6).fill(1), land: Float32Array.from([0.9, 0.1, 0.2, 0.49, 0, Number.NaN]) };
+    const d = withLandDistance(field, { range: 5, azimuth: 5 }, 0.5).distanceM!;
+    expect(Array.from(d)).toEqual([0, 10, 20, 30, 40, 50]);
+    expect(candidateLandFeatures(withLandDistance(field, { range: 5, azimuth: 5 }, 0.5), 1, 7, { rowMin: 0, rowMax: 1, colMin: 6, colMax: 7 }, 0)[3]).toBe(30);
+    // Diagonal steps cost the cell diagonal; no land at all: the cap everywhere.
+    const square: SeaLandField = { cellRows: 1, cellCols: 1, rows: 3, cols: 3, valid: new Uint8Array(9).fill(1), land: Float32Array.from([1, 0, 0, 0, 0, 0, 0, 0, 0]) };
+    expect(withLandDistance(square, { range: 20, azimuth: 20 }, 0.5).distanceM![8]).toBeCloseTo(2 * Math.hypot(20, 20), 4);
+    const sea: SeaLandField = { ...square, land: new Float32Array(9) };
+    expect(Array.from(withLandDistance(sea, { range: 20, azimuth: 20 }, 0.5).distanceM!).every((v) => v === LAND_DISTANCE_CAP_M)).toBe(true);
+    // The same cells as a pixel mask, or-ed with a given one.
+    const given = new Uint8Array(2 * 12);
+    given[11] = 1;
+    const mask = landMaskOfField(field, 12, 2, 0.5, given);
+    expect(Array.from(mask.subarray(0, 12))).toEqual([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(Array.from(mask.subarray(12))).toEqual([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it('the committed model calls bright textured land land and speckled sea with a moored vessel sea', () => {

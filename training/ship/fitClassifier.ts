@@ -8,17 +8,21 @@
  * trees are then fitted on all development chips. The three land features (seaLand.ts) are
  * computed from OUT-OF-FOLD land fields: per fold a sea/land segmenter fitted on the other two
  * folds (training/ship/seaLandData.ts), so the trees learn how much to trust the segmenter on
- * chips it has not seen, as in use.
+ * chips it has not seen, as in use. The same out-of-fold land cells (at the committed segmenter
+ * threshold) are the candidates' land mask, as `classifier.sceneLandMask` does in the detector
+ * (--no-mask: none), and give each candidate its distance to land. Two thresholds are chosen on
+ * the out-of-fold probabilities: near shore (land within NEAR_SHORE_M of the peak) and away from
+ * it, for the best sum of the inshore-chip and offshore-chip F1.
  *
- *   node --import tsx training/ship/fitClassifier.ts [--pfa 1e-4] [--factor 16]
+ *   node --import tsx training/ship/fitClassifier.ts [--pfa 1e-4] [--factor 16] [--no-mask] [--dry | --out FILE]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
 import { CANDIDATE_FEATURES, surroundGrowPx, type CandidateModel } from '../../src/analysis/ship/classifier.ts';
-import { candidateLandFeatures, seaLandProbability } from '../../src/analysis/ship/seaLand.ts';
-import { chipCells, fitSeaLand, foldsByRun, runOf, seaLandRows } from './seaLandData.ts';
+import { candidateLandFeatures, landMaskOfField, seaLandModel, seaLandProbability, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
+import { SPACING, chipCells, fitSeaLand, foldsByRun, runOf, seaLandRows } from './seaLandData.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 
@@ -28,6 +32,9 @@ const arg = (name: string, dflt: string) => {
 };
 const candidatePfa = Number(arg('pfa', '1e-4'));
 const seaLevelFactor = Number(arg('factor', '16'));
+const useMask = !process.argv.includes('--no-mask');
+/** Candidates with land this close (m) to their peak are near shore: their own threshold. */
+const NEAR_SHORE_M = 2000;
 const GBT: Partial<GbtOptions> = { trees: 150, maxDepth: 3, learningRate: 0.08, minChildWeight: 5, subsample: 0.8, seed: 23 };
 
 interface Row {
@@ -51,16 +58,20 @@ const landRows = seaLandRows(chips.map(chipCells));
 const landModels = [0, 1, 2].map((f) => fitSeaLand(landRows.filter((r) => foldOf.get(r.run) !== f)));
 console.log(`3 out-of-fold sea/land segmenters on ${landRows.length} cells; ${cpu()}`);
 const LAND_AT = CANDIDATE_FEATURES.indexOf('landAtPeak');
-const OUT = process.argv.includes('--dry') ? null : new URL('../../src/analysis/ship/classifierModel.json', import.meta.url);
+const OUT = process.argv.includes('--dry') ? null : process.argv.includes('--out') ? path.resolve(arg('out', '')) : new URL('../../src/analysis/ship/classifierModel.json', import.meta.url);
 /** Ships per chip kind (the recall's denominator). */
 const ships = { inshore: 0, offshore: 0 };
+/** Where ships are lost, per chip kind: box centre on the mask's land, matched by a candidate. */
+const stages = { inshore: { onLand: 0, candidates: 0 }, offshore: { onLand: 0, candidates: 0 } };
+const landThreshold = seaLandModel().threshold;
 for (const chip of chips) {
   const img = decodeLuma(readFileSync(path.join(SSDD_DIR, 'images', chip.file)));
-  const dets = detectOnChip(greyAmplitudeToSigma0(img.grey), chip.width, chip.height, SSDD_PIXEL_M, { params: { classifier: { enabled: true, candidatePfa, seaLevelFactor, threshold: 0 } } });
+  const land = withLandDistance(seaLandProbability(chipCells(chip).features, { model: landModels[foldOf.get(runOf(chip))!]! }), SPACING, landThreshold);
+  const mask = useMask ? landMaskOfField(land, chip.width, chip.height, landThreshold) : undefined;
+  const dets = detectOnChip(greyAmplitudeToSigma0(img.grey), chip.width, chip.height, SSDD_PIXEL_M, { ...(mask ? { land: mask } : {}), params: { classifier: { enabled: true, candidatePfa, seaLevelFactor, threshold: 0 } } });
   const truth = chip.ships.map((s, id) => ({ ...s, certain: true, id }));
   const s = scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col));
   const false_ = new Set(s.falseAlarms);
-  const land = seaLandProbability(chipCells(chip).features, { model: landModels[foldOf.get(runOf(chip))!]! });
   for (const d of dets) {
     const { rows: rr, cols: cc } = d.pixels;
     const box = { rowMin: Infinity, rowMax: -Infinity, colMin: Infinity, colMax: -Infinity };
@@ -71,9 +82,12 @@ for (const chip of chips) {
       box.colMax = Math.max(box.colMax, cc[j]!);
     });
     const g = surroundGrowPx(box.rowMax - box.rowMin + 1, box.colMax - box.colMin + 1);
-    d.candidate!.features.splice(LAND_AT, 3, ...candidateLandFeatures(land, d.peakRow, d.peakCol, box, g));
+    d.candidate!.features.splice(LAND_AT, 4, ...candidateLandFeatures(land, d.peakRow, d.peakCol, box, g));
   }
   ships[chip.inshore ? 'inshore' : 'offshore'] += chip.ships.length;
+  const st = stages[chip.inshore ? 'inshore' : 'offshore'];
+  st.candidates += s.truePositives;
+  for (const t of chip.ships) if (mask?.[Math.min(chip.height - 1, Math.round(t.row)) * chip.width + Math.min(chip.width - 1, Math.round(t.col))]) st.onLand++;
   dets.forEach((d, i) => rows.push({ run: Math.floor((chip.number - 1) / 20), inshore: chip.inshore, chip: chip.number, x: d.candidate!.features, y: false_.has(i) ? 0 : 1 }));
 }
 console.log(`${chips.length} development chips, ${rows.length} candidates (${rows.filter((r) => r.y).length} ships matched) at candidate PFA ${candidatePfa}, sea-level factor ${seaLevelFactor}; ships: ${JSON.stringify(ships)}; ${cpu()}`);
@@ -87,45 +101,73 @@ for (let f = 0; f < 3; f++) {
     if (foldOf.get(r.run) === f) oof[i] = gbtPredict({ ...model, featureNames: [...CANDIDATE_FEATURES] }, r.x);
   });
 }
-function prAt(threshold: number, kind?: boolean) {
+function prAt(threshold: number | number[], kind?: boolean) {
   let tp = 0;
   let fp = 0;
   rows.forEach((r, i) => {
     if (kind !== undefined && r.inshore !== kind) return;
-    if (oof[i]! >= threshold) r.y ? tp++ : fp++;
+    if (oof[i]! >= (typeof threshold === 'number' ? threshold : threshold[i]!)) r.y ? tp++ : fp++;
   });
   const n = kind === undefined ? ships.inshore + ships.offshore : kind ? ships.inshore : ships.offshore;
   const p = tp + fp ? tp / (tp + fp) : 1;
   const r = tp / n;
   return { p, r, f1: p + r ? (2 * p * r) / (p + r) : 0 };
 }
+const DIST = CANDIDATE_FEATURES.indexOf('landDistanceM');
+const near = rows.map((r) => r.x[DIST]! <= NEAR_SHORE_M);
+const f3 = (v: number) => v.toFixed(3);
 let best = { t: 0.5, f1: -1 };
 for (let t = 0.05; t < 0.96; t += 0.01) {
   const f1 = prAt(t).f1;
   if (f1 > best.f1) best = { t: Math.round(t * 100) / 100, f1 };
 }
-const f3 = (v: number) => v.toFixed(3);
-const oofIn = prAt(best.t, true);
-const oofOff = prAt(best.t, false);
-console.log(`threshold ${best.t} (best out-of-fold F1 ${f3(best.f1)}): inshore P ${f3(oofIn.p)} R ${f3(oofIn.r)}, offshore P ${f3(oofOff.p)} R ${f3(oofOff.r)}`);
+{
+  const i = prAt(best.t, true);
+  const o = prAt(best.t, false);
+  console.log(`one threshold ${best.t} (best out-of-fold F1 ${f3(best.f1)}): inshore P ${f3(i.p)} R ${f3(i.r)}, offshore P ${f3(o.p)} R ${f3(o.r)}`);
+}
+// Per kind: candidates near shore at tNear, the others at tFar.
+const grid: number[] = [];
+for (let t = 0.05; t < 0.96; t += 0.01) grid.push(Math.round(t * 100) / 100);
+let pair = { far: best.t, near: best.t, score: -1 };
+for (const far of grid)
+  for (const nr of grid) {
+    const th = rows.map((_, i) => (near[i] ? nr : far));
+    const score = prAt(th, true).f1 + prAt(th, false).f1;
+    if (score > pair.score) pair = { far, near: nr, score };
+  }
+const thresholds = rows.map((_, i) => (near[i] ? pair.near : pair.far));
+for (const kind of ['inshore', 'offshore'] as const) {
+  const n = ships[kind];
+  const kept = prAt(thresholds, kind === 'inshore');
+  const st = stages[kind];
+  console.log(
+    `stages, ${kind} (${n} ships): centre on the mask's land ${st.onLand} (${f3(st.onLand / n)}), no candidate otherwise ${n - st.candidates - st.onLand}, ` +
+      `candidate ${st.candidates} (${f3(st.candidates / n)}), kept out of fold ${Math.round(kept.r * n)} (${f3(kept.r)}) at precision ${f3(kept.p)}`,
+  );
+}
+const oofIn = prAt(thresholds, true);
+const oofOff = prAt(thresholds, false);
+console.log(`thresholds away ${pair.far} / near shore (land ≤ ${NEAR_SHORE_M} m) ${pair.near} (${near.filter(Boolean).length} near-shore candidates): inshore P ${f3(oofIn.p)} R ${f3(oofIn.r)}, offshore P ${f3(oofOff.p)} R ${f3(oofOff.r)}`);
 
 const model = trainGbt(rows.map((r) => r.x), rows.map((r) => r.y), null, GBT);
 const out: CandidateModel = {
   model: { ...model, featureNames: [...CANDIDATE_FEATURES] },
-  threshold: best.t,
+  threshold: pair.far,
+  nearShore: { distanceM: NEAR_SHORE_M, threshold: pair.near },
   candidatePfa,
   seaLevelFactor,
   fitted: {
     by: 'training/ship/fitClassifier.ts',
-    data: `SSDD development chips only (${chips.length} chips; validation runs never read), assumed ${SSDD_PIXEL_M} m pixels, σ0 ∝ (grey + ½)², no land mask`,
+    data: `SSDD development chips only (${chips.length} chips; validation runs never read), assumed ${SSDD_PIXEL_M} m pixels, σ0 ∝ (grey + ½)², ${useMask ? 'out-of-fold scene sea/land cells as land mask' : 'no land mask'}`,
     candidates: rows.length,
     positives: rows.filter((r) => r.y).length,
     gbt: GBT,
-    outOfFold: { threshold: best.t, inshore: { precision: +f3(oofIn.p), recall: +f3(oofIn.r) }, offshore: { precision: +f3(oofOff.p), recall: +f3(oofOff.r) } },
+    outOfFold: { threshold: pair.far, nearShoreThreshold: pair.near, inshore: { precision: +f3(oofIn.p), recall: +f3(oofIn.r) }, offshore: { precision: +f3(oofOff.p), recall: +f3(oofOff.r) } },
   },
 };
 console.log(`fitted; ${cpu()}`);
 if (OUT) {
   writeFileSync(OUT, `${JSON.stringify(out)}\n`);
-  console.log('wrote src/analysis/ship/classifierModel.json');
+  console.log(`wrote ${String(OUT)}`);
 }

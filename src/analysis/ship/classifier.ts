@@ -30,6 +30,7 @@ export const CANDIDATE_FEATURES = [
   'landAtPeak',
   'landMeanSurround',
   'landMaxSurround',
+  'landDistanceM',
 ] as const;
 
 /** How far (px) the surroundings reach beyond a candidate's bounding box of `bh` × `bw` px. */
@@ -43,7 +44,8 @@ let markScratch = new Uint8Array(0);
  * The candidate's features, in CANDIDATE_FEATURES order. `mask` is the CFAR mask (≥ 1: above
  * the extent threshold), `values` the σ0 of the detection channel, `background` the mean σ0 of
  * the candidate's background ring, `seaLevel` the robust sea level at its peak (seaLevel.ts;
- * NaN when not computed), `land` the tile's land probability (seaLand.ts; null: NaN features).
+ * NaN when not computed), `land` the tile's land probability with its land distances (seaLand.ts;
+ * null: NaN features).
  * The surroundings are the candidate's bounding box grown by half its larger side (3…40 px),
  * less its own pixels (the land features take its cells whole).
  */
@@ -108,7 +110,7 @@ export function candidateFeatures(
     db(smax),
     seaLevel > 0 ? 10 * Math.log10(cluster.peak / seaLevel) : Number.NaN,
     seaLevel > 0 ? 10 * Math.log10(sum / n / seaLevel) : Number.NaN,
-    ...(land ? candidateLandFeatures(land, (cluster.peakIndex / width) | 0, cluster.peakIndex % width, cluster, g) : [Number.NaN, Number.NaN, Number.NaN]),
+    ...(land ? candidateLandFeatures(land, (cluster.peakIndex / width) | 0, cluster.peakIndex % width, cluster, g) : [Number.NaN, Number.NaN, Number.NaN, Number.NaN]),
   ];
 }
 
@@ -116,6 +118,11 @@ export interface CandidateModel {
   model: GbtModel;
   /** Kept when the probability is at least this (chosen on the development chips). */
   threshold: number;
+  /**
+   * Near shore (land within `distanceM` of the candidate's peak, landDistanceM) the candidate
+   * is kept at this threshold instead; absent: one threshold everywhere.
+   */
+  nearShore?: { distanceM: number; threshold: number };
   /** Candidate CFAR PFA the model was fitted with. */
   candidatePfa: number;
   /** Sea-level factor the model was fitted with (params.classifier.seaLevelFactor). */
@@ -132,6 +139,13 @@ export const candidateModel = committedModel<CandidateModel>(
   CANDIDATE_FEATURES,
   'training/ship/fitClassifier.ts',
 );
+
+/** The threshold the committed model applies to a candidate with these features (near shore or not). */
+export function candidateThreshold(model: CandidateModel, features: number[]): number {
+  const d = features[LAND_DISTANCE]!;
+  return model.nearShore && d <= model.nearShore.distanceM ? model.nearShore.threshold : model.threshold;
+}
+const LAND_DISTANCE = CANDIDATE_FEATURES.indexOf('landDistanceM');
 
 export function candidateProbability(model: CandidateModel, features: number[]): number {
   return gbtPredict(model.model, features);

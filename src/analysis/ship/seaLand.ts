@@ -61,7 +61,12 @@ export interface SeaLandFeatures extends SeaLandGrid {
 export interface SeaLandField extends SeaLandGrid {
   /** Land probability per cell (NaN where the cell holds no target pixel). */
   land: Float32Array;
+  /** Distance (m) from each cell to the nearest land cell of the tile, capped (withLandDistance). */
+  distanceM?: Float32Array;
 }
+
+/** Land distances are capped here (m): farther, or no land in the tile. */
+export const LAND_DISTANCE_CAP_M = 3000;
 
 export function cellGrid(width: number, height: number, spacing: { range: number; azimuth: number }): Omit<SeaLandGrid, 'valid'> {
   const cellRows = Math.max(1, Math.round(CELL_M / spacing.azimuth));
@@ -183,10 +188,47 @@ export function landAt(f: SeaLandField, row: number, col: number): number {
 }
 
 /**
- * A candidate's land features: the land probability at its peak, and the mean and maximum over
- * the cells of its box grown by `growPx` pixels (NaN where no cell holds a target pixel).
+ * The field with `distanceM`: per cell the distance (m, chamfer over the cell grid, capped at
+ * LAND_DISTANCE_CAP_M) to the nearest cell whose land probability reaches `threshold` (default:
+ * the committed one). Two passes over the cells.
  */
-export function candidateLandFeatures(f: SeaLandField, peakRow: number, peakCol: number, box: { rowMin: number; rowMax: number; colMin: number; colMax: number }, growPx: number): [number, number, number] {
+export function withLandDistance(f: SeaLandField, spacing: { range: number; azimuth: number }, threshold = seaLandModel().threshold): SeaLandField {
+  const { rows, cols } = f;
+  const d = new Float32Array(rows * cols);
+  for (let k = 0; k < d.length; k++) d[k] = f.land[k]! >= threshold ? 0 : LAND_DISTANCE_CAP_M;
+  const dy = f.cellRows * spacing.azimuth;
+  const dx = f.cellCols * spacing.range;
+  const dd = Math.hypot(dx, dy);
+  const relax = (k: number, r: number, c: number, step: number) => {
+    if (r < 0 || r >= rows || c < 0 || c >= cols) return;
+    const v = d[r * cols + c]! + step;
+    if (v < d[k]!) d[k] = v;
+  };
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) {
+      const k = r * cols + c;
+      relax(k, r - 1, c - 1, dd);
+      relax(k, r - 1, c, dy);
+      relax(k, r - 1, c + 1, dd);
+      relax(k, r, c - 1, dx);
+    }
+  for (let r = rows - 1; r >= 0; r--)
+    for (let c = cols - 1; c >= 0; c--) {
+      const k = r * cols + c;
+      relax(k, r + 1, c + 1, dd);
+      relax(k, r + 1, c, dy);
+      relax(k, r + 1, c - 1, dd);
+      relax(k, r, c + 1, dx);
+    }
+  return { ...f, distanceM: d };
+}
+
+/**
+ * A candidate's land features: the land probability at its peak, the mean and maximum over
+ * the cells of its box grown by `growPx` pixels (NaN where no cell holds a target pixel), and
+ * the distance to land at its peak (NaN when the field has no distances).
+ */
+export function candidateLandFeatures(f: SeaLandField, peakRow: number, peakCol: number, box: { rowMin: number; rowMax: number; colMin: number; colMax: number }, growPx: number): [number, number, number, number] {
   const r0 = Math.max(0, Math.floor((box.rowMin - growPx) / f.cellRows));
   const r1 = Math.min(f.rows - 1, Math.floor((box.rowMax + growPx) / f.cellRows));
   const c0 = Math.max(0, Math.floor((box.colMin - growPx) / f.cellCols));
@@ -202,7 +244,18 @@ export function candidateLandFeatures(f: SeaLandField, peakRow: number, peakCol:
       s += v;
       if (!(v <= mx)) mx = v;
     }
-  return [landAt(f, peakRow, peakCol), n ? s / n : Number.NaN, mx];
+  const cell = Math.floor(peakRow / f.cellRows) * f.cols + Math.floor(peakCol / f.cellCols);
+  return [landAt(f, peakRow, peakCol), n ? s / n : Number.NaN, mx, f.distanceM ? f.distanceM[cell]! : Number.NaN];
+}
+
+/** The field's land cells (probability ≥ `threshold`) as a pixel mask, or-ed with `land` (not written into). */
+export function landMaskOfField(f: SeaLandField, width: number, height: number, threshold = seaLandModel().threshold, land?: Uint8Array): Uint8Array {
+  const out = land ? Uint8Array.from(land) : new Uint8Array(width * height);
+  for (let r = 0; r < height; r++) {
+    const base = Math.floor(r / f.cellRows) * f.cols;
+    for (let c = 0; c < width; c++) if (f.land[base + Math.floor(c / f.cellCols)]! >= threshold) out[r * width + c] = 1;
+  }
+  return out;
 }
 
 /**
@@ -211,12 +264,5 @@ export function candidateLandFeatures(f: SeaLandField, peakRow: number, peakCol:
  * `valid` pixels.
  */
 export function sceneLandMask(values: Float32Array, valid: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }, land?: Uint8Array): Uint8Array {
-  const f = seaLandField(values, valid, width, height, spacing);
-  const t = seaLandModel().threshold;
-  const out = land ? Uint8Array.from(land) : new Uint8Array(width * height);
-  for (let r = 0; r < height; r++) {
-    const base = Math.floor(r / f.cellRows) * f.cols;
-    for (let c = 0; c < width; c++) if (f.land[base + Math.floor(c / f.cellCols)]! >= t) out[r * width + c] = 1;
-  }
-  return out;
+  return landMaskOfField(seaLandField(values, valid, width, height, spacing), width, height, seaLandModel().threshold, land);
 }

@@ -5,13 +5,13 @@
 import type { PixelWindow } from '../../imagery/window.ts';
 import { vesselAttributes, vesselShape, type VesselAttributes } from './attributes.ts';
 import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
-import { candidateFeatures, candidateModel, candidateProbability } from './classifier.ts';
+import { candidateFeatures, candidateModel, candidateProbability, candidateThreshold } from './classifier.ts';
 import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters, type Cluster } from './cluster.ts';
 import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
-import { sceneLandMask, seaLandField, type SeaLandField } from './seaLand.ts';
+import { landMaskOfField, seaLandField, withLandDistance, type SeaLandField } from './seaLand.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 
@@ -159,10 +159,15 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
   if (valid.length !== n || (land && land.length !== n)) throw new RangeError('detectShipsInTile: mask sizes do not match width × height');
   const origin = input.origin ?? { row: 0, col: 0 };
   const channels = channelsFor(input, params);
-  // The scene's own sea/land segmentation as land (seaLand.ts; opt-in, candidate classifier only).
+  // The scene's own sea/land segmentation (seaLand.ts) on the valid pixels: the candidate
+  // classifier's land features, and with sceneLandMask (opt-in) its land cells are land too.
+  let landField: SeaLandField | null = null;
   if (params.classifier.enabled && params.classifier.candidates === 'threshold' && params.classifier.sceneLandMask) {
     const values = (channels[0] === 'VH' ? input.sigma0.vh : input.sigma0.vv)!;
-    if (values.length === n) land = sceneLandMask(values, valid, w, h, spacing, land);
+    if (values.length === n) {
+      landField = withLandDistance(seaLandField(values, valid, w, h, spacing), spacing);
+      land = landMaskOfField(landField, w, h, undefined, land);
+    }
   }
 
   let target = valid;
@@ -236,9 +241,8 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       for (const c of mergeNearbyClusters(clusterDetections(levelMask, primary.values, w, h, extra), levelMask, primary.values, w, h, spacing, params.mergeGapM))
         if (mask[c.peakIndex] === 0) clusters.push(c);
   }
-  // The scene's own sea/land segmentation (seaLand.ts), features of the candidate classifier;
-  // computed for the first candidate that needs it.
-  let landField: SeaLandField | null = null;
+  // Without sceneLandMask the land features' field is computed on the target pixels for the
+  // first candidate that needs it.
   const minSpacing = Math.min(spacing.range, spacing.azimuth);
   // Image edges: a tile side where the core reaches the array's edge (the halo was clipped there).
   const edges = {
@@ -292,9 +296,9 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     let candidate: ShipDetection['candidate'];
     if (pixelMode) candidate = { features: [], probability: cluster.score ?? Number.NaN };
     else if (classify) {
-      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN, (landField ??= seaLandField(primary.values, target, w, h, spacing)));
+      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN, (landField ??= withLandDistance(seaLandField(primary.values, target, w, h, spacing), spacing)));
       const probability = model ? candidateProbability(model, features) : Number.NaN;
-      if (model && probability < (params.classifier.threshold ?? model.threshold)) return;
+      if (model && probability < (params.classifier.threshold ?? candidateThreshold(model, features))) return;
       candidate = { features, probability };
     }
     const rows = new Int32Array(cluster.pixels.length);
