@@ -14,11 +14,14 @@
  * look-alike is flagged when a reported candidate's region touches its truth polygon; a trail
  * is found when one touches its polygon. The regions are the candidates' own, not the refined
  * outlines the evaluation overlaps; `--scenes eval` runs the evaluation's four scenes
- * (variant 0) so the two can be compared.
+ * (variant 0) so the two can be compared. A scene's candidates are cached as JSON under
+ * .tmp/oilslick-heldout/ (keyed by the engine's parameters and the feature names; never
+ * committed), so another model is scored in seconds.
  *
  *   node --import tsx training/oilslick/heldOut.ts --model A/model.json --model B/model.json [--scenes held-out|eval] [--json FILE]
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -87,6 +90,36 @@ interface SceneCandidates {
   candidates: SlickCandidate[];
   targets: Target[];
   spacing: { range: number; azimuth: number };
+}
+
+const CACHE_DIR = path.join(path.resolve(import.meta.dirname, '../..'), '.tmp/oilslick-heldout');
+
+function cacheFile(s: HeldOutScene): string {
+  const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
+  const key = createHash('sha256').update(JSON.stringify({ params, names: FEATURE_NAMES, size: SIZE, v: 1 })).digest('hex').slice(0, 12);
+  return path.join(CACHE_DIR, `${key}-${s.set}-${s.variant}-${s.wind}-${s.index}.json`);
+}
+
+/** JSON keeps NaN and ±Infinity (features may hold them) as strings. */
+const keepNonFinite = (_k: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v);
+const reviveNonFinite = (_k: string, v: unknown) => (v === 'NaN' || v === 'Infinity' || v === '-Infinity' ? Number(v) : v);
+
+/** sceneCandidates from the cache when present (only what deciding needs: features, rules, the region's runs and box). */
+async function cachedSceneCandidates(dir: string, s: HeldOutScene): Promise<SceneCandidates> {
+  const file = cacheFile(s);
+  if (existsSync(file)) {
+    const r = JSON.parse(readFileSync(file, 'utf8'), reviveNonFinite) as SceneCandidates & { candidates: Array<SlickCandidate & { region: { runs: number[] } }> };
+    for (const c of r.candidates) c.region.runs = Int32Array.from(c.region.runs) as never;
+    return r;
+  }
+  const r = await sceneCandidates(dir, s);
+  const slim = {
+    ...r,
+    candidates: r.candidates.map((c) => ({ ...c, region: { box: c.region.box, runs: Array.from(c.region.runs) } })),
+  };
+  mkdirSync(CACHE_DIR, { recursive: true });
+  writeFileSync(file, JSON.stringify(slim, keepNonFinite));
+  return r;
 }
 
 /** Detect once, nothing accepted: every candidate's features and rules, and what it touches. */
@@ -209,7 +242,7 @@ async function main(): Promise<void> {
   const scenes: SceneCandidates[] = [];
   try {
     for (const s of list) {
-      scenes.push(await sceneCandidates(dir, s));
+      scenes.push(await cachedSceneCandidates(dir, s));
       process.stderr.write(`  ${s.set} v${s.variant} ${s.wind} m/s: ${scenes.at(-1)!.candidates.length} candidates, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
     }
   } finally {
