@@ -89,9 +89,11 @@ type Config = Partial<GbtOptions> & {
 };
 
 let GRID: Config[] = [
-  // The committed model. Weights 3 and 10 (branch oil-wip, docs/oilslick.md) lost the calibrated target;
-  // 10 / 10 / 1 with soft-edged oil and calibrated copies (third pass) is not adopted yet (docs/oilslick.md).
-  { trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4, generatedWeight: 0 },
+  // The committed model (issue 24 §2): harder world 10, its ship wakes 150, soft-edged oil 10, calibrated
+  // copies 1. The wake weight was chosen after seeing the evaluation's 9 m/s wake, so it was adopted only
+  // after a check on scenes nobody had tuned on (heldOut.ts; docs/oilslick.md). Before it: the same trees
+  // without generated rows (generatedWeight 0), which flagged 3 of the harder world's 14 look-alikes.
+  { trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4, generatedWeight: 10, outlineWeight: 10, calibratedWeight: 1, wakeWeight: 150 },
 ];
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
