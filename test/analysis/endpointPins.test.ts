@@ -20,6 +20,12 @@
 // ship-northsea-scene): these runs have no earlier acquisition of the track, so the module now
 // warns FIXED_STRUCTURES_NOT_SEPARATED; result and progress are unchanged (with the warnings
 // hashed as before, null, the North-Sea run gave the old digest bit for bit).
+// Re-pinned deliberately for issue 24 §2 (oilslick on the generated sea only: oilslick-sea-scene,
+// oilslick-sea-aoi, oilslick-tiles-0/2): the oil model was retrained with generated look-alikes,
+// soft-edged oil and calibrated chips in the mix (src/analysis/oilslick/model.json, threshold
+// 0.763 → 0.762), so every candidate's oil probability differs; the feature counts are the
+// pinned ones (the sea scene's one slick still found), and the real North-Sea crop's result
+// (no slick) is unchanged.
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -44,13 +50,13 @@ const PINS: Record<string, string> = {
   "ship-sea-scene": "258fb7a65e6a2100e83fcc5fed49f8c57f0c77bc00e0afb101f8c801ec86367e",
   "ship-sea-aoi": "5936cf5847919e7eb2e3396840938b7b4defb7a1c26e8128cba18a7a77c7a684",
   "ship-northsea-scene": "43a6a52668fdc2255cbecf26ba4a32d92db939bc79a272e5744735d890b90ad8",
-  "oilslick-sea-scene": "0504c087315cca839e9d824749075e98bdf8b081ef7d911fd969d416c5ee2dae",
-  "oilslick-sea-aoi": "e21ff31f36cad36f95c18d668d631d8c07d61e8dde1363e9c914778c5acea0ab",
+  "oilslick-sea-scene": "3ab2d742ed78f286078373e343a1e586eadfb4e7ffd1be388cdd055e6b1a1de2",
+  "oilslick-sea-aoi": "890f200e986d324cbadcdf680f5675af7f244b669066124a0c2e83be678ea45a",
   "oilslick-northsea-scene": "9fd8c9035f5adbfb6a4674e654542405e830c4d4fb401df58625cc9f35027148",
   "ship-tiles-0": "425cdb01389b3ff9d455696a4e603ddade7b8f7755e2077142605257b7c77121",
-  "oilslick-tiles-0": "0da16c88ee0dc69017d8c3044835e68b4c208fcae258c99f5ccb5a940dae97d5",
+  "oilslick-tiles-0": "868f80c4a9bed7e27e9190e173b99198962df99865dae184b3ab2388d54e679b",
   "ship-tiles-2": "425cdb01389b3ff9d455696a4e603ddade7b8f7755e2077142605257b7c77121",
-  "oilslick-tiles-2": "0da16c88ee0dc69017d8c3044835e68b4c208fcae258c99f5ccb5a940dae97d5",
+  "oilslick-tiles-2": "868f80c4a9bed7e27e9190e173b99198962df99865dae184b3ab2388d54e679b",
   "newbuilding-rtc": "5b2db903f204497980b45c442ccf86e55f2e6c55c403e65be78d84b786ad79a3",
   "disappearbuilding-rtc": "1f12a90e1ff14159825c43c80ba79a2e1f1ab51f1f189104916eba8c3098b053",
   "timeseries-rtc": "7dc84c6e1ee7d86b05866472d32706ea3f225d3a740c66e60631591b13152bc5",

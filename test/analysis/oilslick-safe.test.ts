@@ -171,20 +171,27 @@ describe('oil slicks on the real North-Sea crop (about 20 ships, no slicks)', ()
     for (const c of result.candidates) expect(c.reasons).toContain('low_wind');
   }, 60_000);
 
-  it('… and without the low-wind veto the model alone flags a few small regions of it (known false alarms)', async () => {
-    // A low-wind speed of 0.3 m/s switches the calm-sea rule off. The model was trained on
-    // chips whose absolute level is unknown, so it cannot know that −26 dB is calm sea: 6 of
-    // its ~100 dark regions, all 0.03–0.05 km² and below 4 dB of contrast, reach the
-    // threshold (docs/oilslick.md; 5 with the 14-feature model). The low-wind veto is what
-    // keeps this crop clean.
+  it('… and without the low-wind veto nothing is reported either: the model reaches its threshold on one small region, which compact_shape vetoes', async () => {
+    // A low-wind speed of 0.3 m/s switches the calm-sea rule off. The models trained on the 8-bit
+    // chips alone could not know that −26 dB is calm sea: 6 of its ~100 dark regions, all
+    // 0.03–0.05 km² and below 4 dB of contrast, reached their threshold (5 with the 14-feature
+    // model). Since issue 24 §2 the model is also fitted on the training chips presented as
+    // calibrated σ0 at CMOD5.N's sea level for 3–10 m/s: one region (0.035 km², 3.4 dB, p 0.78)
+    // still reaches the threshold, and `compact_shape` vetoes it (docs/oilslick.md).
     const result = await detectSlicksInSafeDetailed(NORTH_SEA_SAFE, { params: { lowWindSpeed: 0.3 } });
-    expect(result.collection.features.length).toBeLessThanOrEqual(6);
-    // What the model accepts; fragments (issue 24: p ≥ 0.3 within 500 m of one) join those and
-    // may be larger (one of 0.064 km² here), but only beside a region the model accepted.
-    const accepted = result.candidates.filter((x) => x.isSlick && x.fragmentOf === null);
-    expect(accepted.length).toBeGreaterThan(0);
-    for (const c of accepted) expect(c.features.areaSqkm).toBeLessThan(0.05);
-    for (const c of result.candidates.filter((x) => x.fragmentOf !== null)) expect(accepted).toContain(result.candidates[c.fragmentOf!]);
-    expect(result.candidates.filter((c) => !c.isSlick).length).toBeGreaterThanOrEqual(50);
+    expect(result.collection.features).toHaveLength(0);
+    const threshold = oilProbabilityThreshold(resolveOilSlickParams());
+    const scored = result.candidates.filter((c) => !c.reasons.includes('too_small'));
+    expect(scored.length).toBeGreaterThanOrEqual(50);
+    const overThreshold = scored.filter((c) => c.oilProbability >= threshold);
+    expect(overThreshold.length).toBeLessThanOrEqual(1);
+    for (const c of overThreshold) {
+      expect(c.features.areaSqkm).toBeLessThan(0.05);
+      expect(c.reasons).toContain('compact_shape');
+    }
+    for (const c of result.candidates) {
+      expect(c.reasons).not.toContain('low_wind');
+      expect(c.isSlick).toBe(false);
+    }
   }, 60_000);
 });
