@@ -229,7 +229,15 @@ export interface BoxMeanOptions {
   changedRows?: Uint8Array;
 }
 
-/** Mean of the valid pixels in the window of half-sizes (rx, ry) around each pixel. */
+/**
+ * Mean of the valid pixels in the window of half-sizes (rx, ry) around each pixel.
+ *
+ * The sums are boxSum's, operation for operation (masked row sums kept in the scratch's
+ * 'boxRow', then the running column sums), but the column sums are carried one output row at
+ * a time and each row's means are taken at once: no raster of masked values, of window sums or
+ * of window counts is written and read back (counts of a mask with no-data are exact integers,
+ * so their own running sums give boxCount's values whatever the order).
+ */
 export function boxMean(
   values: ArrayLike<number>,
   valid: Uint8Array,
@@ -242,49 +250,128 @@ export function boxMean(
 ): Float32Array {
   const n = width * height;
   if (out.length !== n) throw new RangeError(`boxMean: output must hold ${width} × ${height} values`);
+  if (values.length !== n || valid.length !== n) throw new RangeError(`boxMean: arrays must hold ${width} × ${height} values`);
+  if (n === 0) return out;
   const scratch = options.scratch ?? new BoxScratch();
   const where = options.where ?? valid;
   const minFraction = options.minFraction ?? 0;
   const fallback = options.fallback;
-  // Every pixel valid (the usual sea tile): the count is the clipped window's area, rows ·
-  // cols[x] as boxCount writes it, computed in the loop below instead of a raster of it.
-  let count = options.count ?? null;
-  if (!count) {
-    let all = true;
-    for (let i = 0; i < n && all; i++) if (!valid[i]) all = false;
-    if (!all) count = boxCount(valid, width, height, rx, ry, scratch.get('boxCount', n), scratch);
-  }
-  let sum: Float64Array;
-  const changed = options.changedRows;
-  if (changed) {
-    if (changed.length !== height) throw new RangeError(`boxMean: changedRows must hold ${height} rows`);
-    // maskedBoxSums for the changed rows only (the same masking, the same boxSum).
-    const masked = scratch.get('boxMasked', n);
+  const count = options.count ?? null;
+  // Counts: the clipped window's area, rows · cols[x] as boxCount writes it, less the window's
+  // invalid pixels — counted in the rows that have any (none in the usual sea tile; a few in
+  // the dark spots' second pass), as integers, so boxCount's values exactly.
+  const rowMissing = count ? null : scratch.array('boxRowMissing', Uint8Array, height);
+  let missingRows = 0;
+  if (rowMissing) {
     for (let y = 0; y < height; y++) {
-      if (!changed[y]) continue;
-      for (let i = y * width; i < (y + 1) * width; i++) {
-        const v = values[i]!;
-        masked[i] = valid[i] && v === v ? v : 0;
-      }
+      let all = 1;
+      for (let i = y * width, end = i + width; i < end; i++) all &= valid[i]! !== 0 ? 1 : 0;
+      rowMissing[y] = 1 - all;
+      missingRows += 1 - all;
     }
-    sum = boxSum(masked, width, height, rx, ry, scratch.get('boxSum', n), scratch, false, { name: 'boxRow', only: changed });
-  } else {
-    sum = maskedBoxSums(values, valid, width, height, rx, ry, false, scratch).sum;
   }
+  const changed = options.changedRows;
+  if (changed && changed.length !== height) throw new RangeError(`boxMean: changedRows must hold ${height} rows`);
+
+  // Row sums of the masked values (boxSum's 'boxRow'; with changedRows only those rows).
+  const r = Math.min(rx, width - 1);
+  const rowSum = scratch.get('boxRow', n);
+  const masked = scratch.get('boxMaskedRow', width);
+  for (let y = 0; y < height; y++) {
+    if (changed && !changed[y]) continue;
+    const o = y * width;
+    for (let x = 0; x < width; x++) {
+      const v = values[o + x]!;
+      masked[x] = valid[o + x] && v === v ? v : 0;
+    }
+    rowSumsOfValues(masked, 0, width, r, rowSum.subarray(o, o + width));
+  }
+  // Invalid pixels per row window, in the rows that have any.
+  const missing = rowMissing && missingRows > 0 ? scratch.array('boxRowMissingCount', Int32Array, n) : null;
+  if (rowMissing && missing) for (let y = 0; y < height; y++) if (rowMissing[y]) rowMissingCounts(valid, y * width, width, r, missing);
+
   const cx = Math.min(rx, width - 1);
   const cy = Math.min(ry, height - 1);
   const cols = windowColumns(width, cx, scratch);
+  const sum = scratch.get('boxColumnSum', width);
+  // Invalid pixels per window of the current output row, and the row's counts.
+  const absent = missing ? scratch.get('boxColumnMissing', width).fill(0) : null;
+  const counts = missing ? scratch.get('boxColumnCount', width) : null;
+  let absentRows = 0;
   for (let y = 0; y < height; y++) {
+    columnStep(rowSum, width, height, cy, y, sum);
     const rows = Math.min(height - 1, y + cy) - Math.max(0, y - cy) + 1;
     // The share test below multiplies as (minFraction · rows) · columns, as it always has.
     const need = minFraction * rows;
-    if (count) meanRowCounted(out, y * width, width, where, sum, count, cols, minFraction, need, fallback);
-    else meanRow(out, y * width, width, where, sum, rows, cols, minFraction, need, fallback);
+    const o = y * width;
+    if (count) {
+      meanRowCounted(out, o, width, where, sum, count.subarray(o, o + width), cols, minFraction, need, fallback);
+      continue;
+    }
+    if (rowMissing && missing && absent && counts) {
+      // Rows entering and leaving the window of row y (row 0: the first cy + 1).
+      for (let k = y === 0 ? 0 : y + cy; k <= y + cy && k < height; k++) {
+        if (!rowMissing[k]) continue;
+        for (let x = 0, m = k * width; x < width; x++) absent[x]! += missing[m + x]!;
+        absentRows++;
+      }
+      const drop = y - cy - 1;
+      if (drop >= 0 && rowMissing[drop]) {
+        for (let x = 0, m = drop * width; x < width; x++) absent[x]! -= missing[m + x]!;
+        absentRows--;
+      }
+    }
+    if (absentRows > 0 && absent && counts) {
+      for (let x = 0; x < width; x++) counts[x] = rows * cols[x]! - absent[x]!;
+      meanRowCounted(out, o, width, where, sum, counts, cols, minFraction, need, fallback);
+    } else {
+      meanRow(out, o, width, where, sum, rows, cols, minFraction, need, fallback);
+    }
   }
   return out;
 }
 
-/** One row of boxMean's means from `o` on, every pixel valid: the count is rows · cols[x] (the clipped window's area). */
+/**
+ * Column sums of output row y from those of row y − 1 (boxSum's vertical pass, the same
+ * operations): row 0 is 0 + the first rv + 1 row sums; then the entering row is added and the
+ * leaving one dropped.
+ */
+function columnStep(row: Float64Array, width: number, height: number, rv: number, y: number, acc: Float64Array): void {
+  if (y === 0) {
+    acc.fill(0);
+    for (let k = 0; k <= rv; k++) {
+      const base = k * width;
+      for (let x = 0; x < width; x++) acc[x]! += row[base + x]!;
+    }
+    return;
+  }
+  const add = y + rv;
+  const drop = y - rv - 1;
+  if (add < height && drop >= 0) {
+    const a = add * width;
+    const d = drop * width;
+    for (let x = 0; x < width; x++) acc[x] = acc[x]! + row[a + x]! - row[d + x]!;
+  } else if (add < height) {
+    const a = add * width;
+    for (let x = 0; x < width; x++) acc[x] = acc[x]! + row[a + x]!;
+  } else if (drop >= 0) {
+    const d = drop * width;
+    for (let x = 0; x < width; x++) acc[x] = acc[x]! - row[d + x]!;
+  }
+}
+
+/** out[base + x] = invalid pixels of row `base` in columns x − r … x + r (clipped). */
+function rowMissingCounts(valid: Uint8Array, base: number, width: number, r: number, out: Int32Array): void {
+  let s = 0;
+  for (let x = 0; x < Math.min(r, width); x++) s += valid[base + x] ? 0 : 1;
+  for (let x = 0; x < width; x++) {
+    if (x + r < width && !valid[base + x + r]) s++;
+    if (x - r - 1 >= 0 && !valid[base + x - r - 1]) s--;
+    out[base + x] = s;
+  }
+}
+
+/** One row of boxMean's means from `o` on, every pixel valid: the count is rows · cols[x] (the clipped window's area); sum[x] is the window sum. */
 function meanRow(
   out: Float32Array,
   o: number,
@@ -304,12 +391,12 @@ function meanRow(
       continue;
     }
     const c = rows * cols[x]!;
-    if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[i]! / c;
+    if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[x]! / c;
     else out[i] = fallback ? fallback[i]! : Number.NaN;
   }
 }
 
-/** meanRow with the counts of a mask with no-data (counts[o + x]). */
+/** meanRow with the counts of a mask with no-data (counts[x]). */
 function meanRowCounted(
   out: Float32Array,
   o: number,
@@ -328,8 +415,8 @@ function meanRowCounted(
       out[i] = Number.NaN;
       continue;
     }
-    const c = counts[i]!;
-    if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[i]! / c;
+    const c = counts[x]!;
+    if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[x]! / c;
     else out[i] = fallback ? fallback[i]! : Number.NaN;
   }
 }

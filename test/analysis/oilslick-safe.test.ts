@@ -69,7 +69,8 @@ describe('oil slicks in a synthetic SAFE product (40 × 30 km, VV, 6 m/s wind)',
     });
     productPath = written.productPath;
     truth = (JSON.parse(readFileSync(written.groundTruthPath, 'utf8')) as { features: TruthFeature[] }).features;
-    details = await detectSlicksInSafeDetailed(productPath, { workers: 1 });
+    // 2,048-px tiles: 4 of them, so the worker thread runs (the default 3,072 gives 2, which run in this thread).
+    details = await detectSlicksInSafeDetailed(productPath, { workers: 1, params: { tileSize: 2048 } });
   }, 120_000);
 
   afterAll(async () => {
@@ -131,11 +132,15 @@ describe('oil slicks in a synthetic SAFE product (40 × 30 km, VV, 6 m/s wind)',
     }
   });
 
-  it('in-thread and worker-thread runs give the same result', async () => {
+  it('in-thread and worker-thread runs give the same result, and so does the default tiling', async () => {
     expect(details.tiles).toBe(4);
     expect(details.workers).toBe(1); // the worker thread really ran (it falls back silently otherwise)
-    const inThread = await detectSlicksInSafe(productPath, { workers: 0 });
+    const inThread = await detectSlicksInSafe(productPath, { workers: 0, params: { tileSize: 2048 } });
     expect(inThread).toEqual(details.collection);
+    // Tiles of the default size (2 here): the same slicks and outlines (cores get the whole-image answer).
+    const defaultTiles = await detectSlicksInSafeDetailed(productPath);
+    expect(defaultTiles.tiles).toBe(2);
+    expect(defaultTiles.collection).toEqual(details.collection);
   }, 60_000);
 
   it('a polygon clips the slicks to it and limits the analysed window', async () => {

@@ -157,6 +157,31 @@ describe('boxMean is boxSum\'s running sums over the masked values, divided (sam
       }
     });
   }
+  // No-data in a few rows only (a dark-spot second pass): boxMean counts the invalid pixels
+  // of those rows alone, and windows away from them take the plain area.
+  const few = mulberry32(4242);
+  for (let trial = 0; trial < 16; trial++) {
+    it(`no-data in a few rows, trial ${trial}`, () => {
+      const w = 5 + Math.floor(few() * 80);
+      const h = 30 + Math.floor(few() * 80);
+      const n = w * h;
+      const values = Float32Array.from({ length: n }, () => (few() < 0.05 ? 10 ** (12 + few() * 6) : (few() - 0.3) * 10 ** (few() * 8 - 4)));
+      const valid = new Uint8Array(n).fill(1);
+      for (let k = 0; k < 1 + (trial % 3); k++) {
+        const y = Math.floor(few() * h);
+        for (let x = 0; x < w; x++) if (few() < 0.3) valid[y * w + x] = 0;
+      }
+      const rx = Math.floor(few() * 12);
+      const ry = Math.floor(few() * (trial % 2 ? 40 : 8));
+      const fallback = Float32Array.from({ length: n }, () => few());
+      const where = new Uint8Array(n).fill(1);
+      const expected = reference(values, valid, w, h, rx, ry, where, 0.9, fallback);
+      const got = boxMean(values, valid, w, h, rx, ry, new Float32Array(n), { where, minFraction: 0.9, fallback, scratch: new BoxScratch() });
+      let differ = 0;
+      for (let i = 0; i < n; i++) if (!Object.is(got[i], expected[i])) differ++;
+      expect(differ).toBe(0);
+    });
+  }
 });
 
 describe('boxMean changedRows (the second background pass)', () => {

@@ -109,7 +109,7 @@ export const DEFAULT_OIL_SLICK_PARAMS: Readonly<OilSlickParams> = Object.freeze(
 
   shoreBufferM: 1000,
   denoise: true,
-  tileSize: 2048,
+  tileSize: 3072,
   haloPx: 256,
   simplifyTolerancePx: 0.5,
 }) as Readonly<OilSlickParams>;

@@ -12,7 +12,8 @@ import type { ProductSource, Sigma0Product } from '../../imagery/sigma0/types.ts
 import type { Tile } from '../../imagery/tiles.ts';
 import type { PixelWindow } from '../../imagery/window.ts';
 import { withOpenedProduct } from '../engine/products.ts';
-import type { PixelSpacing } from './darkSpots.ts';
+import { THREAD_DARK_SPOT_SCRATCH, type PixelSpacing } from './darkSpots.ts';
+import type { Scratch } from '../../raster/scratch.ts';
 import type { OilSlickParams } from './params.ts';
 import { detectSlicksInTile, type SlickTileInput, type TileRegions } from './tile.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
@@ -28,8 +29,12 @@ export interface SlickTileReading {
   land: LandPolygons | null | undefined;
 }
 
-/** Reads one tile of `product` (its halo window) into detectSlicksInTile's input; null when the tile is land throughout (not read). */
-export async function readSlickTile(product: Sigma0Product, reading: SlickTileReading, tile: Tile): Promise<SlickTileInput | null> {
+/**
+ * Reads one tile of `product` (its halo window) into detectSlicksInTile's input; null when the
+ * tile is land throughout (not read). With `reuse`, σ0 and validity are that scratch's arrays
+ * (valid until its next use): a thread that reads and detects its own tiles.
+ */
+export async function readSlickTile(product: Sigma0Product, reading: SlickTileReading, tile: Tile, reuse?: Scratch): Promise<SlickTileInput | null> {
   const win = tile.halo;
   const { multilook: m, pixelSpacing } = reading;
   let land: Uint8Array | undefined;
@@ -39,7 +44,9 @@ export async function readSlickTile(product: Sigma0Product, reading: SlickTileRe
     // A tile without land (most of a sea scene) needs no mask: no land ≡ a mask of zeros.
     if (coarse.cells > 0) land = expandLandMask(coarse.mask, win, m);
   }
-  const data = await product.bands['VV']!.readWindow(win, { quantity: 'sigma0', denoise: reading.denoise });
+  const n = win.width * win.height;
+  const into = reuse ? { data: reuse.array('tileSigma0', Float32Array, n), valid: reuse.array('tileValid', Uint8Array, n) } : undefined;
+  const data = await product.bands['VV']!.readWindow(win, { quantity: 'sigma0', denoise: reading.denoise, into });
   return { sigma0VV: data.data, valid: data.valid, land, width: win.width, height: win.height, pixelSpacing, core: tile.coreInHalo };
 }
 
@@ -50,11 +57,25 @@ export interface SlickSceneTile {
   tile: Tile;
 }
 
-/** Pool task: read the tile from its scene on this thread, then detectSlicksInTile; null for a tile of land throughout. */
+/**
+ * Pool task: read the tile from its scene on this thread, then detectSlicksInTile; null for a
+ * tile of land throughout. The tile's σ0 is read into this thread's scratch: detectSlicksInTile
+ * keeps nothing of its input, and a tile's ~33 MB of fresh arrays cost their page faults and
+ * the collections they set off.
+ */
 export async function detectSlicksInSceneTile(task: SlickSceneTile, params: OilSlickParams): Promise<TileRegions | null> {
-  const input = await withOpenedProduct(task.source, (product) => readSlickTile(product, task.reading, task.tile));
-  return input ? detectSlicksInTile(input, params) : null;
+  // A second task on this thread while the first still reads (the pool runs one at a time) gets fresh arrays.
+  const reuse = !tileArraysInUse;
+  if (reuse) tileArraysInUse = true;
+  try {
+    const input = await withOpenedProduct(task.source, (product) => readSlickTile(product, task.reading, task.tile, reuse ? THREAD_DARK_SPOT_SCRATCH : undefined));
+    return input ? detectSlicksInTile(input, params) : null;
+  } finally {
+    if (reuse) tileArraysInUse = false;
+  }
 }
+
+let tileArraysInUse = false;
 
 /**
  * Land mask of a full-resolution window (a tile's halo, a slick's outline window) whose origin

@@ -20,6 +20,29 @@ export interface ReadWindowOptions {
   denoise: boolean;
   /** Override SIGMA_FLOOR_LINEAR; 0 keeps exact zeros. */
   floor?: number;
+  /**
+   * Arrays of window.width × window.height to write the result into (they are the result's
+   * `data` and `valid`; every element is written) instead of fresh ones: a caller that reads
+   * tile after tile reuses them, sparing the allocation, page faults and collection of ~5 B
+   * per pixel per window.
+   */
+  into?: WindowArrays;
+}
+
+/** A window's result arrays (ReadWindowOptions.into). */
+export interface WindowArrays {
+  data: Float32Array;
+  valid: Uint8Array;
+}
+
+/** `into`'s arrays when given (checked against the window's size, then cleared), else fresh ones. */
+export function windowArrays(window: PixelWindow, into: WindowArrays | undefined): WindowArrays {
+  const n = window.width * window.height;
+  if (!into) return { data: new Float32Array(n), valid: new Uint8Array(n) };
+  if (into.data.length !== n || into.valid.length !== n) throw new RangeError(`readWindow: into must hold ${window.width} × ${window.height} values`);
+  into.valid.fill(0);
+  into.data.fill(0);
+  return into;
 }
 
 export interface CalibratedWindow {
@@ -56,10 +79,9 @@ export async function readCalibratedWindow(
   options: ReadWindowOptions,
 ): Promise<CalibratedWindow> {
   assertWindow(window);
-  const { width, height } = window;
-  const data = new Float32Array(width * height);
-  const valid = new Uint8Array(width * height);
+  const { width } = window;
   const inside = intersectWindows(window, inputs.validWindow);
+  const { data, valid } = windowArrays(window, options.into);
   if (!inside) return { data, valid, window };
 
   const { lineOffset, pixelOffset } = inputs.placement;
@@ -146,6 +168,9 @@ function calibrateSpan(
   nodata: number,
   floor: number,
 ): void {
+  // A float64 copy of the floor: with the parameter itself, `value > floor ? value : floor` was a
+  // tagged value, a heap number allocated for every pixel (~100 MB of garbage per 2,560² tile).
+  const fl = floor * 1;
   if (n0 === null || n1 === null) {
     for (let k = k0; k < k1; k++) {
       const i = start + k;
@@ -156,7 +181,7 @@ function calibrateSpan(
       }
       const ak = Math.fround(a0[k]! + ta * (a1[k]! - a0[k]!));
       const value = (dn * dn) / (ak * ak);
-      data[i] = value > floor ? value : floor;
+      data[i] = value > fl ? value : fl;
       valid[i] = 1;
     }
     return;
@@ -171,7 +196,7 @@ function calibrateSpan(
     const ak = Math.fround(a0[k]! + ta * (a1[k]! - a0[k]!));
     const eta = Math.fround(Math.fround(n0[k]! + tn * (n1[k]! - n0[k]!)) * factor);
     const value = (dn * dn - eta) / (ak * ak);
-    data[i] = value > floor ? value : floor;
+    data[i] = value > fl ? value : fl;
     valid[i] = 1;
   }
 }

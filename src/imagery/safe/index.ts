@@ -1,7 +1,7 @@
 export { openSafeProduct, openSafeProductFrom, readWindow } from './product.js';
 export type { OpenSafeOptions, SafeBand, SafeBandFiles, SafeProduct } from './product.js';
 export { SIGMA_FLOOR_LINEAR, readCalibratedWindow } from './calibrate.js';
-export type { CalibratedWindow, CalibrationQuantity, ReadWindowOptions } from './calibrate.js';
+export type { CalibratedWindow, CalibrationQuantity, ReadWindowOptions, WindowArrays } from './calibrate.js';
 export { GeolocationGrid, normaliseLongitude } from './geolocation.js';
 export type { GridInterpolation, ImagePoint, LonLatToPixelOptions } from './geolocation.js';
 export { parseAnnotation } from './annotation.js';

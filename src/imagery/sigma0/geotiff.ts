@@ -22,7 +22,7 @@ import { BlockReader, type BlockReaderOptions } from '../blockreader.js';
 import { ImageryError } from '../errors.js';
 import { openTiff } from '../geotiff-source.js';
 import { isRemoteHref } from '../remote/access.js';
-import { SIGMA_FLOOR_LINEAR, type CalibratedWindow, type ReadWindowOptions } from '../safe/calibrate.js';
+import { SIGMA_FLOOR_LINEAR, windowArrays, type CalibratedWindow, type ReadWindowOptions } from '../safe/calibrate.js';
 import { assertWindow, closeCounterClockwise, intersectWindows, type LonLatPolygon, type PixelWindow } from '../window.js';
 import { attr, children, parseXml, text } from '../xml.js';
 import { pixelGeocoding, type PixelGeocoding } from './georef.js';
@@ -146,8 +146,7 @@ class GeoTiffSigma0Band implements Sigma0Band {
     const raw = new Float32Array(n).fill(Number.NaN);
     const inside = intersectWindows(window, this.validWindow);
     if (inside) await this.reader.read(inside, this.sample, raw, window.width, window.x0, window.y0);
-    const data = new Float32Array(n);
-    const valid = new Uint8Array(n);
+    const { data, valid } = windowArrays(window, options.into);
     const floor = options.floor ?? SIGMA_FLOOR_LINEAR;
     const nodata = this.nodata;
     const db = this.units === 'db';
