@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -80,9 +81,11 @@ export default defineConfig({
     ...(cpuReport ? { setupFiles: ['test/helpers/cpuReport.ts'] } : {}),
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Two cores: more forks than that only thrash.
+    // One fork more than the cores: many files spend part of their time waiting (leases, timers,
+    // child processes, browsers), and a third fork on two cores fills that time — a newcomer's
+    // run 6.5 → 4.9 min, less CPU in all (README, The test suite).
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: os.availableParallelism() + 1,
     sequence: { sequencer: SlowestFirstSequencer },
   },
 });
