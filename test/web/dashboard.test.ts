@@ -150,9 +150,16 @@ describe.skipIf(!CHROMIUM)(`the dashboard in Chromium against npm start (sarwatc
     expect(text).toContain(String((target.properties as { area_sqm: number }).area_sqm));
     await screenshot(page, 'job-ship');
 
+    // Leaving the job page right after the window is resized: Leaflet fires its debounced moveend
+    // 200 ms later on the removed map (CI saw "reading '_leaflet_pos'" after the full-page
+    // screenshot resized the viewport); nothing may throw.
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: viewport.width - 40, height: viewport.height - 40 });
     await page.getByRole('navigation').getByRole('link', { name: 'Jobs', exact: true }).click();
     const row = page.locator(`tr[data-job-id="${jobId}"]`);
     await row.waitFor();
+    await page.waitForTimeout(400);
+    await page.setViewportSize(viewport);
     expect(await row.getAttribute('data-status')).toBe('completed');
     expect(await page.locator('.balance').textContent()).toMatch(/^Credits: [\d,.]+$/);
     await screenshot(page, 'jobs');

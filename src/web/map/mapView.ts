@@ -166,7 +166,7 @@ export class MapView {
    * point of a layer (on each zoom), and a port's view needs a quarter of the world's 60,000.
    */
   private drawLand(): void {
-    if (!this.landParts) return;
+    if (!this.landParts || this.removed) return;
     const view = this.map.getBounds();
     if (this.land?.covers.contains(view)) return;
     const covers = view.pad(1);
@@ -294,7 +294,7 @@ export class MapView {
 
   /** Ship outlines at OUTLINE_MIN_ZOOM and in: sub-pixel below it, and 5,000 of them cost a redraw for nothing. */
   private showOutlines(): void {
-    if (this.endpoint !== 'ship' || !this.result) return;
+    if (this.endpoint !== 'ship' || !this.result || this.removed) return;
     const want = this.map.getZoom() >= OUTLINE_MIN_ZOOM;
     if (want && !this.outlines) {
       const ships = this.drawnFeatures.map((d) => d.feature).filter((f) => f.geometry?.type === 'Polygon' || f.geometry?.type === 'MultiPolygon');
@@ -345,6 +345,7 @@ export class MapView {
    * moves), so the count is taken one frame after that one, once the page has been painted.
    */
   private publish(): void {
+    if (this.removed) return;
     const c = this.map.getCenter();
     this.host.dataset.view = JSON.stringify({ lon: c.lng, lat: c.lat, zoom: this.map.getZoom() });
     const seq = ++this.publishing;
@@ -365,7 +366,12 @@ export class MapView {
       });
   }
 
-  /** The page is done with the map. */
+  /**
+   * The page is done with the map. Leaflet (1.9.4) keeps timers past remove() — a window resize
+   * fires a debounced `moveend` 200 ms later (invalidateSize's _sizeTimer; Leaflet issues #6981,
+   * #9575) — and the land may arrive after it, so every handler here returns once released:
+   * a removed map has no panes, and asking it for its centre throws.
+   */
   release(): void {
     this.clickHandlers = [];
     this.publishing++;
