@@ -212,7 +212,10 @@ describe('BullmqTileQueue', () => {
     run.catch(() => {});
     const end = Date.now() + 20_000;
     while (started.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
-    expect(started).toEqual(['1']);
+    // One tile runs (concurrency 1); which one is not fixed: the coordinator's tasks look for a kept
+    // result before queueing, so tile 2 may be queued before tile 1 (seen on a loaded CI run).
+    expect(started).toHaveLength(1);
+    const first = [...started];
     canceled.add(jobId);
     worker.abortJob(jobId);
     abort.abort(new Error('the job was canceled'));
@@ -224,7 +227,7 @@ describe('BullmqTileQueue', () => {
     await q.close();
     expect(waiting.filter((j) => j.data.jobId === jobId)).toEqual([]);
     await new Promise((r) => setTimeout(r, 300));
-    expect(started).toEqual(['1']);
+    expect(started).toEqual(first);
   }, 60_000);
 
   it('oil slicks on the real North-Sea crop: the tiles run through the queue on the pool, the result is the in-thread one', async () => {
