@@ -3,6 +3,9 @@
  * read it. Directories are 0700 and files 0600, whatever the umask.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -39,6 +42,26 @@ export function ownPrivateDir(dir: string): boolean {
     const uid = process.getuid?.();
     return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
   } catch {
+    return false;
+  }
+}
+
+/** The machine-wide cache folder: what one thread or process computed for every other to read back (trusted only through ownPrivateDir). */
+export const MACHINE_CACHE_DIR = path.join(os.tmpdir(), 'sarwatch-cache');
+
+/**
+ * Writes `bytes` to `file` aside (a name of this process and thread) and renames it into place,
+ * so a reader on another thread or process never sees half a file. False when it could not
+ * (read-only or full): a cache then only costs its next computation.
+ */
+export function writeAside(file: string, bytes: NodeJS.ArrayBufferView): boolean {
+  const part = `${file}.${process.pid}.${threadId}.part`;
+  try {
+    fs.writeFileSync(part, bytes);
+    fs.renameSync(part, file);
+    return true;
+  } catch {
+    fs.rmSync(part, { force: true });
     return false;
   }
 }

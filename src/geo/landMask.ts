@@ -16,11 +16,9 @@
 // itself is generalised; the shore buffer is there to absorb both. Windows that straddle the
 // antimeridian are not handled (their lon/lat box would span the globe).
 
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { threadId } from 'node:worker_threads';
-import { ownPrivateDir } from '../privateFiles.ts';
+import { MACHINE_CACHE_DIR, ownPrivateDir, writeAside } from '../privateFiles.ts';
 import { createRequire } from 'node:module';
 import geodesic from 'geographiclib-geodesic';
 import { feature } from 'topojson-client';
@@ -55,7 +53,7 @@ const PACK_VERSION = 1;
  * folder), so every other thread and process maps it back in a few ms (each analysis thread
  * of every worker process needs it; issue 20 §2). An unwritable folder only costs the build.
  */
-export function loadLandPolygons(cacheDir = path.join(os.tmpdir(), 'sarwatch-cache')): LandPolygons {
+export function loadLandPolygons(cacheDir = MACHINE_CACHE_DIR): LandPolygons {
   if (cached) return cached;
   const require = createRequire(import.meta.url);
   const sourcePath = require.resolve('world-atlas/land-10m.json');
@@ -67,15 +65,8 @@ export function loadLandPolygons(cacheDir = path.join(os.tmpdir(), 'sarwatch-cac
   const packed = usable ? readPackedLand(packPath) : null;
   if (packed) return (cached = packed);
   cached = buildLandPolygons(sourcePath);
-  if (!usable) return cached;
-  try {
-    // Written aside and renamed: a reader never sees half a file.
-    const part = `${packPath}.${process.pid}.${threadId}.part`;
-    writeFileSync(part, packLand(cached));
-    renameSync(part, packPath);
-  } catch {
-    // read-only or full: the next thread builds again
-  }
+  // Read-only or full: the next thread builds again.
+  if (usable) writeAside(packPath, packLand(cached));
   return cached;
 }
 

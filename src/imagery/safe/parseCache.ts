@@ -9,18 +9,16 @@
  * a folder that cannot be written, or is not this user's own and private, only costs the parse.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
-import { threadId } from 'node:worker_threads';
-import { ownPrivateDir } from '../../privateFiles.ts';
+import { MACHINE_CACHE_DIR, ownPrivateDir, writeAside } from '../../privateFiles.ts';
 
 // A full scene keeps 6 (3 kinds × 2 bands), ≤ 0.5 MB each: ≤ ~50 MB in all.
 const MAX_FILES = 120;
 
-let defaultDir = path.join(os.tmpdir(), 'sarwatch-cache', 'safe-xml');
+let defaultDir = path.join(MACHINE_CACHE_DIR, 'safe-xml');
 
 /** Where parsed XML is kept ('' = nowhere: every open parses). Tests point it at their own folder. */
 export function setParseCacheDir(dir: string): void {
@@ -64,13 +62,13 @@ export function cachedParse<T>(kind: string, xml: string, parse: (xml: string) =
     // not kept yet (or unreadable): parsed below
   }
   const parsed = parse(xml);
-  try {
-    const part = `${file}.${process.pid}.${threadId}.part`;
-    writeFileSync(part, v8.serialize(parsed));
-    renameSync(part, file);
-    trim(dir);
-  } catch {
-    // read-only or full: the next open parses again
+  // Read-only or full: the next open parses again.
+  if (writeAside(file, v8.serialize(parsed))) {
+    try {
+      trim(dir);
+    } catch {
+      // the folder went away meanwhile: trimmed by the next write
+    }
   }
   return parsed;
 }
