@@ -38,16 +38,20 @@ function edit(file: string, text: string, secondsLater = 2): void {
 }
 
 const FILES: Record<string, string> = {
+  // bin/sarwatch.js calls the command's runCli (importing it runs nothing).
   'src/cli/main.ts': `import { readFileSync } from 'node:fs';
 import { ThreadPool } from '../threads/pool.ts';
 import { threadTasks } from '../lib/task.ts';
 import { value } from '../lib/value.ts';
-const asset = JSON.parse(readFileSync(new URL('../lib/asset.json', import.meta.url), 'utf8')) as { model: string };
-const pool = new ThreadPool(() => ({ minThreads: 1, maxThreads: 1, idleTimeout: 100 }));
-const thread = await pool.run({ task: threadTasks.where, input: null });
-await pool.close();
-const { later } = await import('../lib/later.ts');
-console.log(JSON.stringify({ main: import.meta.url, value, asset, later, thread }));
+export async function runCli(argv: string[]): Promise<number> {
+  const asset = JSON.parse(readFileSync(new URL('../lib/asset.json', import.meta.url), 'utf8')) as { model: string };
+  const pool = new ThreadPool(() => ({ minThreads: 1, maxThreads: 1, idleTimeout: 100 }));
+  const thread = await pool.run({ task: threadTasks.where, input: null });
+  await pool.close();
+  const { later } = await import('../lib/later.ts');
+  console.log(JSON.stringify({ main: import.meta.url, value, asset, later, thread }));
+  return argv.length;
+}
 `,
   'src/lib/task.ts': `import { defineThreadTasks } from '../threads/task.ts';
 import { value } from './value.ts';
@@ -59,6 +63,9 @@ export const threadTasks = defineThreadTasks(import.meta.url, { where: (): { url
   // The dashboard is Vite's: the build leaves src/web alone (this would not compile).
   'src/web/page.ts': 'this is not TypeScript\n',
 };
+
+/** The small repository's command run on its sources (bench/, eval/ and the tests' main thread do so): tsx, runCli. */
+const ON_SOURCES = ['--import', 'tsx', '-e', "import('./src/cli/main.ts').then((cli) => cli.runCli([]))"];
 
 let repo: string;
 const src = (rel: string) => path.join(repo, 'src', rel);
@@ -107,7 +114,7 @@ describe('precompiled sources (bin/build-src.js)', () => {
     edit(src('lib/value.ts'), 'export const value: number = 2;\n');
     expect(buildState(folders())).toMatchObject({ fresh: false, changed: ['lib/value.ts'], removed: [] });
     // A main thread on the sources (bench/, eval/, the tests): the stale build is not used, the thread compiles the sources.
-    const onSources = await node(repo, ['--import', 'tsx', 'src/cli/main.ts']);
+    const onSources = await node(repo, ON_SOURCES);
     expect(onSources.out.thread).toEqual({ url: `file://${src('lib/task.ts')}`, value: 2 });
     expect(buildState(folders()).fresh).toBe(false);
     // The command rebuilds what changed, then runs build/.
@@ -118,7 +125,7 @@ describe('precompiled sources (bin/build-src.js)', () => {
     expect(r.thread).toEqual({ url: `file://${out('lib/task.js')}`, value: 2 });
     expect(buildState(folders()).fresh).toBe(true);
     // Now up to date, the build is what the thread runs.
-    expect((await node(repo, ['--import', 'tsx', 'src/cli/main.ts'])).out.thread).toEqual({ url: `file://${out('lib/task.js')}`, value: 2 });
+    expect((await node(repo, ON_SOURCES)).out.thread).toEqual({ url: `file://${out('lib/task.js')}`, value: 2 });
   });
 
   it('a removed source takes its built file with it', async () => {
