@@ -10,6 +10,8 @@ import { freshBuild } from './build-src.js';
 const { url, note } = process.env.SARWATCH_PRECOMPILED === '0' ? { url: null, note: null } : await freshBuild();
 let cli;
 if (url) {
+  // build/'s source maps: an error's stack names the src/ .ts file and line, not build/'s .js.
+  process.setSourceMapsEnabled(true);
   cli = await import(new URL('cli/main.js', url).href);
 } else {
   if (note) console.error(`sarwatch: running the TypeScript sources through tsx: ${note}`);
