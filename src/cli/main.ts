@@ -280,6 +280,8 @@ export async function main(argv: string[], cx: CliContext = PROCESS): Promise<nu
           dates: values.dates,
           cellSize: values['cell-size'],
           maxRequestBytes: config.maxRequestBytes,
+          // The process's own streams by default: a progress bar when stderr is a terminal.
+          output: cx === PROCESS ? undefined : cx,
         });
         if (done.out) cx.stderr(`${done.features} features written to ${done.out}\n`);
       } catch (e) {

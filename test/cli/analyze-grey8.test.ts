@@ -129,5 +129,11 @@ describe('issue 11: analyze oilslick on 8-bit scaled images (--units grey8)', ()
     const bad = await inProcess('analyze', 'oilslick', files.slick, '--pol', 'VV', '--units', 'grey8:0,-35', '--out', path.join(dir, 'never.geojson'));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--units grey8:0,-35: MAX must be above MIN/);
+    // Without --out the result goes to stdout, the progress and the assumed mapping to stderr: in this process, captured.
+    const open = await inProcess('analyze', 'oilslick', files.open, '--pol', 'VV', '--units', 'grey8');
+    expect(open.code, open.stderr).toBe(0);
+    expect(JSON.parse(open.stdout)).toMatchObject({ type: 'FeatureCollection', features: [] });
+    expect(open.stderr).toMatch(/ done in [\d.]+ s\n/);
+    expect(open.stderr).toMatch(/grey8/);
   }, 180_000);
 });
