@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Precompiles the service's TypeScript (src/, without src/web) into build/ with esbuild: one .js
-// per .ts, the relative `.ts` import specifiers rewritten to `.js`, every other file (models'
+// per .ts with its source map beside (.js.map: a stack trace names the src/ .ts line when source
+// maps are enabled, as bin/sarwatch.js and the pool threads do), the relative `.ts` import
+// specifiers rewritten to `.js`, every other file (models'
 // .json, worker-entry.mjs) copied beside, so `import.meta.url`-relative paths resolve the same
 // from build/ as from src/ (both sit in the repository's root). `npm install` runs it (the
 // `prepare` script); bin/sarwatch.js, the pool threads and the tests' globalSetup check the build
@@ -18,7 +20,7 @@ export const BUILD_DIR = path.join(ROOT, 'build');
 /** What the build records of the sources it was made from (relative path → [size, mtime ms]). */
 const MANIFEST = '.sources.json';
 /** Changes when the way files are built changes (options, rewriting), so older builds count as stale. */
-const FORMAT = 2;
+const FORMAT = 3;
 /** Folders of src/ that are not the service's: the dashboard is Vite's (bin/build-web.js). */
 const SKIP = new Set(['web']);
 
@@ -106,6 +108,10 @@ export async function build({ srcDir = SRC_DIR, outDir = BUILD_DIR, all = false 
       target: 'node20',
       write: false,
       logLevel: 'silent',
+      // A linked map per file, naming its source by a relative path (../src/x/y.ts) and without
+      // the source's text: Node maps a stack's frames with it and reads the line from src/.
+      sourcemap: 'linked',
+      sourcesContent: false,
       // What tsconfig.json's target (ES2022) means to tsx: class fields with define semantics. Given
       // here, not read from the file, which an install may lack (deploy/Dockerfile copies no tsconfig.json).
       tsconfigRaw: { compilerOptions: { useDefineForClassFields: true } },
@@ -125,7 +131,10 @@ export async function build({ srcDir = SRC_DIR, outDir = BUILD_DIR, all = false 
     for (const f of result.outputFiles) writeAtomic(f.path, f.contents);
   }
   for (const rel of others) writeAtomic(path.join(outDir, rel), fs.readFileSync(path.join(srcDir, rel)));
-  for (const rel of state.removed) fs.rmSync(path.join(outDir, builtName(rel)), { force: true });
+  for (const rel of state.removed) {
+    fs.rmSync(path.join(outDir, builtName(rel)), { force: true });
+    if (rel.endsWith('.ts')) fs.rmSync(path.join(outDir, `${builtName(rel)}.map`), { force: true });
+  }
   writeAtomic(path.join(outDir, MANIFEST), JSON.stringify({ format: FORMAT, files: Object.fromEntries(state.sources) }));
   return { compiled: ts.length, copied: others.length, removed: state.removed.length, ms: performance.now() - started };
 }

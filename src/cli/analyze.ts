@@ -44,7 +44,7 @@ export class AnalyzeUsageError extends Error {}
 export const CLI_DETECTORS: readonly string[] = ENDPOINTS.map((e) => e.id);
 
 /** A progress bar on a terminal (stderr), one line per 10 % otherwise. */
-function progressReporter(label: string, stream: NodeJS.WriteStream = process.stderr): { update(percent: number): void; done(): void } {
+function progressReporter(label: string, stream: { isTTY?: boolean; write(text: string): unknown } = process.stderr): { update(percent: number): void; done(): void } {
   let last = -1;
   const started = Date.now();
   return {
@@ -88,6 +88,11 @@ export interface AnalyzeOptions {
   maxRequestBytes?: number;
   /** Where warnings go; default stderr. */
   warn?: (message: string) => void;
+  /**
+   * Where the result (without `out`), the progress lines, the summary and the warnings are
+   * written; default the process's stdout and stderr (a progress bar on a terminal).
+   */
+  output?: { stdout(text: string): void; stderr(text: string): void };
 }
 
 export interface AnalyzeResult {
@@ -164,16 +169,18 @@ export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
   if (!endpoint) {
     throw new AnalyzeUsageError(`unknown detector "${opts.detector}": analyze runs ${CLI_DETECTORS.join(', ')}`);
   }
+  const stdout = opts.output?.stdout ?? ((text: string) => void process.stdout.write(text));
+  const stderr = opts.output?.stderr ?? ((text: string) => void process.stderr.write(text));
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
-    (opts.warn ?? ((m: string) => process.stderr.write(`sarwatch: warning: ${m}\n`)))(message);
+    (opts.warn ?? ((m: string) => stderr(`sarwatch: warning: ${m}\n`)))(message);
   };
   let output: AnalysisOutput;
   try {
     const request = await cliRequest(endpoint, opts, warn);
     const module = await endpoint.detector();
-    const bar = progressReporter(request.label);
+    const bar = progressReporter(request.label, opts.output ? { isTTY: false, write: opts.output.stderr } : process.stderr);
     try {
       output = await module.run(
         {
@@ -192,7 +199,7 @@ export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
     }
     bar.done();
     for (const w of output.warnings ?? []) warn(request.warningPrefix ? `${request.warningPrefix}: ${w.message}` : w.message);
-    if (output.summary) process.stderr.write(`${output.summary}\n`);
+    if (output.summary) stderr(`${output.summary}\n`);
   } finally {
     await closeAnalysisPool();
   }
@@ -207,7 +214,7 @@ export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
     fs.writeFileSync(opts.out, text);
     return { features: result.features.length, out: opts.out, warnings };
   }
-  process.stdout.write(text);
+  stdout(text);
   return { features: result.features.length, out: null, warnings };
 }
 

@@ -1,6 +1,8 @@
 /**
  * `sarwatch <command>`: serve, accounts, keys, credits. The server and the CLI share the
  * data directory (SARWATCH_DATA_DIR), so an account created here is usable at once.
+ * Importing this runs nothing: bin/sarwatch.js calls runCli with the process's arguments, and
+ * the tests call it in their own process with their environment and capture what it writes.
  */
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -63,6 +65,19 @@ Scopes: jobs:read, jobs:write, uploads:write (default: all).`;
 
 class UsageError extends Error {}
 
+/** What a command reads and where it writes: the process's environment and streams, or a test's. */
+export interface CliContext {
+  env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const PROCESS: CliContext = {
+  env: process.env,
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
 const list = (text: string | undefined) => (text ? text.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
 function need(values: Record<string, unknown>, name: string): string {
@@ -121,47 +136,47 @@ async function withAccounts<T>(config: Config, fn: (db: Db, accounts: typeof imp
   }
 }
 
-function print(json: boolean | undefined, value: object, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+function print(cx: CliContext, json: boolean | undefined, value: object, text: string): void {
+  cx.stdout(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
 /** Writes the demo products into the archive unless they are there already. */
-async function writeDemoArchive(archiveDir: string): Promise<void> {
+async function writeDemoArchive(cx: CliContext, archiveDir: string): Promise<void> {
   const t0 = Date.now();
   const { generateDemoArchive } = await import('../synth/index.ts');
   const demo = await generateDemoArchive(path.join(archiveDir, 'demo'), { seed: DEMO_SEED });
-  if (demo.generated) process.stdout.write(`Generated ${demo.products.length} demo products in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  if (demo.generated) cx.stdout(`Generated ${demo.products.length} demo products in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 }
 
 type Role = 'serve' | 'api' | 'worker';
 
 /** Runs until SIGTERM/SIGINT, which drain: stop taking jobs, finish or leave them to lease recovery. */
-async function runRole(config: Config, role: Role): Promise<void> {
+async function runRole(cx: CliContext, config: Config, role: Role): Promise<void> {
   const { startService } = await runtime();
   const { closeOnSignals } = await import('./shutdown.ts');
   const service = await startService(config, {
-    logger: { level: process.env.LOG_LEVEL || 'info' },
+    logger: { level: cx.env.LOG_LEVEL || 'info' },
     roles: { api: role !== 'worker', worker: role !== 'api' },
     // The scaled-out roles never change the schema: `sarwatch migrate` does, once, first.
     migrate: role === 'serve',
     // First start: write the synthetic demo products (ships and a slick in a port, a growing
     // city, farmland, an SLC) into the archive; later starts find them and skip this.
-    beforeIndex: config.demoArchive && role === 'serve' ? writeDemoArchive : undefined,
+    beforeIndex: config.demoArchive && role === 'serve' ? (archiveDir) => writeDemoArchive(cx, archiveDir) : undefined,
   });
   // Once, for every role: a second registration would close the service twice per signal.
   closeOnSignals(() => service.close(), { log: service.app.log, exit: (code) => process.exit(code) });
   if (role === 'worker') {
-    process.stdout.write(`sarwatch ${VERSION} worker running (concurrency ${config.workerConcurrency}, id ${service.runner.workerId})${service.metricsUrl ? `, metrics at ${service.metricsUrl}/metrics` : ''}\n`);
+    cx.stdout(`sarwatch ${VERSION} worker running (concurrency ${config.workerConcurrency}, id ${service.runner.workerId})${service.metricsUrl ? `, metrics at ${service.metricsUrl}/metrics` : ''}\n`);
     return;
   }
   if (role === 'api') {
-    process.stdout.write(`sarwatch ${VERSION} API listening at ${config.publicUrl || service.url}\n`);
+    cx.stdout(`sarwatch ${VERSION} API listening at ${config.publicUrl || service.url}\n`);
     return;
   }
   const { ensureDemoAccount } = await import('./demo.ts');
   const demo = await ensureDemoAccount(service.db, config.dataDir, config.demoCredits);
   const base = config.publicUrl || service.url;
-  process.stdout.write(
+  cx.stdout(
     [
       '',
       `sarwatch ${VERSION} is running at ${base}  (data: ${config.dataDir})`,
@@ -178,36 +193,40 @@ async function runRole(config: Config, role: Role): Promise<void> {
   );
 }
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the command `argv` names: its exit code, or −1 for a role that keeps running (serve, api,
+ * worker). Throws what it could not do: runCli turns that into the message and the exit code.
+ */
+export async function main(argv: string[], cx: CliContext = PROCESS): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [command, sub, arg] = positionals;
   if (values.help || !command) {
-    process.stdout.write(`${USAGE}\n`);
+    cx.stdout(`${USAGE}\n`);
     return command || values.help ? 0 : 2;
   }
-  const config = loadConfig();
+  const config = loadConfig(cx.env);
   switch (`${command}${sub ? ` ${sub}` : ''}`) {
     case 'serve':
     case 'api':
     case 'worker':
-      await runRole(config, command as Role);
+      await runRole(cx, config, command as Role);
       return -1; // keep running
     case 'migrate': {
       const { openDb } = await runtime();
       const db = await openDb(config, { migrate: true });
       await db.destroy();
-      print(values.json, { migrated: true }, 'database schema is up to date');
+      print(cx, values.json, { migrated: true }, 'database schema is up to date');
       return 0;
     }
     case 'demo':
-      await writeDemoArchive(config.archiveDir);
-      print(values.json, { archive: config.archiveDir }, `demo archive in ${path.join(config.archiveDir, 'demo')}`);
+      await writeDemoArchive(cx, config.archiveDir);
+      print(cx, values.json, { archive: config.archiveDir }, `demo archive in ${path.join(config.archiveDir, 'demo')}`);
       return 0;
     case 'accounts create':
       return withAccounts(config, async (db, { createAccount, createApiKey }) => {
         const { accountId } = await createAccount(db, { name: need(values, 'name'), credits: number(need(values, 'credits'), 'credits') });
         const { apiKey, keyId } = await createApiKey(db, { accountId, scopes: list(values.scopes), endpoints: list(values.endpoints) });
-        print(values.json, { account_id: accountId, api_key: apiKey }, `account ${accountId}\nkey id ${keyId}\napi key ${apiKey}  (shown once; store it now)`);
+        print(cx, values.json, { account_id: accountId, api_key: apiKey }, `account ${accountId}\nkey id ${keyId}\napi key ${apiKey}  (shown once; store it now)`);
         return 0;
       });
     case 'keys create':
@@ -218,7 +237,7 @@ export async function main(argv: string[]): Promise<number> {
           endpoints: list(values.endpoints),
           label: values.label,
         });
-        print(values.json, { key_id: keyId, api_key: apiKey }, `key id ${keyId}\napi key ${apiKey}  (shown once; store it now)`);
+        print(cx, values.json, { key_id: keyId, api_key: apiKey }, `key id ${keyId}\napi key ${apiKey}  (shown once; store it now)`);
         return 0;
       });
     case 'keys revoke':
@@ -226,20 +245,20 @@ export async function main(argv: string[]): Promise<number> {
         if (!arg) throw new UsageError('keys revoke needs a key id or key');
         const revoked = await revokeApiKey(db, arg);
         if (!revoked) throw new UsageError(`no active key ${arg}`);
-        print(values.json, { revoked: true }, 'key revoked');
+        print(cx, values.json, { revoked: true }, 'key revoked');
         return 0;
       });
     case 'credits grant':
       return withAccounts(config, async (db, { grantCredits }) => {
         const balance = await grantCredits(db, need(values, 'account'), number(need(values, 'credits'), 'credits'), values.note);
-        print(values.json, { account_id: values.account, balance }, `balance ${balance}`);
+        print(cx, values.json, { account_id: values.account, balance }, `balance ${balance}`);
         return 0;
       });
     case 'credits show':
       return withAccounts(config, async (db, { showCredits }) => {
         const shown = await showCredits(db, need(values, 'account'));
         const lines = [`account ${shown.account_id} (${shown.name})`, `balance ${shown.balance}`, ...shown.recent.map((r) => `  ${r.at} ${r.kind.padEnd(7)} ${String(r.amount).padStart(14)}  → ${r.balance_after}  ${r.job_id ?? ''} ${r.note ?? ''}`)];
-        print(values.json, shown, lines.join('\n'));
+        print(cx, values.json, shown, lines.join('\n'));
         return 0;
       });
     case 'analyze': {
@@ -261,8 +280,10 @@ export async function main(argv: string[]): Promise<number> {
           dates: values.dates,
           cellSize: values['cell-size'],
           maxRequestBytes: config.maxRequestBytes,
+          // The process's own streams by default: a progress bar when stderr is a terminal.
+          output: cx === PROCESS ? undefined : cx,
         });
-        if (done.out) process.stderr.write(`${done.features} features written to ${done.out}\n`);
+        if (done.out) cx.stderr(`${done.features} features written to ${done.out}\n`);
       } catch (e) {
         if (e instanceof AnalyzeUsageError) throw new UsageError(e.message);
         throw e;
@@ -274,10 +295,11 @@ export async function main(argv: string[]): Promise<number> {
         const [{ openCatalog }, { linkIntoArchive, linkSamples }] = await Promise.all([runtime(), import('../catalog/archive.ts')]);
         const { reindex } = openCatalog(config, db);
         if (!reindex) throw new UsageError('catalog index works on the local archive; CATALOG_URL points to a STAC API');
-        if (arg) process.stderr.write(`linked ${linkIntoArchive(config.archiveDir, arg)}\n`);
+        if (arg) cx.stderr(`linked ${linkIntoArchive(config.archiveDir, arg)}\n`);
         else linkSamples(config.archiveDir, config.samplesDir);
         const result = (await reindex()) as IndexArchiveResult;
         print(
+          cx,
           values.json,
           result,
           `${config.archiveDir}: ${result.added} added, ${result.updated} updated, ${result.removed} removed, ${result.skipped} unchanged, ${result.ignored} ignored` +
@@ -302,7 +324,7 @@ export async function main(argv: string[]): Promise<number> {
           throw e;
         }
         const lines = listed.scenes.map((s) => `${s.start_time.slice(0, 19)}Z  ${s.product_type.padEnd(4)} ${s.platform} rel ${String(s.relative_orbit).padStart(3)} ${s.orbit_direction.padEnd(10)} ${s.polarisations.join('+').padEnd(5)}  ${s.scene_id}`);
-        print(values.json, listed, lines.length ? lines.join('\n') : 'no scenes');
+        print(cx, values.json, listed, lines.length ? lines.join('\n') : 'no scenes');
         return 0;
       });
     default:
@@ -310,17 +332,20 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) process.exitCode = code;
-  },
-  (e: unknown) => {
+/**
+ * `sarwatch ARGV…`: the exit code (−1: a role that keeps running), having written what the
+ * command prints and, for a command that failed, `sarwatch: ` and why on stderr — exit 2 for a
+ * usage error (the user's mistake), 1 for anything else (with its stack).
+ */
+export async function runCli(argv: string[], cx: CliContext = PROCESS): Promise<number> {
+  try {
+    return await main(argv, cx);
+  } catch (e) {
     if (e instanceof UsageError || String((e as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`sarwatch: ${(e as Error).message}\n`);
-      process.exitCode = 2;
-    } else {
-      process.stderr.write(`sarwatch: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-      process.exitCode = 1;
+      cx.stderr(`sarwatch: ${(e as Error).message}\n`);
+      return 2;
     }
-  },
-);
+    cx.stderr(`sarwatch: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  }
+}

@@ -81,26 +81,36 @@ export function segmentRelationXY(
   return 'touch';
 }
 
+/** What windingStep gives for an edge that p lies on. */
+const ON_EDGE = 2;
+
+/**
+ * Edge a→b's part in the winding number of p: +1 when it crosses p's horizontal line upward with
+ * p on its left, −1 downward with p on its right, 0 otherwise; ON_EDGE when p lies on it. Exact.
+ */
+function windingStep(a: Position, b: Position, p: Position): number {
+  if (samePosition(a, b)) return 0;
+  if (a[1] <= p[1]) {
+    if (b[1] > p[1]) {
+      const o = orient(a, b, p);
+      return o === 0 ? ON_EDGE : o > 0 ? 1 : 0;
+    }
+    return b[1] === p[1] && onSegment(p, a, b) ? ON_EDGE : 0;
+  }
+  if (b[1] <= p[1]) {
+    const o = orient(a, b, p);
+    return o === 0 ? ON_EDGE : o < 0 ? -1 : 0;
+  }
+  return 0;
+}
+
 /** 1 strictly inside the closed ring, 0 on its boundary, -1 outside. Exact (winding number). */
 export function pointInRing(p: Position, ring: readonly Position[]): 1 | 0 | -1 {
   let winding = 0;
   for (let i = 0; i + 1 < ring.length; i++) {
-    const a = ring[i]!;
-    const b = ring[i + 1]!;
-    if (samePosition(a, b)) continue;
-    if (a[1] <= p[1]) {
-      if (b[1] > p[1]) {
-        const o = orient(a, b, p);
-        if (o === 0) return 0;
-        if (o > 0) winding++;
-      } else if (b[1] === p[1] && onSegment(p, a, b)) {
-        return 0;
-      }
-    } else if (b[1] <= p[1]) {
-      const o = orient(a, b, p);
-      if (o === 0) return 0;
-      if (o < 0) winding--;
-    }
+    const step = windingStep(ring[i]!, ring[i + 1]!, p);
+    if (step === ON_EDGE) return 0;
+    winding += step;
   }
   return winding !== 0 ? 1 : -1;
 }
@@ -159,20 +169,9 @@ export class RingLocator {
     const edges = this.bands[this.band(p[1])]!;
     let winding = 0;
     for (const [a, b] of edges) {
-      if (samePosition(a, b)) continue;
-      if (a[1] <= p[1]) {
-        if (b[1] > p[1]) {
-          const o = orient(a, b, p);
-          if (o === 0) return 0;
-          if (o > 0) winding++;
-        } else if (b[1] === p[1] && onSegment(p, a, b)) {
-          return 0;
-        }
-      } else if (b[1] <= p[1]) {
-        const o = orient(a, b, p);
-        if (o === 0) return 0;
-        if (o < 0) winding--;
-      }
+      const step = windingStep(a, b, p);
+      if (step === ON_EDGE) return 0;
+      winding += step;
     }
     return winding !== 0 ? 1 : -1;
   }

@@ -173,8 +173,8 @@ export function tracePixelRings(
           if (saddle) ring.push([vx + epsilon * (DX[nd]! - DX[d]!), vy + epsilon * (DY[nd]! - DY[d]!)]);
           else ring.push([vx, vy]);
         }
-        // The pixel on the right of the next edge.
-        const [pr, pc] = edgePixel(nd, vx, vy);
+        // The pixel on the right of the next edge: the quadrant ahead-right of its heading.
+        const [pr, pc] = quadrant(nd, vx, vy);
         row = pr;
         col = pc;
         d = nd;
@@ -202,23 +202,12 @@ export function tracePixelRings(
   return out;
 }
 
-/** (row, col) of quadrant q around corner (x, y): 0 SE, 1 SW, 2 NW, 3 NE. */
+/**
+ * (row, col) of quadrant q around corner (x, y): 0 SE, 1 SW, 2 NW, 3 NE — also the pixel on the
+ * right of the edge that leaves the corner with heading q.
+ */
 function quadrant(q: number, x: number, y: number): [number, number] {
   switch (q) {
-    case 0:
-      return [y, x];
-    case 1:
-      return [y, x - 1];
-    case 2:
-      return [y - 1, x - 1];
-    default:
-      return [y - 1, x];
-  }
-}
-
-/** (row, col) of the pixel on the right of the edge leaving corner (x, y) with heading d. */
-function edgePixel(d: number, x: number, y: number): [number, number] {
-  switch (d) {
     case 0:
       return [y, x];
     case 1:

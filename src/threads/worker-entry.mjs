@@ -8,13 +8,19 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+/** Runs build/'s `worker.js`, with its source maps (a task's stack names the src/ .ts line) enabled on this thread. */
+function builtWorker(url) {
+  process.setSourceMapsEnabled(true);
+  return import(url.href);
+}
+
 async function workerModule() {
   const beside = new URL('./worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(beside))) return import(beside.href);
+  if (existsSync(fileURLToPath(beside))) return builtWorker(beside);
   if (process.env.SARWATCH_PRECOMPILED !== '0') {
     const { freshBuild } = await import('../../bin/build-src.js');
     const { url } = await freshBuild({ rebuild: false });
-    if (url) return import(new URL('threads/worker.js', url).href);
+    if (url) return builtWorker(new URL('threads/worker.js', url));
   }
   const { register } = await import('tsx/esm/api');
   register();

@@ -13,12 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOilModel, oilProbabilityThreshold, resolveOilSlickParams } from '../../src/analysis/oilslick/index.ts';
 import { geodesicAreaSqm, intersectAoi, unionAoi, type Polygon, type Position } from '../../src/geo/index.ts';
 import { TiffWriter, writeSafeGrd, type SafeGrdSpec } from '../../src/synth/index.ts';
-import { runSarwatch } from '../helpers/cli.ts';
+import { runSarwatch, runSarwatchInProcess } from '../helpers/cli.ts';
 import { expectResultRules } from '../helpers/resultRules.ts';
 import { readSigma0, type Sigma0Bands } from '../imagery/sigma0Fixtures.ts';
 
 let dir: string;
 const sarwatch = (...args: string[]) => runSarwatch(path.join(dir, 'data'), ...args);
+/** The same command in this process (runCli): usage and refusals need no process of their own. */
+const inProcess = (...args: string[]) => runSarwatchInProcess({}, path.join(dir, 'data'), ...args);
 
 interface Fc {
   features: { geometry: Polygon; properties: Record<string, unknown> }[];
@@ -121,11 +123,17 @@ describe('issue 11: analyze oilslick on 8-bit scaled images (--units grey8)', ()
   }, 180_000);
 
   it('--help states the assumed grey → dB mapping; a reversed MIN,MAX is a usage error', async () => {
-    const help = await sarwatch('--help');
+    const help = await inProcess('--help');
     expect(help.code).toBe(0);
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--units grey8\[:MIN,MAX\] reads an 8-bit scaled image as grey 0…255 linear in dB over −35…0 dB \(or MIN…MAX; grey 0 = no data\)/);
-    const bad = await sarwatch('analyze', 'oilslick', files.slick, '--pol', 'VV', '--units', 'grey8:0,-35', '--out', path.join(dir, 'never.geojson'));
+    const bad = await inProcess('analyze', 'oilslick', files.slick, '--pol', 'VV', '--units', 'grey8:0,-35', '--out', path.join(dir, 'never.geojson'));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--units grey8:0,-35: MAX must be above MIN/);
+    // Without --out the result goes to stdout, the progress and the assumed mapping to stderr: in this process, captured.
+    const open = await inProcess('analyze', 'oilslick', files.open, '--pol', 'VV', '--units', 'grey8');
+    expect(open.code, open.stderr).toBe(0);
+    expect(JSON.parse(open.stdout)).toMatchObject({ type: 'FeatureCollection', features: [] });
+    expect(open.stderr).toMatch(/ done in [\d.]+ s\n/);
+    expect(open.stderr).toMatch(/grey8/);
   }, 180_000);
 });

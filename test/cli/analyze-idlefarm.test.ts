@@ -8,12 +8,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFieldSeason, type SeasonStackResult } from '../../src/synth/index.ts';
-import { runSarwatch } from '../helpers/cli.ts';
+import { runSarwatch, runSarwatchInProcess } from '../helpers/cli.ts';
 import { unzip } from '../helpers/zip.ts';
 
 let dir: string;
 let season: SeasonStackResult;
 const sarwatch = (...args: string[]) => runSarwatch(path.join(dir, 'data'), ...args);
+/** The same command in this process (runCli): the refusals need no process of their own. */
+const inProcess = (...args: string[]) => runSarwatchInProcess({}, path.join(dir, 'data'), ...args);
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'cli-idlefarm-'));
@@ -37,15 +39,15 @@ describe('issue 14: sarwatch analyze idlefarm', () => {
   });
 
   it('issue 14: usage errors exit 2: no scenes, a fields file that is not a FeatureCollection, --polygon', async () => {
-    const none = await sarwatch('analyze', 'idlefarm', season.fieldsPath);
+    const none = await inProcess('analyze', 'idlefarm', season.fieldsPath);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/needs FIELDS\.geojson and SCENES/);
     const notFc = path.join(dir, 'point.geojson');
     writeFileSync(notFc, JSON.stringify({ type: 'Point', coordinates: [11.2, 45.1] }));
-    const bad = await sarwatch('analyze', 'idlefarm', notFc, path.join(dir, 'season'));
+    const bad = await inProcess('analyze', 'idlefarm', notFc, path.join(dir, 'season'));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/not a GeoJSON FeatureCollection/);
-    const poly = await sarwatch('analyze', 'idlefarm', season.fieldsPath, path.join(dir, 'season'), '--polygon', 'POLYGON ((0 0, 1 0, 1 1, 0 0))');
+    const poly = await inProcess('analyze', 'idlefarm', season.fieldsPath, path.join(dir, 'season'), '--polygon', 'POLYGON ((0 0, 1 0, 1 1, 0 0))');
     expect(poly.code).toBe(2);
     expect(poly.stderr).toMatch(/--polygon/);
   });

@@ -49,8 +49,9 @@ async function analyze(...args: string[]): Promise<{ fc: Fc; stderr: string }> {
  * The same run without starting a process: runAnalyze, which `sarwatch analyze` calls after
  * parsing its arguments, writing the same file; the warnings are what it would print. For the
  * further runs of a test whose command line (each option, the stderr lines) a process run
- * checks already: on these small rasters a `sarwatch` process's start-up (node, tsx, its
- * modules: 1.5–2 CPU s) is much of a run. Awaited one at a time, never beside the library
+ * checks already: on these small rasters a `sarwatch` process's start-up (node and the
+ * precompiled modules it loads: ~0.6 CPU s before it reads an input, more under load) is much
+ * of a run. Awaited one at a time, never beside the library
  * calls: runAnalyze ends by closing the process's analysis pool, as the command must.
  */
 async function analyzeInProcess(detector: string, inputs: string[], options: Partial<Parameters<typeof runAnalyze>[0]> = {}): Promise<{ fc: Fc; warnings: string[] }> {

@@ -42,8 +42,9 @@ let inProcessQueue: Promise<unknown> = Promise.resolve();
  * The same run without starting a process: runAnalyze, which `sarwatch analyze` calls after
  * parsing its arguments, writing the same file; the warnings are what it would print. For the
  * further inputs of a comparison whose command line (each option, the exit code, the stderr
- * lines) a process run checks already: a `sarwatch` process costs 1.5–2 CPU s of start-up
- * (node, tsx, its modules) that this process has paid. One at a time: runAnalyze ends by
+ * lines) a process run checks already: a `sarwatch` process costs its start-up (node and
+ * the precompiled modules it loads: ~0.6 CPU s before it reads an input) that this process has
+ * paid. One at a time: runAnalyze ends by
  * closing the process's analysis pool, as the command must before it exits.
  */
 function detectInProcess(detector: string, input: string, options: Partial<Parameters<typeof runAnalyze>[0]> = {}): Promise<{ fc: Fc; warnings: string[] }> {

@@ -35,6 +35,26 @@ export async function runSarwatchWithEnv(env: Record<string, string>, dataDir: s
 }
 
 /**
+ * The same command run in this process (src/cli/main.ts runCli, what bin/sarwatch.js calls): the
+ * exit code it would exit with, and what it would write. For the usage checks and refusals that
+ * need no process of their own: a `sarwatch` process costs its start-up (node, the command's
+ * modules: ~0.3 CPU s for `--help`, ~1.3 for a command that opens the store, more under load) each
+ * time, this process only once. A role that keeps running (serve, api, worker) needs a process.
+ */
+export async function runSarwatchInProcess(env: Record<string, string>, dataDir: string, ...args: string[]): Promise<CliRun> {
+  const { runCli } = await import('../../src/cli/main.ts');
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: { ...process.env, ...env, SARWATCH_DATA_DIR: dataDir },
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+  });
+  if (code < 0) throw new Error(`sarwatch ${args.join(' ')} keeps running: start it as a process`);
+  return { code, stdout, stderr };
+}
+
+/**
  * `sarwatch analyze`'s usage refusal checked without a process: `attempt` (a runAnalyze call)
  * rejects with an error of class `usageError` — the one main() exits 2 with — whose message
  * matches `pattern`. One call: a refusal found only after reading the input (units from the

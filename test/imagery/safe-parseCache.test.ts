@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openSafeProduct, parseCalibration } from '../../src/imagery/safe/index.ts';
-import { cachedParse, setParseCacheDir } from '../../src/imagery/safe/parseCache.ts';
+import { cachedParse, installedVersion, parseCacheKey, parsersDigest, setParseCacheDir } from '../../src/imagery/safe/parseCache.ts';
 import { NORTH_SEA_SAFE } from './fixtures.ts';
 
 // Each analysis thread of each worker opens a scene's product; its XML is parsed once per
@@ -35,6 +35,27 @@ describe('SAFE XML parse cache', () => {
     expect(cachedParse('calibration', `${xml} `, parse)).toBe(xml.length + 1);
     expect(cachedParse('noise', xml, parse)).toBe(xml.length);
     expect(parse).toHaveBeenCalledTimes(2);
+  });
+
+  it('names a kept parse by the installed fast-xml-parser version too: after an update of it, a kept parse is a miss', () => {
+    setParseCacheDir(dir);
+    const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../node_modules/fast-xml-parser/package.json'), 'utf8')) as { version: string };
+    expect(installedVersion('fast-xml-parser')).toBe(pkg.version);
+    expect(installedVersion('no-such-package-sarwatch')).toBeNull();
+    const installed = parsersDigest();
+    expect(installed).toMatch(/^[0-9a-f]{16}$/);
+    expect(parsersDigest(pkg.version)).toBe(installed);
+    const bumped = parsersDigest(`${pkg.version}-next`);
+    expect(bumped).toMatch(/^[0-9a-f]{16}$/);
+    expect(bumped).not.toBe(installed);
+    expect(parseCacheKey(bumped!, 'calibration', xml)).not.toBe(parseCacheKey(installed!, 'calibration', xml));
+    // What cachedParse keeps is named by the installed version's key.
+    cachedParse('calibration', xml, parseCalibration);
+    const kept = fs.readdirSync(dir).filter((f) => f.startsWith('calibration-'));
+    expect(kept).toContain(`calibration-${parseCacheKey(installed!, 'calibration', xml)}.v8`);
+    expect(kept).not.toContain(`calibration-${parseCacheKey(bumped!, 'calibration', xml)}.v8`);
+    // No version to be read: nothing is cached under a key that would outlive an update.
+    expect(parsersDigest(null)).toBeNull();
   });
 
   it('parses every time when the folder cannot be written, and gives the same', () => {

@@ -19,7 +19,7 @@ import { REPO_ROOT, SARWATCH_BIN } from '../helpers/cli.ts';
 const run = promisify(execFile);
 
 interface Ran {
-  out: { main: string; value: number; asset: { model: string }; later: string; thread: { url: string; value: number } };
+  out: { main: string; value: number; asset: { model: string }; later: string; stack: string; thread: { url: string; value: number; stack: string } };
   stderr: string;
 }
 
@@ -38,20 +38,37 @@ function edit(file: string, text: string, secondsLater = 2): void {
 }
 
 const FILES: Record<string, string> = {
+  // bin/sarwatch.js calls the command's runCli (importing it runs nothing).
   'src/cli/main.ts': `import { readFileSync } from 'node:fs';
 import { ThreadPool } from '../threads/pool.ts';
 import { threadTasks } from '../lib/task.ts';
 import { value } from '../lib/value.ts';
-const asset = JSON.parse(readFileSync(new URL('../lib/asset.json', import.meta.url), 'utf8')) as { model: string };
-const pool = new ThreadPool(() => ({ minThreads: 1, maxThreads: 1, idleTimeout: 100 }));
-const thread = await pool.run({ task: threadTasks.where, input: null });
-await pool.close();
-const { later } = await import('../lib/later.ts');
-console.log(JSON.stringify({ main: import.meta.url, value, asset, later, thread }));
+import { stackHere } from '../lib/stack.ts';
+export async function runCli(argv: string[]): Promise<number> {
+  const asset = JSON.parse(readFileSync(new URL('../lib/asset.json', import.meta.url), 'utf8')) as { model: string };
+  const pool = new ThreadPool(() => ({ minThreads: 1, maxThreads: 1, idleTimeout: 100 }));
+  const thread = await pool.run({ task: threadTasks.where, input: null });
+  await pool.close();
+  const { later } = await import('../lib/later.ts');
+  console.log(JSON.stringify({ main: import.meta.url, value, asset, later, stack: stackHere(), thread }));
+  return argv.length;
+}
 `,
   'src/lib/task.ts': `import { defineThreadTasks } from '../threads/task.ts';
 import { value } from './value.ts';
-export const threadTasks = defineThreadTasks(import.meta.url, { where: (): { url: string; value: number } => ({ url: import.meta.url, value }) });
+import { stackHere } from './stack.ts';
+export const threadTasks = defineThreadTasks(import.meta.url, { where: (): { url: string; value: number; stack: string } => ({ url: import.meta.url, value, stack: stackHere() }) });
+`,
+  // Its error is made on line 7 of the source, a line the interface's removal moves up in the build.
+  'src/lib/stack.ts': `/** Where an error is made. */
+export interface Made {
+  stack: string;
+}
+
+export function stackHere(): string {
+  const made: Made = { stack: new Error('here').stack ?? '' };
+  return made.stack;
+}
 `,
   'src/lib/value.ts': 'export const value: number = 1;\n',
   'src/lib/later.ts': "export * from './value.ts';\nexport const later: string = 'dynamic';\n",
@@ -59,6 +76,9 @@ export const threadTasks = defineThreadTasks(import.meta.url, { where: (): { url
   // The dashboard is Vite's: the build leaves src/web alone (this would not compile).
   'src/web/page.ts': 'this is not TypeScript\n',
 };
+
+/** The small repository's command run on its sources (bench/, eval/ and the tests' main thread do so): tsx, runCli. */
+const ON_SOURCES = ['--import', 'tsx', '-e', "import('./src/cli/main.ts').then((cli) => cli.runCli([]))"];
 
 let repo: string;
 const src = (rel: string) => path.join(repo, 'src', rel);
@@ -86,7 +106,7 @@ describe('precompiled sources (bin/build-src.js)', () => {
   it('builds each source into build/ with its .ts imports rewritten and its assets beside; the command and its thread run build/', async () => {
     expect(buildState(folders()).fresh).toBe(false);
     const { stdout } = await run(process.execPath, ['bin/build-src.js'], { cwd: repo });
-    expect(stdout).toMatch(/sources built into build\/ \(7 compiled, 2 copied, 0 removed\)/);
+    expect(stdout).toMatch(/sources built into build\/ \(8 compiled, 2 copied, 0 removed\)/);
     expect(buildState(folders())).toMatchObject({ fresh: true, changed: [], removed: [] });
     expect(fs.existsSync(out('web'))).toBe(false);
     expect(fs.readFileSync(out('lib/asset.json'), 'utf8')).toBe(FILES['src/lib/asset.json']);
@@ -99,36 +119,48 @@ describe('precompiled sources (bin/build-src.js)', () => {
     const { out: r, stderr } = await node(repo, ['bin/sarwatch.js']);
     expect(stderr).toBe('');
     expect(r.main).toBe(`file://${out('cli/main.js')}`);
-    expect(r.thread).toEqual({ url: `file://${out('lib/task.js')}`, value: 1 });
+    expect(r.thread).toMatchObject({ url: `file://${out('lib/task.js')}`, value: 1 });
     expect(r).toMatchObject({ value: 1, asset: { model: 'asset beside the module' }, later: 'dynamic' });
+    // Source maps: a stack made in build/ names the source's file and line, on the command's thread and on a pool thread.
+    const builtLine = fs.readFileSync(out('lib/stack.js'), 'utf8').split('\n').findIndex((l) => l.includes('new Error(')) + 1;
+    expect(builtLine).toBeGreaterThan(0);
+    expect(builtLine).not.toBe(7);
+    expect(fs.readFileSync(out('lib/stack.js'), 'utf8')).toMatch(/\/\/# sourceMappingURL=stack\.js\.map\n$/);
+    for (const stack of [r.stack, r.thread.stack]) {
+      expect(stack).toMatch(/^Error: here\n/);
+      expect(stack).toContain(`${src('lib/stack.ts')}:7:`);
+      expect(stack).not.toContain('/build/');
+    }
   });
 
   it('an edited source is rebuilt before the command runs; a thread started from src/ never runs a stale build', async () => {
     edit(src('lib/value.ts'), 'export const value: number = 2;\n');
     expect(buildState(folders())).toMatchObject({ fresh: false, changed: ['lib/value.ts'], removed: [] });
     // A main thread on the sources (bench/, eval/, the tests): the stale build is not used, the thread compiles the sources.
-    const onSources = await node(repo, ['--import', 'tsx', 'src/cli/main.ts']);
-    expect(onSources.out.thread).toEqual({ url: `file://${src('lib/task.ts')}`, value: 2 });
+    const onSources = await node(repo, ON_SOURCES);
+    expect(onSources.out.thread).toMatchObject({ url: `file://${src('lib/task.ts')}`, value: 2 });
     expect(buildState(folders()).fresh).toBe(false);
     // The command rebuilds what changed, then runs build/.
     const { out: r, stderr } = await node(repo, ['bin/sarwatch.js']);
     expect(stderr).toBe('');
     expect(r.main).toBe(`file://${out('cli/main.js')}`);
     expect(r.value).toBe(2);
-    expect(r.thread).toEqual({ url: `file://${out('lib/task.js')}`, value: 2 });
+    expect(r.thread).toMatchObject({ url: `file://${out('lib/task.js')}`, value: 2 });
     expect(buildState(folders()).fresh).toBe(true);
     // Now up to date, the build is what the thread runs.
-    expect((await node(repo, ['--import', 'tsx', 'src/cli/main.ts'])).out.thread).toEqual({ url: `file://${out('lib/task.js')}`, value: 2 });
+    expect((await node(repo, ON_SOURCES)).out.thread).toMatchObject({ url: `file://${out('lib/task.js')}`, value: 2 });
   });
 
   it('a removed source takes its built file with it', async () => {
     fs.writeFileSync(src('lib/extra.ts'), 'export const extra = 1;\n');
     await node(repo, ['bin/sarwatch.js']);
     expect(fs.existsSync(out('lib/extra.js'))).toBe(true);
+    expect(fs.existsSync(out('lib/extra.js.map'))).toBe(true);
     fs.rmSync(src('lib/extra.ts'));
     expect(buildState(folders())).toMatchObject({ fresh: false, changed: [], removed: ['lib/extra.ts'] });
     await node(repo, ['bin/sarwatch.js']);
     expect(fs.existsSync(out('lib/extra.js'))).toBe(false);
+    expect(fs.existsSync(out('lib/extra.js.map'))).toBe(false);
     expect(buildState(folders()).fresh).toBe(true);
   });
 
@@ -151,7 +183,7 @@ describe('precompiled sources (bin/build-src.js)', () => {
     expect(stderr).toMatch(/^sarwatch: running the TypeScript sources through tsx: build\/ is older than src\/ and could not be rebuilt \(.*esbuild/);
     expect(r.main).toBe(`file://${src('cli/main.ts')}`);
     expect(r.value).toBe(3);
-    expect(r.thread).toEqual({ url: `file://${src('lib/task.ts')}`, value: 3 });
+    expect(r.thread).toMatchObject({ url: `file://${src('lib/task.ts')}`, value: 3 });
     expect(buildState(folders()).fresh).toBe(false);
   });
 });
@@ -185,7 +217,11 @@ describe('this repository runs precompiled', () => {
     }
   });
 
-  it('a pool thread started from the sources runs build/ (a task’s error names its built file); SARWATCH_PRECOMPILED=0 runs src/', async () => {
+  it('a pool thread started from the sources runs build/ and its task’s error names the .ts source line (source maps); SARWATCH_PRECOMPILED=0 runs src/, named the same', async () => {
+    const line = fs.readFileSync(path.join(REPO_ROOT, 'src/analysis/engine/selfTest.ts'), 'utf8').split('\n').findIndex((l) => l.includes('throw new TypeError(input.message)')) + 1;
+    expect(line).toBeGreaterThan(0);
+    const builtLine = fs.readFileSync(path.join(REPO_ROOT, 'build/analysis/engine/selfTest.js'), 'utf8').split('\n').findIndex((l) => l.includes('throw new TypeError(input.message)')) + 1;
+    expect(builtLine).not.toBe(line);
     const stackOf = async () => {
       const pool = new ThreadPool(() => ({ minThreads: 1, maxThreads: 1, idleTimeout: 100 }));
       try {
@@ -197,16 +233,39 @@ describe('this repository runs precompiled', () => {
         await pool.close();
       }
     };
-    expect(await stackOf()).toContain(path.join(REPO_ROOT, 'build/analysis/engine/selfTest.js'));
-    const prior = process.env.SARWATCH_PRECOMPILED;
-    process.env.SARWATCH_PRECOMPILED = '0';
-    try {
-      const stack = await stackOf();
-      expect(stack).toContain(path.join(REPO_ROOT, 'src/analysis/engine/selfTest.ts'));
-      expect(stack).not.toContain('/build/');
-    } finally {
-      if (prior === undefined) delete process.env.SARWATCH_PRECOMPILED;
-      else process.env.SARWATCH_PRECOMPILED = prior;
+    for (const precompiled of [true, false]) {
+      const prior = process.env.SARWATCH_PRECOMPILED;
+      if (!precompiled) process.env.SARWATCH_PRECOMPILED = '0';
+      try {
+        const stack = await stackOf();
+        expect(stack).toContain(`${path.join(REPO_ROOT, 'src/analysis/engine/selfTest.ts')}:${line}:`);
+        expect(stack).not.toContain('/build/');
+      } finally {
+        if (prior === undefined) delete process.env.SARWATCH_PRECOMPILED;
+        else process.env.SARWATCH_PRECOMPILED = prior;
+      }
     }
   });
+
+  it('a failing `sarwatch` command’s stack names the src/ .ts files and lines, not build/ (source maps)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sarwatch-precompile-stack-'));
+    try {
+      const archive = fs.readFileSync(path.join(REPO_ROOT, 'src/catalog/archive.ts'), 'utf8').split('\n');
+      const line = archive.findIndex((l) => l.includes('is not a folder`);')) + 1;
+      expect(line).toBeGreaterThan(0);
+      const missing = path.join(dir, 'no-such-folder');
+      const failed = await run(process.execPath, [SARWATCH_BIN, 'catalog', 'index', missing], { cwd: REPO_ROOT, env: { ...process.env, SARWATCH_DATA_DIR: dir } }).then(
+        () => null,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed!.stderr).toMatch(new RegExp(`^sarwatch: Error: ${missing} is not a folder\n`));
+      expect(failed!.stderr).toContain(`${path.join(REPO_ROOT, 'src/catalog/archive.ts')}:${line}:`);
+      expect(failed!.stderr).toMatch(new RegExp(`${path.join(REPO_ROOT, 'src/cli/main.ts')}:\\d+:\\d+`));
+      expect(failed!.stderr).not.toContain('/build/');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
 });

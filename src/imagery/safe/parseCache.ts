@@ -3,13 +3,14 @@
  * of every worker process that runs a scene's tiles opens the product itself, and parsing its
  * XML cost each one ~0.6 s (issue 20 §2). What a parser gave is written v8-serialised (plain
  * data and typed arrays) into a folder under the OS temp folder, named by a digest of the XML
- * text and of the parsers' own source, so a changed file or a changed parser is a miss, never a
- * stale hit. The first thread to parse writes it (aside, then renamed: a reader never sees half
+ * text, of the parsers' own source and of the installed fast-xml-parser's version, so a changed
+ * file, a changed parser or an updated XML library is a miss, never a stale hit. The first thread to parse writes it (aside, then renamed: a reader never sees half
  * a file); the others read it back in a few ms. At most MAX_FILES stay (oldest removed first);
  * a folder that cannot be written, or is not this user's own and private, only costs the parse.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -29,22 +30,61 @@ let codeDigest: string | null | undefined;
 /** Folders checked to be this user's own (ownPrivateDir), by path. */
 const trusted = new Map<string, boolean>();
 
+/** The XML library the parsers stand on (src/imagery/xml.ts): its output is theirs. */
+const XML_LIBRARY = 'fast-xml-parser';
+
 /**
- * A digest of the parsers' source (this folder's parser modules and the XML helpers they use),
- * read once: null when they cannot be read, and then nothing is cached.
+ * The version of the installed package `name`, read from its package.json (found above the file
+ * it resolves to, as its `exports` do not list package.json); null when it cannot be read.
  */
-function parsersDigest(): string | null {
-  if (codeDigest !== undefined) return codeDigest;
+export function installedVersion(name: string): string | null {
+  try {
+    let dir = path.dirname(createRequire(import.meta.url).resolve(name));
+    for (;;) {
+      try {
+        const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+        if (pkg.name === name && typeof pkg.version === 'string') return pkg.version;
+      } catch {
+        // no package.json here (or not JSON): look further up
+      }
+      const up = path.dirname(dir);
+      if (up === dir) return null;
+      dir = up;
+    }
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A digest of the parsers' source (this folder's parser modules and the XML helpers they use) and
+ * of the XML library's version (`xmlLibraryVersion`, by default the installed one), the default
+ * read once: null when any of them cannot be read, and then nothing is cached.
+ */
+export function parsersDigest(xmlLibraryVersion?: string | null): string | null {
+  const installed = xmlLibraryVersion === undefined;
+  if (installed && codeDigest !== undefined) return codeDigest;
+  const version = installed ? installedVersion(XML_LIBRARY) : xmlLibraryVersion;
   const ext = path.extname(fileURLToPath(import.meta.url));
   const files = ['./annotation', './calibration', './noise', '../xml'].map((f) => fileURLToPath(new URL(`${f}${ext}`, import.meta.url)));
-  try {
-    const hash = createHash('sha256');
-    for (const f of files) hash.update(readFileSync(f));
-    codeDigest = hash.digest('hex').slice(0, 16);
-  } catch {
-    codeDigest = null;
+  let digest: string | null = null;
+  if (version) {
+    try {
+      const hash = createHash('sha256');
+      for (const f of files) hash.update(readFileSync(f));
+      hash.update(`\0${XML_LIBRARY}@${version}`);
+      digest = hash.digest('hex').slice(0, 16);
+    } catch {
+      digest = null;
+    }
   }
-  return codeDigest;
+  if (installed) codeDigest = digest;
+  return digest;
+}
+
+/** The name a parse is kept under: the parsers' digest, the kind of XML and the XML text. */
+export function parseCacheKey(code: string, kind: string, xml: string): string {
+  return createHash('sha256').update(code).update('\0').update(kind).update('\0').update(xml).digest('hex');
 }
 
 /** `parse(xml)`, or what it gave for the same XML and parser before (on any thread or process of this machine). */
@@ -54,8 +94,7 @@ export function cachedParse<T>(kind: string, xml: string, parse: (xml: string) =
   if (!code) return parse(xml);
   if (!trusted.has(dir)) trusted.set(dir, ownPrivateDir(dir));
   if (!trusted.get(dir)) return parse(xml);
-  const key = createHash('sha256').update(code).update('\0').update(kind).update('\0').update(xml).digest('hex');
-  const file = path.join(dir, `${kind}-${key}.v8`);
+  const file = path.join(dir, `${kind}-${parseCacheKey(code, kind, xml)}.v8`);
   try {
     return v8.deserialize(readFileSync(file)) as T;
   } catch {
