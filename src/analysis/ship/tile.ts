@@ -5,7 +5,7 @@
 import type { PixelWindow } from '../../imagery/window.ts';
 import { vesselAttributes, vesselShape, type VesselAttributes } from './attributes.ts';
 import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
-import { candidateFeatures, candidateModel, candidateProbability, candidateThreshold } from './classifier.ts';
+import { CANDIDATE_FEATURES, candidateFeatures, candidateModel, candidateProbability, candidateThreshold } from './classifier.ts';
 import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters, splitCluster, type Cluster } from './cluster.ts';
 import { pixelClusters } from './pixelClassifier.ts';
@@ -16,6 +16,8 @@ import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 
 export type Channel = 'VH' | 'VV';
+
+const LAND_DISTANCE = CANDIDATE_FEATURES.indexOf('landDistanceM');
 
 // One set of CFAR buffers per channel and thread, reused tile after tile.
 const scratch: Record<Channel, CfarScratch> = { VH: new CfarScratch(), VV: new CfarScratch() };
@@ -81,6 +83,13 @@ export interface ShipDetection {
   attributes: VesselAttributes;
   /** With the candidate classifier on (params.classifier): its features and probability (NaN with threshold 0, when no model is read). */
   candidate?: { features: number[]; probability: number };
+  /**
+   * With the candidate classifier ('threshold' candidates): distance (m) from the peak's 20 m
+   * cell to the nearest land cell of the scene's own sea/land segmentation (seaLand.ts), capped
+   * at LAND_DISTANCE_CAP_M (3 km: "at least"). vesselProperties.ts takes it as the distance to
+   * shore when it is nearer than the coastline's.
+   */
+  sceneLandDistanceM?: number;
 }
 
 /** Halo (pixels) a tile needs so that every detection it owns is decided exactly as on the whole image. */
@@ -344,6 +353,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       channels: channels.filter((ch) => used.has(ch)),
       attributes: vesselAttributes(shape.lengthM, vesselShape(cluster.pixels, primary.values, w, spacing, c.background)),
       ...(candidate ? { candidate } : {}),
+      ...(candidate && !pixelMode && Number.isFinite(candidate.features[LAND_DISTANCE]) ? { sceneLandDistanceM: candidate.features[LAND_DISTANCE]! } : {}),
     });
   });
   return out;
