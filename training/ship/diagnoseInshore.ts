@@ -18,6 +18,11 @@
  *             ring" (detected only when the other ships' outlines are left out too);
  * - dim:      not detected even against the sea-only, ship-free background.
  *
+ * The candidates are the detector's (with `classifier.splitLarge`, the default, split parts);
+ * the replay of the clustering used to class a miss is the unsplit one, so with splitting a
+ * "rejected" class means that no part holds the ship's detected pixels. docs/ship.md has the
+ * table before and after the split.
+ *
  *   node --import tsx training/ship/diagnoseInshore.ts [--offshore] [--cache FILE] [--pfa 1e-4] [--factor 16] [--params JSON]
  */
 import { readFileSync } from 'node:fs';
