@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CANDIDATE_FEATURES, candidateFeatures, candidateModel, candidateThreshold } from '../../src/analysis/ship/classifier.ts';
-import type { Cluster } from '../../src/analysis/ship/cluster.ts';
+import { splitCluster, type Cluster } from '../../src/analysis/ship/cluster.ts';
 import { detectShipsInTile, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
 import { resolveShipParams } from '../../src/analysis/ship/params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel } from '../../src/analysis/ship/seaLevel.ts';
+import { shoreDistanceM } from '../../src/analysis/ship/vesselProperties.ts';
 import { gammaClutter } from './synthSea.ts';
 
 const W = 400;
@@ -101,6 +102,8 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     const distance = f[CANDIDATE_FEATURES.indexOf('landDistanceM')]!;
     expect(distance).toBeGreaterThan(100);
     expect(distance).toBeLessThan(300);
+    // The detection carries it for the feature's distance_to_shore_m (vesselProperties.ts).
+    expect(vessel[0]!.sceneLandDistanceM).toBe(distance);
     const m = candidateModel();
     expect(candidateThreshold(m, f)).toBe(m.nearShore!.threshold);
     expect(vessel[0]!.candidate!.probability).toBeGreaterThanOrEqual(m.nearShore!.threshold);
@@ -127,5 +130,54 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     expect(mask[10 * w + 50]).toBe(2);
     expect(mask[12 * w + 50]).toBe(1);
     expect(mask[40 * w + 60]).toBe(0);
+  });
+  it('splits a cluster too large for a vessel along its brightness: two hulls joined by a dimmer quay come apart', () => {
+    const w = 300;
+    const h = 40;
+    const values = new Float32Array(w * h).fill(0.001);
+    const mask = new Uint8Array(w * h);
+    const pixels: number[] = [];
+    const put = (r0: number, c0: number, hh: number, ww: number, v: number) => {
+      for (let r = r0; r < r0 + hh; r++) for (let c = c0; c < c0 + ww; c++) values[r * w + c] = v;
+    };
+    put(10, 0, 4, 300, 0.2); // a quay 900 m long (3 m pixels), 10 dB under the hulls
+    put(14, 40, 8, 30, 2); // hull A moored against it, 90 m
+    put(14, 200, 8, 40, 2.5); // hull B, 120 m
+    for (let i = 0; i < w * h; i++) if (values[i]! > 0.01) {
+      pixels.push(i);
+      mask[i] = values[i]! >= 2 ? 2 : 1;
+    }
+    const whole: Cluster = { pixels: Int32Array.from(pixels), detected: 240 + 320, rowMin: 10, rowMax: 21, colMin: 0, colMax: 299, centroidRow: 0, centroidCol: 0, peak: 2.5, peakIndex: 14 * w + 200 };
+    const fits = (c: Cluster) => (c.colMax - c.colMin + 1) * 3 <= 600;
+    const parts = splitCluster(whole, mask, values, w, h, fits).sort((a, b) => a.colMin - b.colMin);
+    expect(parts.map((p) => [p.pixels.length, p.detected, p.rowMin, p.rowMax, p.colMin, p.colMax])).toEqual([
+      [240, 240, 14, 21, 40, 69],
+      [320, 320, 14, 21, 200, 239],
+    ]);
+    expect(parts[1]!.peak).toBe(2.5);
+    expect(parts[0]!.centroidCol).toBeCloseTo(54.5, 9);
+    // Parts that never fit give nothing.
+    expect(splitCluster(whole, mask, values, w, h, () => false)).toEqual([]);
+  });
+
+  it('with splitLarge (default) a vessel moored against a long quay becomes a candidate; without it the joined cluster is dropped', () => {
+    const values = gammaClutter(W, H, { looks: 4, seed: 5, mean: 0.01 });
+    const quay = gammaClutter(W, H, { looks: 4, seed: 6, mean: 0.1 });
+    for (let r = 150; r < 158; r++) for (let c = 0; c < W; c++) values[r * W + c] = quay[r * W + c]!; // 1.2 km quay, +10 dB
+    paint(values, 158, 180, 10, 40, 1); // a 120 m × 30 m vessel alongside, +20 dB
+    const near = (d: { centroidRow: number; centroidCol: number }) => Math.abs(d.centroidRow - 162.5) < 6 && Math.abs(d.centroidCol - 199.5) < 6;
+    const split = detectShipsInTile(tile(values), { classifier: { enabled: true, threshold: 0 } });
+    expect(split.filter(near)).toHaveLength(1);
+    const whole = detectShipsInTile(tile(values), { classifier: { enabled: true, threshold: 0, splitLarge: false } });
+    expect(whole.filter(near)).toHaveLength(0);
+  });
+
+  it('takes the scene land distance as the distance to shore when it is nearer than the coastline', () => {
+    expect(shoreDistanceM(1000, 200)).toBe(200);
+    expect(shoreDistanceM(100, 200)).toBe(100);
+    expect(shoreDistanceM(1000, 3000)).toBe(1000); // at the cap: land at least 3 km away, says nothing
+    expect(shoreDistanceM(1000, undefined)).toBe(1000);
+    expect(shoreDistanceM(null, 500)).toBe(500);
+    expect(shoreDistanceM(null, undefined)).toBeNull();
   });
 });

@@ -14,7 +14,10 @@
  * the out-of-fold probabilities: near shore (land within NEAR_SHORE_M of the peak) and away from
  * it, for the best sum of the inshore-chip and offshore-chip F1.
  *
- *   node --import tsx training/ship/fitClassifier.ts [--pfa 1e-4] [--factor 16] [--no-mask] [--dry | --out FILE]
+ *   node --import tsx training/ship/fitClassifier.ts [--pfa 1e-4] [--factor 16] [--no-mask] [--land-cache FILE] [--dry | --out FILE]
+ *
+ * --land-cache: the three out-of-fold segmenters are read from FILE when it exists, else fitted
+ * and written there (oofLand.ts; the same models either way).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,7 +25,8 @@ import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, gre
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
 import { CANDIDATE_FEATURES, surroundGrowPx, type CandidateModel } from '../../src/analysis/ship/classifier.ts';
 import { candidateLandFeatures, landMaskOfField, seaLandModel, seaLandProbability, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
-import { SPACING, chipCells, fitSeaLand, foldsByRun, runOf, seaLandRows } from './seaLandData.ts';
+import { SPACING, chipCells, foldsByRun, runOf } from './seaLandData.ts';
+import { outOfFoldLandModels } from './oofLand.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 
@@ -54,9 +58,8 @@ const cpu = () => {
   return `${((u.user + u.system) / 1e6).toFixed(0)} CPU s`;
 };
 // Out-of-fold sea/land segmenters (one per fold, fitted on the other folds' chips).
-const landRows = seaLandRows(chips.map(chipCells));
-const landModels = [0, 1, 2].map((f) => fitSeaLand(landRows.filter((r) => foldOf.get(r.run) !== f)));
-console.log(`3 out-of-fold sea/land segmenters on ${landRows.length} cells; ${cpu()}`);
+const landModels = outOfFoldLandModels(chips, process.argv.includes('--land-cache') ? arg('land-cache', '') : undefined);
+console.log(`3 out-of-fold sea/land segmenters; ${cpu()}`);
 const LAND_AT = CANDIDATE_FEATURES.indexOf('landAtPeak');
 const OUT = process.argv.includes('--dry') ? null : process.argv.includes('--out') ? path.resolve(arg('out', '')) : new URL('../../src/analysis/ship/classifierModel.json', import.meta.url);
 /** Ships per chip kind (the recall's denominator). */

@@ -256,3 +256,64 @@ function summarise(pixels: Int32Array, mask: Uint8Array, values: Float32Array, w
   }
   return { pixels, detected, rowMin, rowMax, colMin, colMax, centroidRow: sumRow / pixels.length, centroidCol: sumCol / pixels.length, peak, peakIndex };
 }
+
+/**
+ * Split a cluster too large to be one vessel (`fits` false) along its own brightness: the
+ * cluster's pixels at or above a threshold rising by `step`× per level, from its faintest pixel
+ * up to its peak, are re-labelled (8-connected); a part that `fits` is emitted at the lowest
+ * level where it does, a part that does not is split further, parts under `minPixels` are
+ * dropped. A ship moored at a quay, or ships moored side by side, joined through their fainter
+ * extent pixels (hysteresis, merge bridges) come apart at the level where the link is weaker
+ * than the hulls. Parts are summarised like clusters (detected = their pixels with mask 2).
+ */
+export function splitCluster(
+  cluster: Cluster,
+  mask: Uint8Array,
+  values: Float32Array,
+  width: number,
+  height: number,
+  fits: (part: Cluster) => boolean,
+  step = 1.5,
+  minPixels = 4,
+): Cluster[] {
+  const { rowMin, colMin } = cluster;
+  const bh = cluster.rowMax - rowMin + 1;
+  const bw = cluster.colMax - colMin + 1;
+  const local = new Float32Array(bh * bw).fill(-1);
+  let lowest = Infinity;
+  for (const p of cluster.pixels) {
+    const r = (p / width) | 0;
+    const v = values[p]!;
+    local[(r - rowMin) * bw + (p - r * width - colMin)] = v;
+    if (v < lowest) lowest = v;
+  }
+  const active = new Uint8Array(bh * bw);
+  for (let k = 0; k < local.length; k++) if (local[k]! >= 0) active[k] = 1;
+  const out: Cluster[] = [];
+  const bin = new Uint8Array(bh * bw);
+  let threshold = lowest > 0 ? lowest : Math.max(1e-12, cluster.peak * 1e-6);
+  for (let level = 0; level < 200; level++) {
+    threshold *= step;
+    if (threshold > cluster.peak) break;
+    let any = 0;
+    for (let k = 0; k < bin.length; k++) any |= bin[k] = active[k] !== 0 && local[k]! >= threshold ? 1 : 0;
+    if (!any) break;
+    const comps = connectedComponents(bin, bw, bh, { connectivity: 8 });
+    active.fill(0);
+    for (let c = 0; c < comps.count; c++) {
+      const a = comps.offsets[c]!;
+      const b = comps.offsets[c + 1]!;
+      if (b - a < minPixels) continue;
+      const pixels = new Int32Array(b - a);
+      for (let j = a; j < b; j++) {
+        const q = comps.pixels[j]!;
+        const lr = (q / bw) | 0;
+        pixels[j - a] = (lr + rowMin) * width + (q - lr * bw) + colMin;
+      }
+      const part = summarise(pixels, mask, values, width, height);
+      if (fits(part)) out.push(part);
+      else for (let j = a; j < b; j++) active[comps.pixels[j]!] = 1;
+    }
+  }
+  return out;
+}

@@ -126,6 +126,13 @@ export interface ShipParams {
      * tile, so like the sea level it is not tiling-invariant.
      */
     sceneLandMask: boolean;
+    /**
+     * With 'threshold' candidates: a cluster too large for a vessel (diagonal or length over the
+     * maxima) is split along its brightness into parts that fit (cluster.ts splitCluster), which
+     * become candidates, instead of being dropped whole — harbour ships joined to their quay or
+     * to each other (issue 23 §1: 37 % of the development inshore ships). Default true.
+     */
+    splitLarge: boolean;
   };
   /**
    * Tile size of the scene engine (pixels, core). 3072 (measured): with the 181 px halo a full IW
@@ -156,7 +163,7 @@ export const DEFAULT_SHIP_PARAMS: Readonly<ShipParams> = Object.freeze({
   landBufferM: 500,
   ambiguity: Object.freeze({ enabled: true, minSourceContrastDb: 15, toleranceFraction: 0.06, toleranceRangeM: 100 }),
   sidelobes: Object.freeze({ enabled: true, minPeakContrastDb: 25, maxArmLevelDb: -15, armLengthM: 300 }),
-  classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, seaLevelFactor: 16, threshold: null, candidates: 'threshold' as const, sceneLandMask: false }),
+  classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, seaLevelFactor: 16, threshold: null, candidates: 'threshold' as const, sceneLandMask: false, splitLarge: true }),
   tileSize: 3072,
 }) as Readonly<ShipParams>;
 

@@ -5,9 +5,9 @@
 import type { PixelWindow } from '../../imagery/window.ts';
 import { vesselAttributes, vesselShape, type VesselAttributes } from './attributes.ts';
 import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
-import { candidateFeatures, candidateModel, candidateProbability, candidateThreshold } from './classifier.ts';
+import { CANDIDATE_FEATURES, candidateFeatures, candidateModel, candidateProbability, candidateThreshold } from './classifier.ts';
 import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
-import { clusterDetections, measureCluster, mergeNearbyClusters, type Cluster } from './cluster.ts';
+import { clusterDetections, measureCluster, mergeNearbyClusters, splitCluster, type Cluster } from './cluster.ts';
 import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
@@ -16,6 +16,8 @@ import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 
 export type Channel = 'VH' | 'VV';
+
+const LAND_DISTANCE = CANDIDATE_FEATURES.indexOf('landDistanceM');
 
 // One set of CFAR buffers per channel and thread, reused tile after tile.
 const scratch: Record<Channel, CfarScratch> = { VH: new CfarScratch(), VV: new CfarScratch() };
@@ -81,6 +83,13 @@ export interface ShipDetection {
   attributes: VesselAttributes;
   /** With the candidate classifier on (params.classifier): its features and probability (NaN with threshold 0, when no model is read). */
   candidate?: { features: number[]; probability: number };
+  /**
+   * With the candidate classifier ('threshold' candidates): distance (m) from the peak's 20 m
+   * cell to the nearest land cell of the scene's own sea/land segmentation (seaLand.ts), capped
+   * at LAND_DISTANCE_CAP_M (3 km: "at least"). vesselProperties.ts takes it as the distance to
+   * shore when it is nearer than the coastline's.
+   */
+  sceneLandDistanceM?: number;
 }
 
 /** Halo (pixels) a tile needs so that every detection it owns is decided exactly as on the whole image. */
@@ -223,12 +232,22 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
   // Learnt candidates (pixelClassifier.ts): the per-pixel model's objects are the vessels; the
   // CFAR above still gives each its background.
   const pixelMode = classify && params.classifier.candidates === 'pixel';
+  // With the candidate classifier, a cluster too large for a vessel (a ship joined to its quay
+  // or to the ships moored beside it) is split along its brightness (cluster.ts splitCluster)
+  // instead of being dropped whole; the parts are candidates.
+  const splitOn = classify && !pixelMode && params.classifier.splitLarge;
+  const fits = (c: Cluster): boolean => {
+    const s = measureCluster(c, w, spacing);
+    return s.diagonalM <= params.maxDiagonalM && s.lengthM <= params.maxLengthM;
+  };
+  const splitLarge = (list: Cluster[], m: Uint8Array): Cluster[] => (splitOn ? list.flatMap((c) => (fits(c) ? [c] : splitCluster(c, m, primary.values, w, h, fits))) : list);
   const clusters: Array<Cluster & { score?: number }> = pixelMode
     ? pixelClusters(primary.values, target, w, h)
-    : mergeNearbyClusters(clusterDetections(mask, primary.values, w, h, seeds), mask, primary.values, w, h, spacing, params.mergeGapM);
+    : splitLarge(mergeNearbyClusters(clusterDetections(mask, primary.values, w, h, seeds), mask, primary.values, w, h, spacing, params.mergeGapM), mask);
   // Candidate stage: pixels far above the robust sea level (seaLevel.ts), clustered on their
   // own mask so they do not merge into the CFAR's clusters; those whose peak the CFAR's mask
-  // already holds are the CFAR's.
+  // already holds are the CFAR's (with splitLarge: whose peak a CFAR candidate holds — the
+  // CFAR's extent alone, or a cluster dropped whole, does not take a sea-level candidate away).
   let level: SeaLevel | null = null;
   if (classify && !pixelMode && params.classifier.seaLevelFactor > 0) {
     level = seaLevel(primary.values, target, w, h, Math.max(16, Math.max(windows.background.rows, windows.background.cols)));
@@ -237,9 +256,15 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
     levelMask.fill(0);
     const f = params.classifier.seaLevelFactor;
     const extra = markAboveSeaLevel(primary.values, target, w, h, level, f, f / 2, levelMask);
-    if (extra.length > 0)
-      for (const c of mergeNearbyClusters(clusterDetections(levelMask, primary.values, w, h, extra), levelMask, primary.values, w, h, spacing, params.mergeGapM))
-        if (mask[c.peakIndex] === 0) clusters.push(c);
+    if (extra.length > 0) {
+      let taken: Uint8Array | null = null;
+      if (splitOn) {
+        taken = new Uint8Array(n);
+        for (const c of clusters) for (const p of c.pixels) taken[p] = 1;
+      }
+      for (const c of splitLarge(mergeNearbyClusters(clusterDetections(levelMask, primary.values, w, h, extra), levelMask, primary.values, w, h, spacing, params.mergeGapM), levelMask))
+        if ((taken ?? mask)[c.peakIndex] === 0) clusters.push(c);
+    }
   }
   // Without sceneLandMask the land features' field is computed on the target pixels for the
   // first candidate that needs it.
@@ -328,6 +353,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
       channels: channels.filter((ch) => used.has(ch)),
       attributes: vesselAttributes(shape.lengthM, vesselShape(cluster.pixels, primary.values, w, spacing, c.background)),
       ...(candidate ? { candidate } : {}),
+      ...(candidate && !pixelMode && Number.isFinite(candidate.features[LAND_DISTANCE]) ? { sceneLandDistanceM: candidate.features[LAND_DISTANCE]! } : {}),
     });
   });
   return out;

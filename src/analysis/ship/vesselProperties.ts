@@ -1,10 +1,12 @@
 // The per-vessel properties of a ship feature (issue 23): length_m, width_m, heading_deg with
 // heading_ambiguous, distance_to_shore_m and near_shore — from the detection's attributes
 // (attributes.ts, image axis) turned into a bearing on the ground through the geolocation,
-// and the Natural Earth coastline (src/geo/shoreDistance.ts). Main thread only.
+// and the Natural Earth coastline (src/geo/shoreDistance.ts), or the scene's own land where the
+// detector segmented it and found it nearer (shoreDistanceM). Main thread only.
 
 import geodesic from 'geographiclib-geodesic';
 import { nearestShore } from '../../geo/shoreDistance.ts';
+import { LAND_DISTANCE_CAP_M } from './seaLand.ts';
 import type { ShipDetection } from './tile.ts';
 
 const WGS84 = geodesic.Geodesic.WGS84;
@@ -25,10 +27,23 @@ export function axisBearingDeg(row: number, col: number, axisDeg: number, pixelT
   return ((azi % 360) + 360) % 360;
 }
 
+/**
+ * Distance to shore (m): the Natural Earth coastline's, or — when the detector segmented the
+ * scene's own land (the candidate classifier: `sceneLandDistanceM`, capped at 3 km) and found
+ * land nearer — that one: NE 1:10m is generalised, and a quay inside a harbour is often far
+ * from its outline. null when neither is known.
+ */
+export function shoreDistanceM(coastlineM: number | null, sceneLandDistanceM: number | undefined): number | null {
+  const scene = sceneLandDistanceM !== undefined && sceneLandDistanceM >= 0 && sceneLandDistanceM < LAND_DISTANCE_CAP_M ? sceneLandDistanceM : null;
+  if (scene === null) return coastlineM;
+  return coastlineM === null ? scene : Math.min(coastlineM, scene);
+}
+
 export function vesselProperties(d: ShipDetection, pixelToLonLat: (line: number, pixel: number) => [number, number]): Record<string, number | boolean> {
   const [lon, lat] = pixelToLonLat(d.centroidRow, d.centroidCol);
   const shore = nearestShore(lon, lat);
-  const distance = shore ? Math.round(shore.distanceM) : null;
+  const nearest = shoreDistanceM(shore ? shore.distanceM : null, d.sceneLandDistanceM);
+  const distance = nearest !== null ? Math.round(nearest) : null;
   // The hull's shape gives its axis, not which end is the bow: 0–180 and ambiguous.
   const heading = axisBearingDeg(d.centroidRow, d.centroidCol, d.attributes.axisDeg, pixelToLonLat) % 180;
   return {
