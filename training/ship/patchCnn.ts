@@ -8,17 +8,18 @@
  *     fits on the other folds' patches (candidates, ship centres, random positions; jitter,
  *     flips, 90° rotations; inshore chips weighted ×2, classes balanced) and writes the held-out
  *     candidates' logits for every --score data set (e.g. --score /tmp/p4,/tmp/p3), or with
- *     --fold all the weights (--weights FILE).
+ *     --fold all only the weights (--weights FILE; folds write theirs too).
+ *   node --import tsx training/ship/patchCnn.ts score --weights /tmp/w0.json --score /tmp/p3 --out /tmp/f0-p3.json
  *   node --import tsx training/ship/patchCnn.ts eval --data /tmp/p4 --oof /tmp/f0.json,/tmp/f1.json,/tmp/f2.json
  *     per-candidate AUC and object P/R (eval matching, re-run on the kept candidates per chip)
  *     of the GBT, the CNN and their sum of logits.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { MATCH_DISTANCE_M, SSDD_PIXEL_M } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
 import { mulberry32 } from '../../src/prng.ts';
 import { JITTER, STORED, readPatchData, type PatchData } from './patchCnnData.ts';
-import { Adam, PATCH, allocActivations, backward, forward, forwardMacs, initCnn, toJson, zeroGrads } from './patchCnnNet.ts';
+import { Adam, PATCH, type CnnWeights, allocActivations, backward, forward, forwardMacs, initCnn, toJson, zeroGrads } from './patchCnnNet.ts';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -164,19 +165,34 @@ function evaluate(d: PatchData, logits: Map<number, number>) {
     // One threshold for the best inshore+offshore F1 sum; and the best inshore recall at P ≥ 0.8.
     let best = { t: 0.5, score: -1, pr: objectPr(d, cand, s, 0.5) };
     let r80 = { t: NaN, r: 0, p: 0 };
-    for (let t = 0.02; t < 0.99; t += 0.01) {
+    // Thresholds at 300 quantiles of the scores (the CNN's and the sum's are not calibrated like the trees').
+    const sorted = cand.map((i) => s.get(i)!).sort((p, q) => p - q);
+    for (let q = 0; q < 300; q++) {
+      const t = sorted[Math.floor((q / 300) * sorted.length)]!;
       const pr = objectPr(d, cand, s, t);
       if (pr.inshore.f1 + pr.offshore.f1 > best.score) best = { t, score: pr.inshore.f1 + pr.offshore.f1, pr };
       if (pr.inshore.p >= 0.8 && pr.inshore.r > r80.r) r80 = { t, r: pr.inshore.r, p: pr.inshore.p };
     }
     console.log(
       `  ${name}: AUC all ${f3(aucs.all)}, inshore chips ${f3(aucs.inshoreChips)}, offshore chips ${f3(aucs.offshoreChips)}, near shore (≤ 2 km) ${f3(aucs.nearShore)}; ` +
-        `best threshold ${best.t.toFixed(2)}: inshore P ${f3(best.pr.inshore.p)} R ${f3(best.pr.inshore.r)}, offshore P ${f3(best.pr.offshore.p)} R ${f3(best.pr.offshore.r)}; ` +
-        `inshore R at P ≥ 0.8: ${f3(r80.r)} (P ${f3(r80.p)}, t ${r80.t.toFixed(2)})`,
+        `best threshold ${best.t.toPrecision(3)}: inshore P ${f3(best.pr.inshore.p)} R ${f3(best.pr.inshore.r)}, offshore P ${f3(best.pr.offshore.p)} R ${f3(best.pr.offshore.r)}; ` +
+        `inshore R at P ≥ 0.8: ${f3(r80.r)} (P ${f3(r80.p)}, t ${r80.t.toPrecision(3)})`,
     );
     result[name] = { auc: aucs, best: { t: best.t, ...best.pr }, inshoreRecallAtP80: r80 };
   }
   return result;
+}
+
+function writeScores(net: CnnWeights, fold: number, cpuS: number, samples: number, epochs: number): void {
+  const out: Record<string, unknown> = { fold, cpuS, samples, epochs };
+  for (const base of arg('score', arg('data', '/tmp/p4')).split(','))
+    if (existsSync(`${base}.f32`)) out[base] = score(net, readPatchData(base), fold);
+    else console.log(`${base}: not there, not scored`);
+  writeFileSync(arg('out', `/tmp/patchcnn-f${fold}.json`), JSON.stringify(out));
+}
+
+function fromJson(j: ReturnType<typeof toJson>): CnnWeights {
+  return { channels: j.channels, size: j.size, conv: j.conv.map((c) => ({ w: Float32Array.from(c.w), b: Float32Array.from(c.b) })), dense: { w: Float32Array.from(j.dense.w), b: Float32Array.from(j.dense.b) } };
 }
 
 const mode = process.argv[2];
@@ -187,12 +203,12 @@ if (mode === 'train') {
   const epochs = Number(arg('epochs', '8'));
   const { net, cpuS, samples } = train(d, fold, epochs);
   console.log(`trained on ${samples} patches, ${epochs} epochs, ${cpuS.toFixed(0)} CPU s; ${(forwardMacs(net) / 1e6).toFixed(3)} M MAC per patch`);
-  if (fold === 'all') writeFileSync(arg('weights', '/tmp/patchModel.json'), `${JSON.stringify({ ...toJson(net), fitted: { by: 'training/ship/patchCnn.ts', samples, epochs, cpuS: Math.round(cpuS) } })}\n`);
-  else {
-    const out: Record<string, unknown> = { fold, cpuS, samples, epochs };
-    for (const base of arg('score', arg('data', '/tmp/p4')).split(',')) out[base] = score(net, readPatchData(base), fold);
-    writeFileSync(arg('out', `/tmp/patchcnn-f${fold}.json`), JSON.stringify(out));
-  }
+  writeFileSync(arg('weights', `/tmp/patchcnn-w${fold}.json`), `${JSON.stringify({ ...toJson(net), fitted: { by: 'training/ship/patchCnn.ts', data: 'SSDD development chips only', fold, samples, epochs, cpuS: Math.round(cpuS) } })}\n`);
+  if (fold !== 'all') writeScores(net, fold, cpuS, samples, epochs);
+} else if (mode === 'score') {
+  // Held-out logits from saved fold weights (e.g. for a data set written after the training).
+  const j = JSON.parse(readFileSync(arg('weights', ''), 'utf8')) as ReturnType<typeof toJson> & { fitted: { fold: number; cpuS: number; samples: number; epochs: number } };
+  writeScores(fromJson(j), j.fitted.fold, j.fitted.cpuS, j.fitted.samples, j.fitted.epochs);
 } else if (mode === 'eval') {
   const base = arg('data', '/tmp/p4');
   const d = readPatchData(base);
