@@ -26,6 +26,7 @@ import type { PixelWindow } from '../../imagery/window.ts';
 import { ImageryError } from '../../imagery/errors.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
 import { mapTiles, type TileTimings } from '../engine/mapTiles.ts';
+import { addAnalysisCpu, cpuSince, threadCpuSeconds } from '../engine/cpu.ts';
 import { aoiPixelEdges } from './aoiMask.ts';
 import { aoiWindow } from '../engine/window.ts';
 import { combinePolygons, measuredCoverage, type MeasuredCoverage } from './coverage.ts';
@@ -146,6 +147,7 @@ export async function detectChangeInRtcPair(prePaths: PairSources, postPaths: Pa
   // The rasters' block caches and the tile buffers are released before the result is built:
   // with hundreds of thousands of detections the result is the largest thing in memory.
   const started = performance.now();
+  const cpu = threadCpuSeconds();
   const store = pass.detections;
   const result = finalizeFeatureCollection(
     Array.from({ length: store.count }, (_, i) => ({
@@ -157,6 +159,7 @@ export async function detectChangeInRtcPair(prePaths: PairSources, postPaths: Pa
     { confidence: (i) => store.confidence(i) },
   );
   pass.stats.timingsMs.polygons += performance.now() - started;
+  addAnalysisCpu('merge', cpuSince(cpu));
   return { result, areaSqkm: pass.areaSqkm, coverage: pass.coverage, stats: pass.stats };
 }
 
