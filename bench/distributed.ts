@@ -13,7 +13,12 @@
  * On a two-core machine wall time cannot show the gain, so the figures are CPU seconds of each
  * worker process over the job (/proc/<pid>/stat, all its threads): the sum of the three against
  * the one worker's (overhead of spreading; target ≤ 1.15×), and the busiest worker against a
- * third of the sum (balance; target ≤ 1.3×). Each job runs `SARWATCH_BENCH_DISTRIBUTED_RUNS`
+ * third of the sum (balance; target ≤ 1.3×). Where each worker's CPU went (`cpuParts`): its
+ * analysis threads running tile tasks and loading their modules and its main thread merging, as
+ * the worker itself counts them (thread CPU from /proc/thread-self; its `/metrics`,
+ * `sarwatch_analysis_cpu_seconds_total`), the rest of its main thread (planning, dispatch, queue
+ * and store traffic, the result's upload, idle polls) and its other threads (V8's GC helpers,
+ * analysis threads outside tasks, libuv) from /proc. Each job runs `SARWATCH_BENCH_DISTRIBUTED_RUNS`
  * times (default 1) per deployment, the jobs in the order given: a deployment's first job pays
  * each analysis thread's first use (modules, JIT), a job's first run its products' opening.
  * The bench fails unless every run's result equals the one-process result.
