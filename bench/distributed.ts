@@ -73,7 +73,17 @@ interface CpuParts {
 }
 
 async function cpuParts(pid: number, metricsUrl: string): Promise<CpuParts> {
-  const text = await (await fetch(metricsUrl)).text();
+  // A fresh connection each time (the worker's listener closes idle ones, and a reused one may be closed under the request), tried thrice.
+  let text = '';
+  for (let attempt = 1; ; attempt++) {
+    try {
+      text = await (await fetch(metricsUrl, { headers: { connection: 'close' } })).text();
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await sleep(200);
+    }
+  }
   const part = (name: string) => Number(new RegExp(`^sarwatch_analysis_cpu_seconds_total\\{part="${name}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
   return { total: cpuSeconds(pid), main: oneThreadCpuSeconds(pid, pid), merge: part('merge'), taskModules: part('task_modules'), tileTasks: part('tile_tasks') };
 }
