@@ -13,7 +13,12 @@
  * On a two-core machine wall time cannot show the gain, so the figures are CPU seconds of each
  * worker process over the job (/proc/<pid>/stat, all its threads): the sum of the three against
  * the one worker's (overhead of spreading; target ≤ 1.15×), and the busiest worker against a
- * third of the sum (balance; target ≤ 1.3×). Each job runs `SARWATCH_BENCH_DISTRIBUTED_RUNS`
+ * third of the sum (balance; target ≤ 1.3×). Where each worker's CPU went (`cpuParts`): its
+ * analysis threads running tile tasks and loading their modules and its main thread merging, as
+ * the worker itself counts them (thread CPU from /proc/thread-self; its `/metrics`,
+ * `sarwatch_analysis_cpu_seconds_total`), the rest of its main thread (planning, dispatch, queue
+ * and store traffic, the result's upload, idle polls) and its other threads (V8's GC helpers,
+ * analysis threads outside tasks, libuv) from /proc. Each job runs `SARWATCH_BENCH_DISTRIBUTED_RUNS`
  * times (default 1) per deployment, the jobs in the order given: a deployment's first job pays
  * each analysis thread's first use (modules, JIT), a job's first run its products' opening.
  * The bench fails unless every run's result equals the one-process result.
@@ -45,6 +50,60 @@ export function cpuSeconds(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** CPU seconds of one thread (the main thread: tid = pid). */
+function oneThreadCpuSeconds(pid: number, tid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** Where a worker's CPU went, seconds: as the worker reports it (`/metrics`, src/analysis/engine/cpu.ts) beside /proc. */
+interface CpuParts {
+  total: number;
+  /** The main thread (/proc): coordination, merging, queue and store traffic, idle polls. */
+  main: number;
+  /** Of `main`: merging tile results and building the result (the worker's own figure). */
+  merge: number;
+  /** Analysis threads loading a tile task's module (the worker's own figure). */
+  taskModules: number;
+  /** Analysis threads running tile tasks (the worker's own figure). */
+  tileTasks: number;
+}
+
+async function cpuParts(pid: number, metricsUrl: string): Promise<CpuParts> {
+  // A fresh connection each time (the worker's listener closes idle ones, and a reused one may be closed under the request), tried thrice.
+  let text = '';
+  for (let attempt = 1; ; attempt++) {
+    try {
+      text = await (await fetch(metricsUrl, { headers: { connection: 'close' } })).text();
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await sleep(200);
+    }
+  }
+  const part = (name: string) => Number(new RegExp(`^sarwatch_analysis_cpu_seconds_total\\{part="${name}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { total: cpuSeconds(pid), main: oneThreadCpuSeconds(pid, pid), merge: part('merge'), taskModules: part('task_modules'), tileTasks: part('tile_tasks') };
+}
+
+/**
+ * A worker's CPU over a job by part: tile tasks, task modules, merge, the main thread's rest
+ * (coordination, queue/store traffic, polling) and the other threads (V8's GC helpers, the
+ * analysis threads outside tasks: their start, idle waits; libuv).
+ */
+function partsOver(a: CpuParts, b: CpuParts): Record<string, number> {
+  const d = (k: keyof CpuParts) => b[k] - a[k];
+  const r = (x: number) => Math.round(x * 10) / 10;
+  return {
+    total: r(d('total')),
+    tileTasks: r(d('tileTasks')),
+    taskModules: r(d('taskModules')),
+    merge: r(d('merge')),
+    mainRest: r(d('main') - d('merge')),
+    otherThreads: r(d('total') - d('main') - d('tileTasks') - d('taskModules')),
+  };
 }
 
 /** CPU seconds of each thread of a live process, by thread id (threads that ended are not listed). */
@@ -84,6 +143,8 @@ interface JobRun {
   features: number;
   /** The result, to compare the runs. */
   result: string;
+  /** Each worker's CPU over the job by part (partsOver). */
+  parts: Array<Record<string, number>>;
 }
 
 interface Deployment {
@@ -139,6 +200,8 @@ async function runDeployment(jobs: readonly BenchJob[], runsPerJob: number, work
     SARWATCH_TILE_FANOUT_MIN_TILES: fanout ? '2' : '1000000',
     PORT: '0',
     HOST: '127.0.0.1',
+    // Each worker's own account of its analysis CPU by part (sarwatch_analysis_cpu_seconds_total).
+    SARWATCH_METRICS_PORT: '0',
     LOG_LEVEL: 'info',
   };
   const children: ChildProcess[] = [];
@@ -164,6 +227,12 @@ async function runDeployment(jobs: readonly BenchJob[], runsPerJob: number, work
         await sleep(100);
       }
     }
+    const metricsUrls = started.map((w) => {
+      const url = /metrics at (\S+)/.exec(w.output())?.[1];
+      if (!url) throw new Error(`worker named no metrics URL:\n${w.output()}`);
+      return url;
+    });
+    const partsNow = () => Promise.all(children.map((c, i) => cpuParts(c.pid!, metricsUrls[i]!)));
     service = await startService(loadConfig({ ...env }), { roles: { api: true, worker: false }, migrate: false });
     const { accountId } = await createAccount(service.db, { name: 'bench', credits: 1_000_000 });
     const { apiKey } = await createApiKey(service.db, { accountId });
@@ -176,6 +245,7 @@ async function runDeployment(jobs: readonly BenchJob[], runsPerJob: number, work
     const runs: JobRun[] = [];
     for (const job of jobs) {
       for (let k = 0; k < runsPerJob; k++) {
+        const partsBefore = await partsNow();
         const before = children.map((c) => cpuSeconds(c.pid!));
         const threadsBefore = children.map((c) => threadCpuSeconds(c.pid!));
         const t0 = performance.now();
@@ -190,12 +260,13 @@ async function runDeployment(jobs: readonly BenchJob[], runsPerJob: number, work
         const seconds = (performance.now() - t0) / 1000;
         const after = children.map((c) => cpuSeconds(c.pid!));
         const threadsAfter = children.map((c) => threadCpuSeconds(c.pid!));
+        const partsAfter = await partsNow();
         if (process.env.SARWATCH_BENCH_DISTRIBUTED_THREADS) {
           const rows = children.map((c, i) => ({ worker: i + 1, pid: c.pid, total: after[i]! - before[i]!, threads: [...threadsAfter[i]!].map(([tid, s]) => ({ tid, main: tid === c.pid, cpu: s - (threadsBefore[i]!.get(tid) ?? 0) })).filter((t) => t.cpu > 0.05) }));
           fs.appendFileSync(process.env.SARWATCH_BENCH_DISTRIBUTED_THREADS, `${JSON.stringify({ job: job.name, workers, rows })}\n`);
         }
         const result = await client.downloadResult(job_id);
-        runs.push({ job: job.name, cpu: after.map((a, i) => a - before[i]!), seconds, loadAverage: os.loadavg()[0]!, features: result.features.length, result: JSON.stringify(result) });
+        runs.push({ job: job.name, cpu: after.map((a, i) => a - before[i]!), parts: partsAfter.map((p, i) => partsOver(partsBefore[i]!, p)), seconds, loadAverage: os.loadavg()[0]!, features: result.features.length, result: JSON.stringify(result) });
       }
     }
     return { workers, fanout, idleRate, runs };
@@ -250,6 +321,8 @@ export async function benchDistributed(opts: { workDir: string; width: number; h
       busiestOverThird: round(Math.max(...b.cpu) / (sum(b.cpu) / 3), 1000),
       identicalResult: true,
       features: a.features,
+      // Each worker's CPU by part (seconds): where the 3 workers' extra over 1 goes.
+      cpuParts: { oneWorker: a.parts, threeWorkers: b.parts },
     };
   }
   return {

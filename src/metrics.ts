@@ -8,6 +8,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from './store/index.ts';
+import { analysisCpu } from './analysis/engine/cpu.ts';
 
 /** What the runner reports when it settles a job it ran. */
 export interface JobSettled {
@@ -124,6 +125,20 @@ export function createMetrics(deps: MetricsDeps): ServiceMetrics {
       const rows = await deps.db.selectFrom('monitors').select(['state', (eb) => eb.fn.countAll().as('n')]).groupBy('state').execute();
       this.reset();
       for (const r of rows) this.set({ state: r.state }, Number(r.n));
+    },
+  });
+
+  new Counter({
+    name: 'sarwatch_analysis_cpu_seconds_total',
+    help: "This process's analysis CPU time by part (each thread's own, Linux only): task_modules (analysis threads loading a tile task's module), tile_tasks (analysis threads running tile tasks, this process's jobs' and, scaled out, other jobs' tiles), merge (merging a job's tile results and building its result)",
+    labelNames: ['part'] as const,
+    registers: [registry],
+    collect() {
+      const cpu = analysisCpu();
+      this.reset();
+      this.inc({ part: 'task_modules' }, cpu.taskModules);
+      this.inc({ part: 'tile_tasks' }, cpu.tileTasks);
+      this.inc({ part: 'merge' }, cpu.merge);
     },
   });
 

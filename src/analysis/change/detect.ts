@@ -9,7 +9,9 @@
 // - Per tile: validity (both images, AOI), model probability, regions (tile.ts); each region
 //   is traced to a pixel-exact polygon (geo/vectorize.ts) and, where it reaches the AOI
 //   boundary, clipped to the AOI (regionPolygons.ts) — by the tile's task when it reads its
-//   own tile (on a pool thread or, scaled out, any worker), so this thread only appends them.
+//   own tile (on a pool thread or, scaled out, any worker), which also writes each polygon as
+//   the result does (rounded, oriented, its geodesic area), so this thread only appends them
+//   and, at the end, orders them.
 // - Measured: the analysed area counts pixels valid in both images with their centre in the
 //   AOI, each with its geodesic ground area; the analysed extent is the valid mask
 //   vectorised (on a coarser lattice for large AOIs), clipped to the AOI and simplified to
@@ -24,8 +26,9 @@ import { isRemoteHref } from '../../imagery/remote/access.ts';
 import { planTiles, type Tile } from '../../imagery/tiles.ts';
 import type { PixelWindow } from '../../imagery/window.ts';
 import { ImageryError } from '../../imagery/errors.ts';
-import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
+import { finalizePrepared, type FinalizedCollection } from '../common/result.ts';
 import { mapTiles, type TileTimings } from '../engine/mapTiles.ts';
+import { addAnalysisCpu, cpuSince, threadCpuSeconds } from '../engine/cpu.ts';
 import { aoiPixelEdges } from './aoiMask.ts';
 import { aoiWindow } from '../engine/window.ts';
 import { combinePolygons, measuredCoverage, type MeasuredCoverage } from './coverage.ts';
@@ -146,23 +149,22 @@ export async function detectChangeInRtcPair(prePaths: PairSources, postPaths: Pa
   // The rasters' block caches and the tile buffers are released before the result is built:
   // with hundreds of thousands of detections the result is the largest thing in memory.
   const started = performance.now();
+  const cpu = threadCpuSeconds();
   const store = pass.detections;
-  const result = finalizeFeatureCollection(
-    Array.from({ length: store.count }, (_, i) => ({
-      // Unpacked on demand, so the full-size copy exists for one polygon at a time.
-      get geometry(): Polygon {
-        return store.geometry(i);
-      },
-    })),
+  // The tiles wrote each polygon as the result does and measured its area (regionPolygons.ts):
+  // left here are their order, ids and the bbox.
+  const result = finalizePrepared(
+    Array.from({ length: store.count }, (_, i) => ({ index: i, geometry: store.geometry(i), area: store.area(i) })),
     { confidence: (i) => store.confidence(i) },
   );
   pass.stats.timingsMs.polygons += performance.now() - started;
+  addAnalysisCpu('merge', cpuSince(cpu));
   return { result, areaSqkm: pass.areaSqkm, coverage: pass.coverage, stats: pass.stats };
 }
 
 /**
  * Detections between the tile pass and the result, packed into large Float64Array chunks:
- * per detection [ring count, ring lengths…, lon, lat, lon, lat, …] and its confidence. A
+ * per detection [ring count, ring lengths…, lon, lat, lon, lat, …], its confidence and area. A
  * country-sized AOI can yield ~10⁶ building outlines; as JS arrays of [lon, lat] pairs they
  * would cost ~2 KB each before the result is even built, packed ~0.5 KB.
  */
@@ -172,6 +174,7 @@ class DetectionStore {
   private used = DetectionStore.CHUNK;
   private where = new Int32Array(1024);
   private conf = new Float64Array(512);
+  private areas = new Float64Array(512);
   count = 0;
 
   /** A tile's packed detections (regionPolygons.ts: the same layout per polygon), in order. */
@@ -181,12 +184,12 @@ class DetectionStore {
       const n = d.coords[k]!;
       let size = 1 + n;
       for (let r = 0; r < n; r++) size += 2 * d.coords[k + 1 + r]!;
-      this.addPacked(d.coords.subarray(k, k + size), Number.isNaN(d.confidence[i]!) ? null : d.confidence[i]!);
+      this.addPacked(d.coords.subarray(k, k + size), Number.isNaN(d.confidence[i]!) ? null : d.confidence[i]!, d.area[i]!);
       k += size;
     }
   }
 
-  private addPacked(packed: Float64Array, confidence: number | null): void {
+  private addPacked(packed: Float64Array, confidence: number | null, area: number): void {
     const size = packed.length;
     if (this.used + size > DetectionStore.CHUNK) {
       this.chunks.push(new Float64Array(Math.max(DetectionStore.CHUNK, size)));
@@ -203,10 +206,14 @@ class DetectionStore {
       const c = new Float64Array(this.conf.length * 2);
       c.set(this.conf);
       this.conf = c;
+      const a = new Float64Array(this.areas.length * 2);
+      a.set(this.areas);
+      this.areas = a;
     }
     this.where[2 * this.count] = this.chunks.length - 1;
     this.where[2 * this.count + 1] = start;
     this.conf[this.count] = confidence === null ? Number.NaN : confidence;
+    this.areas[this.count] = area;
     this.count++;
   }
 
@@ -222,6 +229,11 @@ class DetectionStore {
       return ring;
     });
     return { type: 'Polygon', coordinates };
+  }
+
+  /** Geodesic area, m² (resultPolygon). */
+  area(i: number): number {
+    return this.areas[i]!;
   }
 
   confidence(i: number): number | null {

@@ -3,12 +3,16 @@
 // belongs to one tile (tile.ts: the centroid rule) and its outline depends on that tile's
 // window, the reference raster's geolocation and the AOI alone, so a tile's polygons can be
 // made wherever the tile ran — on the calling thread, a pool thread, or another worker process
-// (pairTile.ts) — and come out the same bit for bit. Packed (TileDetections) they cross a
-// thread or the queue as two typed arrays, in the layout detect.ts keeps them in.
+// (pairTile.ts) — and come out the same bit for bit. Each is written as the result writes it
+// (common/result.ts resultPolygon: rounded, oriented, its geodesic area), also a function of the
+// polygon alone, so the coordinator of a job spread over workers only orders them (issue 20 §2).
+// Packed (TileDetections) they cross a thread or the queue as typed arrays, in the layout
+// detect.ts keeps them in.
 
 import { intersectAoi } from '../../geo/clip.ts';
 import type { AoiGeometry, Polygon, Position } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
+import { resultPolygon } from '../common/result.ts';
 import type { PixelWindow } from '../../imagery/window.ts';
 import type { ChangeRegion, ChangeTileResult } from './tile.ts';
 
@@ -20,13 +24,15 @@ export interface PolygonGrid {
 }
 
 /**
- * A tile's detections, packed: per polygon [ring count, ring lengths…, lon, lat, lon, lat, …]
- * one after the other in `coords`, and its region's confidence (NaN: null) in `confidence`.
+ * A tile's detections as the result writes them (resultPolygon; those it drops are not here),
+ * packed: per polygon [ring count, ring lengths…, lon, lat, lon, lat, …] one after the other in
+ * `coords`, its region's confidence (NaN: null) in `confidence` and its geodesic area (m²) in `area`.
  */
 export interface TileDetections {
   count: number;
   coords: Float64Array;
   confidence: Float64Array;
+  area: Float64Array;
   /** Regions of the tile, and of those cut by the tile window (not the image's edge). */
   regions: number;
   truncatedRegions: number;
@@ -36,13 +42,18 @@ export interface TileDetections {
 export function tileDetections(out: ChangeTileResult, window: PixelWindow, inside: Uint8Array, grid: PolygonGrid, aoi: AoiGeometry): TileDetections {
   const polygons: Polygon[] = [];
   const confidences: number[] = [];
+  const areas: number[] = [];
   let truncatedRegions = 0;
   let size = 0;
   for (const r of out.regions) {
     if (r.touchesTileEdge && !touchesImageEdge(r, window, grid)) truncatedRegions++;
-    for (const geometry of regionPolygons(r, window, inside, grid, aoi)) {
+    for (const traced of regionPolygons(r, window, inside, grid, aoi)) {
+      const made = resultPolygon(traced);
+      if (!made) continue;
+      const { geometry } = made;
       polygons.push(geometry);
       confidences.push(r.confidence === null ? Number.NaN : r.confidence);
+      areas.push(made.area);
       size += 1 + geometry.coordinates.length;
       for (const ring of geometry.coordinates) size += 2 * ring.length;
     }
@@ -59,7 +70,7 @@ export function tileDetections(out: ChangeTileResult, window: PixelWindow, insid
       }
     }
   }
-  return { count: polygons.length, coords, confidence: Float64Array.from(confidences), regions: out.regions.length, truncatedRegions };
+  return { count: polygons.length, coords, confidence: Float64Array.from(confidences), area: Float64Array.from(areas), regions: out.regions.length, truncatedRegions };
 }
 
 function touchesImageEdge(r: ChangeRegion, w: PixelWindow, raster: PolygonGrid): boolean {

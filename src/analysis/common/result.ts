@@ -104,19 +104,46 @@ function normalisePolygon(geometry: Polygon): Polygon | null {
 }
 
 /**
+ * A polygon as the result writes it — rounded, closed, oriented, starting at its canonical
+ * vertex — and its geodesic area; null when the result drops it (collapsed by rounding, or no
+ * area). A pure function of the polygon: made where the polygon is (a tile task, on any thread
+ * or worker), it gives what finalizeFeatureCollection would, so the caller can hand the work to
+ * its tiles and finish with finalizePrepared.
+ */
+export function resultPolygon(geometry: Polygon): { geometry: Polygon; area: number } | null {
+  const normalised = normalisePolygon(geometry);
+  if (!normalised) return null;
+  const area = geodesicAreaSqm(normalised);
+  if (!(area > 0)) return null;
+  return { geometry: normalised, area };
+}
+
+/** A polygon resultPolygon made, with its place among the detector's polygons (`index`: ties in the order, and the confidence asked for). */
+export interface PreparedPolygon {
+  index: number;
+  geometry: Polygon;
+  area: number;
+  properties?: Record<string, unknown>;
+}
+
+/**
  * The result FeatureCollection for a list of polygons, with every rule of the spec's Result
  * section applied (see the comment at the top of this file for the open decisions).
  */
 export function finalizeFeatureCollection(polygons: ReadonlyArray<PolygonInput>, opts: FinalizeOptions = {}): FinalizedCollection {
-  const prepared: Array<{ index: number; geometry: Polygon; properties: Record<string, unknown>; area: number }> = [];
+  const prepared: PreparedPolygon[] = [];
   polygons.forEach((input, index) => {
-    const geometry = normalisePolygon(input.geometry);
-    if (!geometry) return;
-    const area = geodesicAreaSqm(geometry);
-    if (!(area > 0)) return;
-    prepared.push({ index, geometry, properties: input.properties ?? {}, area });
+    const made = resultPolygon(input.geometry);
+    if (made) prepared.push({ index, geometry: made.geometry, properties: input.properties ?? {}, area: made.area });
   });
+  return finalizePrepared(prepared, opts);
+}
 
+/**
+ * finalizeFeatureCollection for polygons already made by resultPolygon (sorts `prepared` in
+ * place): the order, ids, properties and bbox. `opts.confidence` is asked by each polygon's `index`.
+ */
+export function finalizePrepared(prepared: PreparedPolygon[], opts: FinalizeOptions = {}): FinalizedCollection {
   prepared.sort((a, b) => {
     const pa = a.geometry.coordinates[0]![0]!;
     const pb = b.geometry.coordinates[0]![0]!;
@@ -140,7 +167,7 @@ export function finalizeFeatureCollection(polygons: ReadonlyArray<PolygonInput>,
       throw new RangeError(`finalizeFeatureCollection: confidence of polygon ${p.index} is ${confidence}`);
     }
     // Detector-specific properties first; the spec's members cannot be overridden by them.
-    const { area_sqm: _a, confidence: _c, id: _i, ...rest } = p.properties;
+    const { area_sqm: _a, confidence: _c, id: _i, ...rest } = p.properties ?? {};
     const properties: ResultFeature['properties'] = {
       ...rest,
       ...(opts.addPropertyId ? { id } : {}),

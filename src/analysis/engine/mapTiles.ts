@@ -24,6 +24,7 @@ import type { PixelWindow } from '../../imagery/window.ts';
 import { threadCall, type TaskFn, type TaskResult, type ThreadTask } from '../../threads/task.ts';
 import type { TileRunner } from '../port.ts';
 import { runTileCall } from './pool.ts';
+import { addAnalysisCpu, cpuSince, threadCpuSeconds } from './cpu.ts';
 
 /** A tile's task input (its buffers listed in `transfer` move to the worker, not copied) and what the merge keeps of the tile besides the task's result. */
 export type TileInput<F extends TaskFn, K> =
@@ -113,7 +114,17 @@ export async function mapTiles<F extends TaskFn, D, K>(
   let merged = 0;
 
   const mergeSettled = (): void => {
+    if (!(pending.length > 0 && pending[0]!.settled)) return;
     const started = performance.now();
+    const cpu = threadCpuSeconds();
+    try {
+      mergeReady();
+    } finally {
+      addAnalysisCpu('merge', cpuSince(cpu));
+      timings.merge += performance.now() - started;
+    }
+  };
+  const mergeReady = (): void => {
     while (pending.length > 0 && pending[0]!.settled) {
       // An abort (the progress callback may raise it) merges nothing further, however many tiles have settled.
       signal?.throwIfAborted();
@@ -127,7 +138,6 @@ export async function mapTiles<F extends TaskFn, D, K>(
       merged++;
       options.onProgress?.(merged, total);
     }
-    timings.merge += performance.now() - started;
   };
   const settle = (entry: Pending<TaskResult<F>, K>, ok: boolean, value: unknown): void => {
     entry.settled = true;

@@ -8,7 +8,9 @@ import os from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
 import { ThreadPool } from '../../threads/pool.ts';
 import { reviveError } from './revive.ts';
-import type { TaskCall, TaskFn, TaskResult, ThreadCall } from '../../threads/task.ts';
+import { threadCall, type TaskCall, type TaskFn, type TaskResult, type ThreadCall } from '../../threads/task.ts';
+import { addAnalysisCpu } from './cpu.ts';
+import { threadTasks as measuredTasks, type Measured } from './measuredTask.ts';
 
 export function analysisThreads(): number {
   const configured = Number(process.env.SARWATCH_ANALYSIS_THREADS);
@@ -38,12 +40,19 @@ export function keepAnalysisThreadsWarm(): void {
  * has its thread terminated (piscina starts a fresh one), so a job's analysis stops promptly.
  */
 export function runTileTask<F extends TaskFn>(call: TaskCall<F>, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<TaskResult<F>> {
-  return pool.run(call, transfer, signal);
+  return runTileCall(threadCall(call), transfer, signal) as Promise<TaskResult<F>>;
 }
 
-/** Runs a call that came as data (a tile message of the queue, scaled out) on the pool. */
-export function runTileCall(call: ThreadCall, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<unknown> {
-  return pool.runCall(call, transfer, signal);
+/**
+ * Runs a call that came as data (a tile message of the queue, scaled out) on the pool. Every
+ * call runs inside measuredTask.ts, which hands back the thread's CPU time beside the result
+ * (this process's analysisCpu, cpu.ts).
+ */
+export async function runTileCall(call: ThreadCall, transfer: TransferListItem[] = [], signal?: AbortSignal): Promise<unknown> {
+  const out = (await pool.run({ task: measuredTasks.measured, input: call }, transfer, signal)) as Measured;
+  addAnalysisCpu('taskModules', out.moduleCpu);
+  addAnalysisCpu('tileTasks', out.taskCpu);
+  return out.value;
 }
 
 /** Stops the worker threads (process shutdown, tests). */

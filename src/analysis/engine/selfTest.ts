@@ -27,4 +27,12 @@ export function failOnWorker(input: { kind: 'imagery' | 'job' | 'plain'; message
   throw new TypeError(input.message);
 }
 
-export const threadTasks = defineThreadTasks(import.meta.url, { sumOnWorker, holdUntilReleased, failOnWorker });
+/** Keeps its thread busy for `ms` of wall time: the tests of the analysis CPU account (cpu.ts) use it. */
+export function spinOnWorker(input: { ms: number }): { threadId: number; spins: number } {
+  const end = performance.now() + input.ms;
+  let spins = 0;
+  while (performance.now() < end) spins++;
+  return { threadId, spins };
+}
+
+export const threadTasks = defineThreadTasks(import.meta.url, { sumOnWorker, holdUntilReleased, failOnWorker, spinOnWorker });
