@@ -8,6 +8,7 @@ import type { MercatorGrid } from './mercator.ts';
 import { lonLatToMercator } from './mercator.ts';
 import type { FlatRings } from './vectors.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
+import { encodePng } from './png.ts';
 
 export interface DeviationLegendClass {
   colour: Colour;
@@ -53,7 +54,7 @@ function ringsInPixels(flat: FlatRings, grid: MercatorGrid, dx: number, dy: numb
   return out;
 }
 
-export function renderDeviationMap(input: RenderDeviationMapInput): Uint8Array {
+export function renderDeviationMap(input: RenderDeviationMapInput): Promise<Uint8Array> {
   const { grid, cells, classes } = input;
   const title = 'DEVIATION OF THE LAST DATE FROM THE MOVING AVERAGE (IN MOVING STD)';
   const legendWidth = Math.max(textWidth(title), classes.length * SWATCH.width + MARGIN + SWATCH.width + textWidth(' NO VALUE'), ...input.notes.map(textWidth));
@@ -86,7 +87,8 @@ export function renderDeviationMap(input: RenderDeviationMapInput): Uint8Array {
   canvas.fillRings([Float64Array.of(nx, barTop, nx + SWATCH.width, barTop, nx + SWATCH.width, barTop + SWATCH.height, nx, barTop + SWATCH.height)], input.noValue);
   canvas.text(nx + SWATCH.width + 6, barTop + 5, 'NO VALUE', INK);
   input.notes.forEach((note, i) => canvas.text(MARGIN, barTop + SWATCH.height + 18 + 12 * i, note, INK));
-  return new Uint8Array(canvas.encode({ colorType: 2, filterType: 0 }));
+  // Opaque throughout (a white background): RGB by the module's PNG writer (png.ts), not pngjs's per-pixel packing.
+  return encodePng(canvas.data, width, height, { opaque: true });
 }
 
 /** What the analysis pool may run of this module (src/threads/task.ts). */

@@ -1,8 +1,9 @@
 /**
- * A quicklook's PNG writer: 8-bit RGBA pixels written as RGBA or, when every pixel is grey,
- * as grey + alpha (half the bytes to compress), no row filter, deflate level 1 — what
- * render.ts asked of pngjs, without its per-pixel JavaScript passes, and compressed on
- * libuv's pool (zlib's asynchronous deflate) so a quicklook's two pictures compress at once.
+ * A quicklook's PNG writer: 8-bit pixels written as an indexed image (one byte a pixel and a
+ * palette: the ship/oil/building pictures), RGB, grey + alpha or RGBA, no row filter, deflate
+ * level 1 — without pngjs's per-pixel JavaScript passes, and compressed on libuv's pool
+ * (zlib's asynchronous deflate) so a quicklook's two pictures compress at once. A caller may
+ * write its pixels straight into the filtered rows (rawImage) and hand them over (encodeRaw).
  * zlib gives the deflate and the chunks' CRC-32; only the chunk framing is written here.
  */
 import { promisify } from 'node:util';
@@ -22,36 +23,81 @@ function chunk(type: string, data: Uint8Array): Buffer {
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 
 /** PNG colour types written. */
+const RGB = 2;
+const INDEXED = 3;
 const GREY_ALPHA = 4;
 const RGBA = 6;
 
+/** Bytes a pixel of each layout written (indexed: one palette entry). */
+export const CHANNELS = { rgb: 3, greyAlpha: 2, rgba: 4, indexed: 1 } as const;
+export type PngLayout = keyof typeof CHANNELS;
+
 /**
- * The PNG of width × height RGBA pixels (`rgba`, 4 bytes a pixel, row after row). `grey`:
- * every pixel has r = g = b, written as grey + alpha (decodes to the same RGBA).
+ * The filtered image data of a width × height PNG in `layout`, zeroed: each row its filter
+ * byte (0, none) and then its pixels — for a caller that writes the pixels straight in
+ * (rawRowStart) and hands it to encodeRaw, with no RGBA copy in between.
  */
-export async function encodePng(rgba: Uint8Array, width: number, height: number, options: { grey?: boolean } = {}): Promise<Uint8Array> {
-  const channels = options.grey ? 2 : 4;
-  const stride = width * channels + 1;
-  // Each row: its filter byte (0, none), then the pixels.
-  const raw = Buffer.allocUnsafe(stride * height);
-  for (let y = 0; y < height; y++) {
-    const at = y * stride;
-    raw[at] = 0;
-    if (!options.grey) {
-      raw.set(rgba.subarray(4 * y * width, 4 * (y + 1) * width), at + 1);
-      continue;
-    }
-    for (let x = 0, i = 4 * y * width, o = at + 1; x < width; x++, i += 4, o += 2) {
-      raw[o] = rgba[i]!;
-      raw[o + 1] = rgba[i + 3]!;
-    }
-  }
+export function rawImage(layout: PngLayout, width: number, height: number): Buffer {
+  return Buffer.alloc((width * CHANNELS[layout] + 1) * height);
+}
+
+/** Offset of row y's first pixel in a rawImage. */
+export function rawRowStart(layout: PngLayout, width: number, y: number): number {
+  return y * (width * CHANNELS[layout] + 1) + 1;
+}
+
+/** An indexed image's colours: `rgb` 3 bytes an entry (≤ 256 entries), `alpha` of the first entries (the others opaque). */
+export interface Palette {
+  rgb: Uint8Array;
+  alpha: Uint8Array;
+}
+
+/** The PNG of a rawImage (its filter bytes 0); an `indexed` one with its palette. */
+export async function encodeRaw(raw: Uint8Array, layout: PngLayout, width: number, height: number, palette?: Palette): Promise<Uint8Array> {
+  if ((layout === 'indexed') !== !!palette) throw new Error('an indexed PNG, and only one, has a palette');
   const compressed = await deflate(raw, { level: 1, strategy: 0 });
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bits per sample
-  header[9] = options.grey ? GREY_ALPHA : RGBA;
+  header[9] = { rgb: RGB, greyAlpha: GREY_ALPHA, rgba: RGBA, indexed: INDEXED }[layout];
   // compression, filter method, interlace: 0
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', compressed), chunk('IEND', new Uint8Array(0))]);
+  const colours = palette ? [chunk('PLTE', palette.rgb), ...(palette.alpha.length ? [chunk('tRNS', palette.alpha)] : [])] : [];
+  return Buffer.concat([SIGNATURE, chunk('IHDR', header), ...colours, chunk('IDAT', compressed), chunk('IEND', new Uint8Array(0))]);
+}
+
+/** Rows of RGBA pixels into a rawImage of `layout` (rgb drops alpha, greyAlpha keeps r and alpha). */
+function rawOf(rgba: Uint8Array, width: number, height: number, layout: Exclude<PngLayout, 'indexed'>): Buffer {
+  const raw = Buffer.allocUnsafe((width * CHANNELS[layout] + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const at = rawRowStart(layout, width, y);
+    raw[at - 1] = 0;
+    if (layout === 'rgba') {
+      raw.set(rgba.subarray(4 * y * width, 4 * (y + 1) * width), at);
+      continue;
+    }
+    if (layout === 'rgb') {
+      for (let x = 0, i = 4 * y * width, o = at; x < width; x++, i += 4, o += 3) {
+        raw[o] = rgba[i]!;
+        raw[o + 1] = rgba[i + 1]!;
+        raw[o + 2] = rgba[i + 2]!;
+      }
+      continue;
+    }
+    for (let x = 0, i = 4 * y * width, o = at; x < width; x++, i += 4, o += 2) {
+      raw[o] = rgba[i]!;
+      raw[o + 1] = rgba[i + 3]!;
+    }
+  }
+  return raw;
+}
+
+/**
+ * The PNG of width × height RGBA pixels (`rgba`, 4 bytes a pixel, row after row). `grey`:
+ * every pixel has r = g = b, written as grey + alpha (decodes to the same RGBA); `opaque`:
+ * every alpha is 255, written as RGB.
+ */
+export function encodePng(rgba: Uint8Array, width: number, height: number, options: { grey?: boolean; opaque?: boolean } = {}): Promise<Uint8Array> {
+  const layout = options.grey ? 'greyAlpha' : options.opaque ? 'rgb' : 'rgba';
+  return encodeRaw(rawOf(rgba, width, height, layout), layout, width, height);
 }

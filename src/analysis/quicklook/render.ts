@@ -1,8 +1,9 @@
 /**
- * Worker-thread half of a quicklook (a task of the analysis pool): the sampled source
- * resampled onto the Mercator grid, in dB, stretched between its 2nd and 98th percentiles,
- * as two PNGs — the overlay (transparent outside the data and the analysed extent) and the
- * quicklook (the same pixels with the AOI's outline and the detections drawn).
+ * Worker-thread half of a quicklook (a task of the analysis pool): the sampled source in dB,
+ * stretched between the 2nd and 98th percentiles of the output pixels, each sampled value's
+ * grey level worked out once, then resampled onto the Mercator grid as indices; two indexed
+ * PNGs with one palette — the overlay (transparent outside the data and the analysed extent)
+ * and the quicklook (the same pixels with the AOI's outline and the detections drawn).
  */
 import { Canvas, fillRingSpans, type Colour } from '../../raster/canvas.ts';
 import { boxMean } from '../../raster/boxMean.ts';
@@ -11,7 +12,7 @@ import type { Lattice, SampledRaster } from './sample.ts';
 import type { FlatRings } from './vectors.ts';
 import { lonLatToMercator } from './mercator.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
-import { encodePng } from './png.ts';
+import { encodeRaw, rawImage, rawRowStart, type Palette } from './png.ts';
 
 export interface DetectionStyle {
   colour: Colour;
@@ -66,17 +67,21 @@ function projectRings(flat: FlatRings, grid: MercatorGrid, ringFrom: number, rin
   return out;
 }
 
-/** Source (row, col) of every output pixel from the lattice, bilinear; then the sampled value (NaN where none). */
-function resample(grid: MercatorGrid, lattice: Lattice, raster: SampledRaster): Float32Array {
+/**
+ * Source (row, col) of every output pixel from the lattice, bilinear; then the index of the
+ * sampled value there (k · runs + c), −1 where none. Indices, not values: the stretch and the
+ * grey levels are then worked out once per sampled value, not once per output pixel.
+ */
+function resampleIndex(grid: MercatorGrid, lattice: Lattice, raster: SampledRaster): Int32Array {
   const { width, height } = grid;
   const { step, nx, ny, rows, cols } = lattice;
-  const out = new Float32Array(width * height).fill(Number.NaN);
+  const out = new Int32Array(width * height).fill(-1);
   const nodeX = (i: number) => Math.min(i * step, width - 1);
   const nodeY = (j: number) => Math.min(j * step, height - 1);
   // The lattice interpolated to the current output row, at every node column.
   const rowAt = new Float64Array(nx);
   const colAt = new Float64Array(nx);
-  const { firstRow, rowStep, x0, runLength, rows: sampledRows, runs, data } = raster;
+  const { firstRow, rowStep, x0, runLength, rows: sampledRows, runs } = raster;
   for (let y = 0; y < height; y++) {
     const j = ny > 1 ? Math.min(Math.floor(y / step), ny - 2) : 0;
     const ya = nodeY(j);
@@ -106,7 +111,7 @@ function resample(grid: MercatorGrid, lattice: Lattice, raster: SampledRaster): 
         const k = Math.round((row - firstRow) / rowStep);
         const c = Math.floor((col + 0.5 - x0) / runLength);
         if (k < 0 || k >= sampledRows || c < 0 || c >= runs) continue;
-        out[at + x] = data[k * runs + c]!;
+        out[at + x] = k * runs + c;
       }
     }
   }
@@ -116,16 +121,31 @@ function resample(grid: MercatorGrid, lattice: Lattice, raster: SampledRaster): 
 /** σ0 floor of the readers (1e-5, src/imagery SIGMA_FLOOR_LINEAR) in dB: values there are below the noise, not a level of the scene. */
 const FLOOR_DB = -50;
 
-/** The p-th percentiles of the finite values above the floor (0.05 dB bins). */
-function percentiles(db: Float32Array, ps: readonly number[]): number[] {
-  const lo = -80;
-  const bin = 0.05;
-  const counts = new Uint32Array(Math.ceil(120 / bin));
-  let n = 0;
+/** Histogram bins of the stretch: 0.05 dB from −80 dB. */
+const HIST_LO = -80;
+const HIST_BIN = 0.05;
+const HIST_BINS = Math.ceil(120 / HIST_BIN);
+
+/** Each value's histogram bin, −1 for a value at or below the floor (or NaN): not counted in the stretch. */
+function binsOf(db: Float32Array): Int16Array {
+  const bins = new Int16Array(db.length);
   for (let i = 0; i < db.length; i++) {
     const v = db[i]!;
-    if (!(v > FLOOR_DB + 0.01)) continue;
-    counts[Math.max(0, Math.min(counts.length - 1, Math.floor((v - lo) / bin)))]!++;
+    bins[i] = v > FLOOR_DB + 0.01 ? Math.max(0, Math.min(HIST_BINS - 1, Math.floor((v - HIST_LO) / HIST_BIN))) : -1;
+  }
+  return bins;
+}
+
+/** The p-th percentiles of the output pixels' values above the floor (0.05 dB bins): each pixel counts its sampled value's bin. */
+function percentiles(index: Int32Array, bins: Int16Array, ps: readonly number[]): number[] {
+  const counts = new Uint32Array(HIST_BINS);
+  let n = 0;
+  for (let i = 0; i < index.length; i++) {
+    const k = index[i]!;
+    if (k < 0) continue;
+    const b = bins[k]!;
+    if (b < 0) continue;
+    counts[b]!++;
     n++;
   }
   return ps.map((p) => {
@@ -133,10 +153,111 @@ function percentiles(db: Float32Array, ps: readonly number[]): number[] {
     let seen = 0;
     for (let b = 0; b < counts.length; b++) {
       seen += counts[b]!;
-      if (seen >= target && seen > 0) return lo + (b + 0.5) * bin;
+      if (seen >= target && seen > 0) return HIST_LO + (b + 0.5) * HIST_BIN;
     }
-    return lo;
+    return HIST_LO;
   });
+}
+
+/** Linear σ0 to dB in place (NaN where there is no positive value). */
+function toDb(values: Float32Array): void {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    values[i] = v > 0 ? 10 * Math.log10(v) : Number.NaN;
+  }
+}
+
+/**
+ * Grey levels of the pictures: the stretch maps to GREY_LEVELS levels, palette entries 1 …
+ * GREY_LEVELS, spread over 0 … 255 (round(q · 255 / (GREY_LEVELS − 1))); entry 0 is
+ * transparent and the entries after the greys are the drawing's colours. 252 and not 256
+ * levels: an indexed PNG holds 256 colours, and one byte a pixel deflates in a quarter of
+ * the time of RGBA — a grey differs by at most one level of 255 from a 256-level stretch.
+ */
+export const GREY_LEVELS = 252;
+/** Palette entries of the drawing: the AOI's outline, then the detections' colour. */
+const OUTLINE_ENTRY = GREY_LEVELS + 1;
+const DETECTION_ENTRY = GREY_LEVELS + 2;
+
+/** The pictures' palette: transparent, the greys, the outline and the detections' colour. */
+function paletteOf(detection: Colour): Palette {
+  const rgb = new Uint8Array(3 * (DETECTION_ENTRY + 1));
+  for (let q = 0; q < GREY_LEVELS; q++) rgb.fill(Math.round((q * 255) / (GREY_LEVELS - 1)), 3 * (q + 1), 3 * (q + 2));
+  rgb.set(OUTLINE_COLOUR.slice(0, 3), 3 * OUTLINE_ENTRY);
+  rgb.set(detection.slice(0, 3), 3 * DETECTION_ENTRY);
+  return { rgb, alpha: Uint8Array.of(0) };
+}
+
+/** Each sampled value's palette entry in the stretch lo … hi (1 + its grey level), 0 where it has none (NaN). */
+function entriesOf(db: Float32Array, lo: number, hi: number): Uint8Array {
+  const entries = new Uint8Array(db.length);
+  const top = GREY_LEVELS - 1;
+  for (let i = 0; i < db.length; i++) {
+    const v = db[i]!;
+    entries[i] = Number.isFinite(v) ? 1 + Math.round(Math.max(0, Math.min(1, (v - lo) / (hi - lo))) * top) : 0;
+  }
+  return entries;
+}
+
+/**
+ * The output pixels' palette entries into `raw` (an indexed rawImage), 0 (transparent) where
+ * there is no value. Returns how many have one.
+ */
+function paint(index: Int32Array, entries: Uint8Array, width: number, height: number, raw: Uint8Array): number {
+  let validPixels = 0;
+  for (let y = 0; y < height; y++) {
+    const o = rawRowStart('indexed', width, y);
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      const k = index[i]!;
+      if (k < 0) continue;
+      const e = entries[k]!;
+      raw[o + x] = e;
+      if (e) validPixels++;
+    }
+  }
+  return validPixels;
+}
+
+/** Canvas drawing into an indexed rawImage: each colour drawn is one palette entry. */
+class IndexedCanvas extends Canvas {
+  constructor(
+    readonly raw: Uint8Array,
+    width: number,
+    height: number,
+    private readonly entries: ReadonlyMap<Colour, number>,
+  ) {
+    // The RGBA surface of Canvas is not used (every pixel is written by set).
+    super(1, 1);
+    this.w = width;
+    this.h = height;
+  }
+  private readonly w: number;
+  private readonly h: number;
+
+  override set(x: number, y: number, colour: Colour): void {
+    x = Math.round(x);
+    y = Math.round(y);
+    if (x < 0 || y < 0 || x >= this.w || y >= this.h) return;
+    const entry = this.entries.get(colour);
+    if (entry === undefined) throw new Error('a colour the palette has no entry for');
+    this.raw[rawRowStart('indexed', this.w, y) + x] = entry;
+  }
+}
+
+/** A 3 × 3 mean of the sampled values (linear) where they are data. */
+function smoothed(raster: SampledRaster): Float32Array {
+  const { data, rows, runs } = raster;
+  // A plain loop: Uint8Array.from with a mapping function takes seconds on a 2,048² raster.
+  const valid = new Uint8Array(data.length);
+  for (let i = 0; i < data.length; i++) valid[i] = data[i]! > 0 ? 1 : 0;
+  return boxMean(data, valid, runs, rows, 1, 1);
+}
+
+/** −1 at every output pixel outside the rings. */
+function maskOutside(index: Int32Array, rings: Float64Array[], width: number, height: number): void {
+  const inside = new Uint8Array(width * height);
+  fillRingSpans(rings, width, height, (y, xa, xb) => inside.fill(1, y * width + xa, y * width + xb));
+  for (let i = 0; i < index.length; i++) if (!inside[i]) index[i] = -1;
 }
 
 export async function renderQuicklook(input: RenderQuicklookInput): Promise<RenderedQuicklook> {
@@ -145,49 +266,26 @@ export async function renderQuicklook(input: RenderQuicklookInput): Promise<Rend
   // Near the source's own resolution (a polygon job) each value is one to a few pixels of
   // speckle: a 3 × 3 mean (linear) keeps it from filling the stretch. A whole scene's values
   // already average runs of ten or more pixels.
-  const { rows, runs, runLength } = input.raster;
-  if (runLength < SMOOTH_BELOW_RUN) {
-    // A plain loop: Uint8Array.from with a mapping function takes seconds on a 2,048² raster.
-    const data = input.raster.data;
-    const valid = new Uint8Array(data.length);
-    for (let i = 0; i < data.length; i++) valid[i] = data[i]! > 0 ? 1 : 0;
-    input.raster.data = boxMean(input.raster.data, valid, runs, rows, 1, 1);
-  }
-  // dB on the sampled raster (fewer values than the output grid), then resampled.
-  const sampled = input.raster.data;
-  for (let i = 0; i < sampled.length; i++) {
-    const v = sampled[i]!;
-    sampled[i] = v > 0 ? 10 * Math.log10(v) : Number.NaN;
-  }
-  const db = resample(grid, input.lattice, input.raster);
+  if (input.raster.runLength < SMOOTH_BELOW_RUN) input.raster.data = smoothed(input.raster);
+  // dB, the stretch's bins and the grey levels on the sampled raster (fewer values than the
+  // output grid); the output pixels only say which sampled value they show.
+  const db = input.raster.data;
+  toDb(db);
+  const index = resampleIndex(grid, input.lattice, input.raster);
+  if (input.extent) maskOutside(index, projectRings(input.extent, grid, 0, input.extent.ringStart.length - 1), width, height);
 
-  const extentRings = input.extent ? projectRings(input.extent, grid, 0, input.extent.ringStart.length - 1) : null;
-  if (extentRings) {
-    const inside = new Uint8Array(width * height);
-    fillRingSpans(extentRings, width, height, (y, xa, xb) => inside.fill(1, y * width + xa, y * width + xb));
-    for (let i = 0; i < db.length; i++) if (!inside[i]) db[i] = Number.NaN;
-  }
-
-  const [lo, hi0] = percentiles(db, STRETCH_PERCENTILES);
+  const [lo, hi0] = percentiles(index, binsOf(db), STRETCH_PERCENTILES);
   const hi = Math.max(hi0!, lo! + 1);
-  const canvas = new Canvas(width, height);
-  const rgba = canvas.data;
-  let validPixels = 0;
-  for (let i = 0; i < db.length; i++) {
-    const v = db[i]!;
-    if (!Number.isFinite(v)) continue;
-    const g = Math.round(Math.max(0, Math.min(1, (v - lo!) / (hi - lo!))) * 255);
-    rgba[4 * i] = g;
-    rgba[4 * i + 1] = g;
-    rgba[4 * i + 2] = g;
-    rgba[4 * i + 3] = 255;
-    validPixels++;
-  }
-  // No row filter, fastest deflate (png.ts): on speckle the adaptive filters and higher levels
-  // gain little size (2.3 vs 2.5 MB at 2048 × 1652) for 4× the time. The overlay is all grey:
-  // written as grey + alpha, and compressed while the detections are drawn (then beside the quicklook).
-  const overlay = encodePng(canvas.data, width, height, { grey: true });
+  // Both pictures indexed (one byte a pixel) with the same palette; no row filter, fastest
+  // deflate (png.ts): on speckle the adaptive filters and higher levels gain little size for
+  // 4× the time. The overlay is compressed while the quicklook (its copy) is drawn on.
+  const palette = paletteOf(style.colour);
+  const overlayRaw = rawImage('indexed', width, height);
+  const validPixels = paint(index, entriesOf(db, lo!, hi), width, height, overlayRaw);
+  const quicklookRaw = Buffer.from(overlayRaw);
+  const overlay = encodeRaw(overlayRaw, 'indexed', width, height, palette);
 
+  const canvas = new IndexedCanvas(quicklookRaw, width, height, new Map([[OUTLINE_COLOUR, OUTLINE_ENTRY], [style.colour, DETECTION_ENTRY]]));
   if (input.outline) for (const ring of projectRings(input.outline, grid, 0, input.outline.ringStart.length - 1)) canvas.ringOutline(ring, 1, OUTLINE_COLOUR);
   const { detections } = input;
   const features = detections.featureStart.length - 1;
@@ -206,7 +304,7 @@ export async function renderQuicklook(input: RenderQuicklookInput): Promise<Rend
       canvas.squareOutline(sx / n, sy / n, 6, 2, style.colour);
     }
   }
-  const [quicklook, overlayPng] = await Promise.all([encodePng(canvas.data, width, height), overlay]);
+  const [quicklook, overlayPng] = await Promise.all([encodeRaw(quicklookRaw, 'indexed', width, height, palette), overlay]);
   return { quicklook, overlay: overlayPng, stretchDb: [lo!, hi], validPixels };
 }
 
