@@ -91,6 +91,8 @@ type Config = Partial<GbtOptions> & {
   calibratedWeight?: number;
   /** Weight of the harder world's ship-wake bags (default: `generatedWeight`): aims the mix at the wake look-alike. */
   wakeWeight?: number;
+  /** Weight of the basic scenes' bags (basicScenes.ts: calm patches with a fast wind drop, slicks; default 0: left out). */
+  basicWeight?: number;
 };
 
 let GRID: Config[] = [
@@ -106,9 +108,10 @@ const r3 = (v: number) => Math.round(v * 1000) / 1000;
 /** The service's vetoes on calibrated σ0 (params.ts defaults). */
 const SERVICE_VETOES: readonly string[] = DEFAULT_OIL_SLICK_PARAMS.vetoRules;
 
-/** A generated bag's weight in a configuration: soft-edged outline scenes by `outlineWeight`, the harder world by `generatedWeight` (its ship wakes by `wakeWeight` when given). */
+/** A generated bag's weight in a configuration: soft-edged outline scenes by `outlineWeight`, basic scenes by `basicWeight`, the harder world by `generatedWeight` (its ship wakes by `wakeWeight` when given). */
 function generatedWeightOf(cfg: Config, c: GeneratedChip): number {
   if (c.scene.startsWith('outline-')) return cfg.outlineWeight ?? 0;
+  if (c.scene.startsWith('basic-')) return cfg.basicWeight ?? 0;
   if (cfg.generatedWeight > 0 && c.kind === 'ship wake' && cfg.wakeWeight !== undefined) return cfg.wakeWeight;
   return cfg.generatedWeight;
 }
@@ -167,7 +170,9 @@ function outOfFold(train: ChipCandidates[], folds: number[], cfg: Config, genera
 }
 
 function gbtOf(cfg: Config): Partial<GbtOptions> {
-  const { rounds: _r, generatedWeight: _w, outlineWeight: _o, calibratedWeight: _c, ...gbt } = cfg;
+  // Only the trees' options: the mix's weights are not GBT options (the trainer ignored `wakeWeight`,
+  // which model.json's training.gbt recorded until the fifth pass).
+  const { rounds: _r, generatedWeight: _w, outlineWeight: _o, calibratedWeight: _c, wakeWeight: _k, basicWeight: _b, ...gbt } = cfg;
   return gbt;
 }
 
@@ -305,6 +310,8 @@ async function main(): Promise<void> {
         bags: generated.length,
         weight: best.cfg.generatedWeight,
         outlineWeight: best.cfg.outlineWeight ?? 0,
+        wakeWeight: best.cfg.wakeWeight ?? best.cfg.generatedWeight,
+        basicWeight: best.cfg.basicWeight ?? 0,
         outOfFold: best.gen,
       },
       calibrated: {
