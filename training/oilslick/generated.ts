@@ -6,6 +6,11 @@
  * upwelling) a no-oil chip of the candidates on it, and the rest of a scene's candidates one
  * no-oil chip ("open sea"). Scenes go whole to one cross-validation fold.
  *
+ * Since the fifth pass also harder-world variants 13–20 at 9–12 m/s (films and wakes where the
+ * held-out check still flagged them) and basic scenes (basicScenes.ts: the evaluation's basic
+ * generator with other seeds; each calm patch a no-oil bag, the calm-3-2 kind, each slick an oil
+ * bag), weighted by the configuration's `basicWeight` (train.ts).
+ *
  * Soft-edged OIL too (outlineBags): scenes of the outline evaluation's generator
  * (outlineScene.ts: broken slicks with 40–200 m soft edges, gaps, arms, holes, faint tails; one
  * low-wind patch each) with other seeds than the evaluation's (OUTLINE_SEEDS, never 2400–2405),
