@@ -19,7 +19,7 @@ export function basicVariantSeed(variant: number, index: number): number {
 }
 
 /** The product spec (without size and polarisations) of a basic scene: eval/run.ts slickScene's for seed 8200 + index. */
-export function basicSceneSpec(wind: number, index: number, seed = EVAL_BASIC_SEED + index): Omit<SafeGrdSpec, 'width' | 'height' | 'pols'> {
+export function basicSceneSpec(wind: number, index: number, seed = EVAL_BASIC_SEED + index, opts: { fastDrop?: boolean } = {}): Omit<SafeGrdSpec, 'width' | 'height' | 'pols'> {
   const rng = new Random(seed, 'eval-slicks');
   const center: Position = [3.2 + 0.4 * index, 54.6 + 0.35 * index];
   const km = (dx: number, dy: number): Position => [center[0] + dx / (111.32 * Math.cos((center[1] * Math.PI) / 180)), center[1] + dy / 110.57];
@@ -44,14 +44,15 @@ export function basicSceneSpec(wind: number, index: number, seed = EVAL_BASIC_SE
     return { id: `slick-${index + 1}-${i + 1}`, path: pts, widthM: [Math.round(rng.range(80, 250)), Math.round(rng.range(300, 800))] };
   });
   const lowWind: LowWindPatchSpec[] = quadrants.slice(2).map(([qx, qy], i) => {
-    const lengthM = Math.round(rng.range(3000, 8000));
+    // fastDrop (training only): small patches where the wind falls furthest — calm-3-2's kind (3.1 km, 0.6 m/s).
+    const lengthM = Math.round(opts.fastDrop ? rng.range(2500, 4000) : rng.range(3000, 8000));
     return {
       id: `calm-${index + 1}-${i + 1}`,
       center: km(qx + rng.range(-1, 1), qy + rng.range(-1, 1)),
       lengthM,
       widthM: Math.round(lengthM * rng.range(0.3, 0.6)),
       orientationDeg: Math.round(rng.range(0, 180)),
-      minSpeed: Math.round(rng.range(0.5, 2) * 10) / 10,
+      minSpeed: Math.round((opts.fastDrop ? rng.range(0.3, 1) : rng.range(0.5, 2)) * 10) / 10,
     };
   });
   const ships: ShipSpec[] = Array.from({ length: 5 }, (_, i) => {

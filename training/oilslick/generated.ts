@@ -57,6 +57,8 @@ export const STRONG_WIND_VARIANTS: readonly number[] = [13, 14, 15, 16, 17, 18, 
  */
 const BASIC_WINDS = [6, 7, 8, 9];
 export const BASIC_VARIANTS = 12;
+/** Basic variants 13 … 20 (seeds 40,130 … 40,203): fast-drop calm patches only (2.5–4 km, down to 0.3–1 m/s; basicSceneSpec fastDrop). */
+export const FAST_DROP_VARIANTS: readonly number[] = [13, 14, 15, 16, 17, 18, 19, 20];
 
 export interface GeneratedChip extends ChipCandidates {
   /** Scene (set and variant) the bag comes from: the fold unit. */
@@ -79,12 +81,15 @@ export function generatedScenes(): Array<{ set: GeneratedSetName; variant: numbe
     for (const set of ['films', 'sea'] as const) out.push({ set, variant: v, wind: STRONG_WINDS[k % STRONG_WINDS.length]!, index: k % 2 });
   }
   for (let v = 1; v <= BASIC_VARIANTS; v++) out.push({ set: 'basic', variant: v, wind: BASIC_WINDS[(v - 1) % BASIC_WINDS.length]!, index: (v - 1) % 4 });
+  if (process.env.OIL_MIX_FAST_DROP === '1') for (const v of FAST_DROP_VARIANTS) out.push({ set: 'basic', variant: v, wind: BASIC_WINDS[(v - 1) % BASIC_WINDS.length]!, index: (v - 1) % 4 });
   return out;
 }
 
 /** The product spec of a generated (or held-out) scene: the harder world's or the basic world's. */
 export function generatedSceneSpec(s: { set: GeneratedSetName; variant: number; wind: number; index: number }): Omit<SafeGrdSpec, 'width' | 'height' | 'pols'> {
-  return s.set === 'basic' ? basicSceneSpec(s.wind, s.index, basicVariantSeed(s.variant, s.index)) : hardSceneSpec(s.set, s.wind, s.index, s.variant).spec;
+  return s.set === 'basic'
+    ? basicSceneSpec(s.wind, s.index, basicVariantSeed(s.variant, s.index), { fastDrop: FAST_DROP_VARIANTS.includes(s.variant) })
+    : hardSceneSpec(s.set, s.wind, s.index, s.variant).spec;
 }
 
 function cacheKey(): string {
