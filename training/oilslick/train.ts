@@ -82,7 +82,11 @@ const TARGET_FAR = 0.1;
  * the evaluation's 9 m/s wake): 0.856 (AUC 0.926), calibrated 0.812 / 0.083, 4 of 96 generated
  * look-alikes and 44 of 48 slicks out of fold; on 28 harder-world scenes of new seeds
  * (heldOut.ts) 7 of 116 look-alikes flagged against the previous model's 11, trails 29 against
- * 28 of 36: adopted (docs/oilslick.md).
+ * 28 of 36: adopted (docs/oilslick.md). Fifth pass (harder world at 9–12 m/s and basic scenes in
+ * the mix, `basicWeight` 30): 0.861 (AUC 0.927), calibrated 0.820 / 0.080, 5 of 176 generated
+ * look-alikes, 90 of 96 slicks out of fold — not adopted (the evaluation's calm-3-2 still flagged,
+ * calibrated 5–7 m/s FA 0.121; docs/oilslick.md); with the fast-drop basic variants
+ * (OIL_MIX_FAST_DROP=1) see docs/oilslick.md.
  */
 type Config = Partial<GbtOptions> & {
   rounds: number;
