@@ -72,16 +72,26 @@ const CACHE_DIR = path.join(repoRoot, '.tmp/oilslick-generated');
 
 export type GeneratedSetName = HardSetName | 'basic';
 
-export function generatedScenes(): Array<{ set: GeneratedSetName; variant: number; wind: number; index: number }> {
+/**
+ * The training mix's scenes. The fifth pass's scenes (strong-wind variants, basic scenes) join only
+ * with `fifth` (default: OIL_MIX_FIFTH=1), its fast-drop basic variants only with `fastDrop`
+ * (default: OIL_MIX_FAST_DROP=1): neither candidate was adopted, and without them the list (and so
+ * the folds by scene) is the committed model's, so `npm run train:oilslick` still reproduces it.
+ */
+export function generatedScenes(
+  opts: { fifth?: boolean; fastDrop?: boolean } = { fifth: process.env.OIL_MIX_FIFTH === '1', fastDrop: process.env.OIL_MIX_FAST_DROP === '1' },
+): Array<{ set: GeneratedSetName; variant: number; wind: number; index: number }> {
   const out: Array<{ set: GeneratedSetName; variant: number; wind: number; index: number }> = [];
   for (let v = 1; v <= GENERATED_VARIANTS; v++) {
     for (const set of ['films', 'sea'] as const) out.push({ set, variant: v, wind: WINDS[(v - 1) % WINDS.length]!, index: (v - 1) % 2 });
   }
-  for (const [k, v] of STRONG_WIND_VARIANTS.entries()) {
-    for (const set of ['films', 'sea'] as const) out.push({ set, variant: v, wind: STRONG_WINDS[k % STRONG_WINDS.length]!, index: k % 2 });
+  if (opts.fifth) {
+    for (const [k, v] of STRONG_WIND_VARIANTS.entries()) {
+      for (const set of ['films', 'sea'] as const) out.push({ set, variant: v, wind: STRONG_WINDS[k % STRONG_WINDS.length]!, index: k % 2 });
+    }
+    for (let v = 1; v <= BASIC_VARIANTS; v++) out.push({ set: 'basic', variant: v, wind: BASIC_WINDS[(v - 1) % BASIC_WINDS.length]!, index: (v - 1) % 4 });
   }
-  for (let v = 1; v <= BASIC_VARIANTS; v++) out.push({ set: 'basic', variant: v, wind: BASIC_WINDS[(v - 1) % BASIC_WINDS.length]!, index: (v - 1) % 4 });
-  if (process.env.OIL_MIX_FAST_DROP === '1') for (const v of FAST_DROP_VARIANTS) out.push({ set: 'basic', variant: v, wind: BASIC_WINDS[(v - 1) % BASIC_WINDS.length]!, index: (v - 1) % 4 });
+  if (opts.fastDrop) for (const v of FAST_DROP_VARIANTS) out.push({ set: 'basic', variant: v, wind: BASIC_WINDS[(v - 1) % BASIC_WINDS.length]!, index: (v - 1) % 4 });
   return out;
 }
 

@@ -85,8 +85,9 @@ const TARGET_FAR = 0.1;
  * 28 of 36: adopted (docs/oilslick.md). Fifth pass (harder world at 9–12 m/s and basic scenes in
  * the mix, `basicWeight` 30): 0.861 (AUC 0.927), calibrated 0.820 / 0.080, 5 of 176 generated
  * look-alikes, 90 of 96 slicks out of fold — not adopted (the evaluation's calm-3-2 still flagged,
- * calibrated 5–7 m/s FA 0.121; docs/oilslick.md); with the fast-drop basic variants
- * (OIL_MIX_FAST_DROP=1) see docs/oilslick.md.
+ * calibrated 5–7 m/s FA 0.121; docs/oilslick.md; OIL_MIX_FIFTH=1 and --grid with basicWeight 30);
+ * with the fast-drop basic variants too (OIL_MIX_FAST_DROP=1): 0.858 (AUC 0.926), calibrated
+ * 0.811 / 0.076, 3 of 192, calm-3-2 p 0.005 — not adopted either (calibrated 7–10 m/s hit 0.786).
  */
 type Config = Partial<GbtOptions> & {
   rounds: number;
