@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { detectSlicksInRaster, resolveOilSlickParams } from '../../src/analysis/oilslick/index.ts';
 import { loadOilModel } from '../../src/analysis/oilslick/model.ts';
 import { generateOutlineScene, OUTLINE_SCENE_INCIDENCE_DEG } from '../../training/oilslick/outlineScene.ts';
-import { decide, evalScenes, heldOutScenes } from '../../training/oilslick/heldOut.ts';
-import { GENERATED_VARIANTS } from '../../training/oilslick/generated.ts';
+import { basicEvalScenes, decide, evalScenes, freshScenes, heldOutScenes } from '../../training/oilslick/heldOut.ts';
+import { generatedScenes, generatedSceneSpec } from '../../training/oilslick/generated.ts';
 
 describe('oil held-out check', () => {
   it('decides as the engine does: slicks, fragments and probabilities, with the vetoes and without', () => {
@@ -32,9 +32,22 @@ describe('oil held-out check', () => {
 
   it('uses scenes of no other seed than its own: neither the evaluation’s nor the training mix’s', () => {
     const held = heldOutScenes();
-    expect(held.every((s) => s.variant > GENERATED_VARIANTS)).toBe(true);
-    expect(new Set(held.map((s) => `${s.set}-${s.variant}`)).size).toBe(held.length);
+    const fresh = freshScenes();
+    const seedOf = (s: Parameters<typeof generatedSceneSpec>[0]) => `${s.set === 'basic' ? 'basic' : 'hard'}:${generatedSceneSpec(s).seed}`;
+    const training = new Set(generatedScenes({ fifth: true, fastDrop: true }).map(seedOf));
+    const evaluation = new Set([...evalScenes(), ...basicEvalScenes()].map(seedOf));
+    for (const set of [held, fresh]) {
+      expect(new Set(set.map(seedOf)).size).toBe(set.length);
+      for (const s of set) expect(training.has(seedOf(s)) || evaluation.has(seedOf(s)), seedOf(s)).toBe(false);
+    }
+    // The fresh scenes share no seed with the first held-out check's either.
+    const first = new Set(held.map(seedOf));
+    expect(fresh.some((s) => first.has(seedOf(s)))).toBe(false);
     expect(evalScenes().every((s) => s.variant === 0)).toBe(true);
     expect(held.filter((s) => s.set === 'sea' && s.wind === 9).length).toBe(12);
+    expect(fresh.filter((s) => s.set === 'basic').length).toBe(12);
+    // The evaluation's basic scenes are eval/run.ts slickScene's seeds 8200 … 8203 (their calm-3-2 is the third's).
+    expect(basicEvalScenes().map((s) => generatedSceneSpec(s).seed)).toEqual([8200, 8201, 8202, 8203]);
+    expect(generatedSceneSpec(basicEvalScenes()[2]!).lowWind!.map((p) => [p.id, p.lengthM, p.minSpeed])).toEqual([['calm-3-1', 7722, 1.9], ['calm-3-2', 3076, 0.6]]);
   });
 });

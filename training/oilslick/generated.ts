@@ -6,6 +6,11 @@
  * upwelling) a no-oil chip of the candidates on it, and the rest of a scene's candidates one
  * no-oil chip ("open sea"). Scenes go whole to one cross-validation fold.
  *
+ * Since the fifth pass also harder-world variants 13–20 at 9–12 m/s (films and wakes where the
+ * held-out check still flagged them) and basic scenes (basicScenes.ts: the evaluation's basic
+ * generator with other seeds; each calm patch a no-oil bag, the calm-3-2 kind, each slick an oil
+ * bag), weighted by the configuration's `basicWeight` (train.ts).
+ *
  * Soft-edged OIL too (outlineBags): scenes of the outline evaluation's generator
  * (outlineScene.ts: broken slicks with 40–200 m soft edges, gaps, arms, holes, faint tails; one
  * low-wind patch each) with other seeds than the evaluation's (OUTLINE_SEEDS, never 2400–2405),
@@ -26,7 +31,8 @@ import { resolveOilSlickParams } from '../../src/analysis/oilslick/params.ts';
 import { intersectAoi } from '../../src/geo/clip.ts';
 import type { Polygon } from '../../src/geo/types.ts';
 import { openSafeProduct } from '../../src/imagery/index.ts';
-import { writeSafeGrd } from '../../src/synth/index.ts';
+import { writeSafeGrd, type SafeGrdSpec } from '../../src/synth/index.ts';
+import { basicSceneSpec, basicVariantSeed } from './basicScenes.ts';
 import type { ChipCandidates } from './extract.ts';
 import { hardSceneSpec, type HardSetName } from './hardScenes.ts';
 import { generateOutlineScene, OUTLINE_SCENE_INCIDENCE_DEG } from './outlineScene.ts';
@@ -37,6 +43,22 @@ const SIZE = 3000;
 const WINDS = [4, 5, 7, 8, 10];
 /** Variants per set (variant v: wind WINDS[(v − 1) mod 5], layout index (v − 1) mod 2). */
 export const GENERATED_VARIANTS = 12;
+/**
+ * Fifth pass (issue 24 §2): harder-world variants 13 … 20 at the strong winds the first twelve
+ * lacked, where the held-out check still flagged films and wakes (9–12 m/s; seeds 22,300–29,401).
+ */
+const STRONG_WINDS = [9, 12, 10.5, 11];
+export const STRONG_WIND_VARIANTS: readonly number[] = [13, 14, 15, 16, 17, 18, 19, 20];
+/**
+ * And basic scenes (basicScenes.ts, the evaluation's basic generator: two slicks, two calm
+ * patches 3–8 km with the wind falling to 0.5–2 m/s) of other seeds than the evaluation's
+ * (basicVariantSeed: 40,010 +, never 8200–8203), at 6–9 m/s: calm patches with a fast wind
+ * drop (calm-3-2's kind), each patch a no-oil bag, each slick an oil bag.
+ */
+const BASIC_WINDS = [6, 7, 8, 9];
+export const BASIC_VARIANTS = 12;
+/** Basic variants 13 … 20 (seeds 40,130 … 40,203): fast-drop calm patches only (2.5–4 km, down to 0.3–1 m/s; basicSceneSpec fastDrop). */
+export const FAST_DROP_VARIANTS: readonly number[] = [13, 14, 15, 16, 17, 18, 19, 20];
 
 export interface GeneratedChip extends ChipCandidates {
   /** Scene (set and variant) the bag comes from: the fold unit. */
@@ -48,12 +70,36 @@ export interface GeneratedChip extends ChipCandidates {
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const CACHE_DIR = path.join(repoRoot, '.tmp/oilslick-generated');
 
-export function generatedScenes(): Array<{ set: HardSetName; variant: number; wind: number; index: number }> {
-  const out = [];
+export type GeneratedSetName = HardSetName | 'basic';
+
+/**
+ * The training mix's scenes. The fifth pass's scenes (strong-wind variants, basic scenes) join only
+ * with `fifth` (default: OIL_MIX_FIFTH=1), its fast-drop basic variants only with `fastDrop`
+ * (default: OIL_MIX_FAST_DROP=1): neither candidate was adopted, and without them the list (and so
+ * the folds by scene) is the committed model's, so `npm run train:oilslick` still reproduces it.
+ */
+export function generatedScenes(
+  opts: { fifth?: boolean; fastDrop?: boolean } = { fifth: process.env.OIL_MIX_FIFTH === '1', fastDrop: process.env.OIL_MIX_FAST_DROP === '1' },
+): Array<{ set: GeneratedSetName; variant: number; wind: number; index: number }> {
+  const out: Array<{ set: GeneratedSetName; variant: number; wind: number; index: number }> = [];
   for (let v = 1; v <= GENERATED_VARIANTS; v++) {
     for (const set of ['films', 'sea'] as const) out.push({ set, variant: v, wind: WINDS[(v - 1) % WINDS.length]!, index: (v - 1) % 2 });
   }
+  if (opts.fifth) {
+    for (const [k, v] of STRONG_WIND_VARIANTS.entries()) {
+      for (const set of ['films', 'sea'] as const) out.push({ set, variant: v, wind: STRONG_WINDS[k % STRONG_WINDS.length]!, index: k % 2 });
+    }
+    for (let v = 1; v <= BASIC_VARIANTS; v++) out.push({ set: 'basic', variant: v, wind: BASIC_WINDS[(v - 1) % BASIC_WINDS.length]!, index: (v - 1) % 4 });
+  }
+  if (opts.fastDrop) for (const v of FAST_DROP_VARIANTS) out.push({ set: 'basic', variant: v, wind: BASIC_WINDS[(v - 1) % BASIC_WINDS.length]!, index: (v - 1) % 4 });
   return out;
+}
+
+/** The product spec of a generated (or held-out) scene: the harder world's or the basic world's. */
+export function generatedSceneSpec(s: { set: GeneratedSetName; variant: number; wind: number; index: number }): Omit<SafeGrdSpec, 'width' | 'height' | 'pols'> {
+  return s.set === 'basic'
+    ? basicSceneSpec(s.wind, s.index, basicVariantSeed(s.variant, s.index), { fastDrop: FAST_DROP_VARIANTS.includes(s.variant) })
+    : hardSceneSpec(s.set, s.wind, s.index, s.variant).spec;
 }
 
 function cacheKey(): string {
@@ -72,7 +118,7 @@ const round = (v: number) => (Number.isFinite(v) ? Math.round(v * 1e5) / 1e5 : N
 
 /** Labelled bags of one generated scene. */
 async function sceneChips(dir: string, s: ReturnType<typeof generatedScenes>[number]): Promise<GeneratedChip[]> {
-  const { spec } = hardSceneSpec(s.set, s.wind, s.index, s.variant);
+  const spec = generatedSceneSpec(s);
   const written = await writeSafeGrd(dir, { ...spec, width: SIZE, height: SIZE, pols: ['VV'] });
   try {
     const truth = (JSON.parse(readFileSync(written.groundTruthPath, 'utf8')) as { features: Truth[] }).features.filter(

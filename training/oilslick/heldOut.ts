@@ -14,11 +14,14 @@
  * look-alike is flagged when a reported candidate's region touches its truth polygon; a trail
  * is found when one touches its polygon. The regions are the candidates' own, not the refined
  * outlines the evaluation overlaps; `--scenes eval` runs the evaluation's four scenes
- * (variant 0) so the two can be compared. A scene's candidates are cached as JSON under
+ * (variant 0) so the two can be compared, `--scenes basic` the evaluation's basic generated
+ * set (eval/run.ts slickScene, basicScenes.ts), `--scenes fresh` the fifth pass's fresh
+ * held-out scenes (freshScenes); `--explain ID` prints why the look-alike ID's best candidate
+ * scores as it does (feature values and each feature's log-odds share along the trees). A scene's candidates are cached as JSON under
  * .tmp/oilslick-heldout/ (keyed by the engine's parameters and the feature names; never
  * committed), so another model is scored in seconds.
  *
- *   node --import tsx training/oilslick/heldOut.ts --model A/model.json --model B/model.json [--scenes held-out|eval] [--json FILE]
+ *   node --import tsx training/oilslick/heldOut.ts --model A/model.json --model B/model.json [--scenes held-out|fresh|eval|basic] [--explain ID] [--json FILE]
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,15 +29,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { detectSlicksInSafeDetailed, markFragments, regionPolygons, type SlickCandidate } from '../../src/analysis/oilslick/detect.ts';
-import { FEATURE_NAMES } from '../../src/analysis/oilslick/featureVector.ts';
+import { FEATURE_NAMES, featureVector } from '../../src/analysis/oilslick/featureVector.ts';
+import { gbtMargin, sigmoid } from '../../src/analysis/oilslick/gbt.ts';
 import { oilProbability, type OilModelFile } from '../../src/analysis/oilslick/model.ts';
 import { resolveOilSlickParams, type LookAlikeRule } from '../../src/analysis/oilslick/params.ts';
 import { intersectAoi } from '../../src/geo/clip.ts';
 import type { Polygon } from '../../src/geo/types.ts';
 import { openSafeProduct } from '../../src/imagery/index.ts';
 import { writeSafeGrd } from '../../src/synth/index.ts';
-import { GENERATED_VARIANTS } from './generated.ts';
-import { hardSceneSpec, type HardSetName } from './hardScenes.ts';
+import { BASIC_VARIANTS, GENERATED_VARIANTS, generatedSceneSpec, STRONG_WIND_VARIANTS, type GeneratedSetName } from './generated.ts';
 
 /** Scene side (px), as the evaluation's and the training mix's. */
 const SIZE = 3000;
@@ -42,7 +45,8 @@ const SIZE = 3000;
 export const HELD_OUT_FIRST_VARIANT = 101;
 
 export interface HeldOutScene {
-  set: HardSetName;
+  /** A harder-world set (hardScenes.ts) or the basic world (basicScenes.ts). */
+  set: GeneratedSetName;
   wind: number;
   index: number;
   variant: number;
@@ -50,7 +54,7 @@ export interface HeldOutScene {
 
 /** The held-out scenes: 12 sea scenes at 9 m/s (24 ship wakes), then 6 and 9 m/s films, 6 m/s sea, and the sea at 3.5 and 12 m/s. */
 export function heldOutScenes(): HeldOutScene[] {
-  const plan: Array<[HardSetName, number, number]> = [
+  const plan: Array<[GeneratedSetName, number, number]> = [
     ['sea', 9, 12],
     ['films', 9, 4],
     ['films', 6, 4],
@@ -61,8 +65,32 @@ export function heldOutScenes(): HeldOutScene[] {
   const out: HeldOutScene[] = [];
   let variant = HELD_OUT_FIRST_VARIANT;
   for (const [set, wind, n] of plan) for (let k = 0; k < n; k++, variant++) out.push({ set, wind, index: k % 2, variant });
-  if (HELD_OUT_FIRST_VARIANT <= GENERATED_VARIANTS) throw new Error('held-out variants overlap the training mix');
+  if (HELD_OUT_FIRST_VARIANT <= Math.max(GENERATED_VARIANTS, ...STRONG_WIND_VARIANTS)) throw new Error('held-out variants overlap the training mix');
   return out;
+}
+
+/** First variant of the fresh held-out scenes (issue 24 §2 fifth pass): chosen before any model of that pass was scored. */
+export const FRESH_FIRST_VARIANT = 201;
+
+/**
+ * Fresh held-out scenes for the fifth pass, whose training mix has films and wakes at 9–12 m/s
+ * and basic calm patches: the held-out plan again with variants 201 … 228 (harder-world seeds
+ * ≥ 210,300, so neither the first held-out check's 110,300 … 137,401 nor the training mix's), and
+ * 12 basic scenes (variants 201 … 212, seeds 42,010 … 42,123; the training's are 40,010 … 40,123,
+ * the evaluation's 8200 … 8203) at 5–9 m/s: 24 calm patches, 24 slicks.
+ */
+export function freshScenes(): HeldOutScene[] {
+  const shift = FRESH_FIRST_VARIANT - HELD_OUT_FIRST_VARIANT;
+  const out = heldOutScenes().map((s) => ({ ...s, variant: s.variant + shift }));
+  const winds = [5, 6, 7, 8, 9, 7.5];
+  for (let k = 0; k < 12; k++) out.push({ set: 'basic', wind: winds[k % winds.length]!, index: k % 4, variant: FRESH_FIRST_VARIANT + k });
+  if (FRESH_FIRST_VARIANT <= Math.max(BASIC_VARIANTS, HELD_OUT_FIRST_VARIANT + heldOutScenes().length)) throw new Error('fresh variants overlap');
+  return out;
+}
+
+/** The evaluation's basic scenes (eval/run.ts slickScene: seeds 8200 … 8203 at 5, 6, 7, 8 m/s; calm-3-2 is the third's). */
+export function basicEvalScenes(): HeldOutScene[] {
+  return [5, 6, 7, 8].map((wind, index) => ({ set: 'basic', wind, index, variant: 0 }));
 }
 
 /** The evaluation's own four scenes (eval/oilHard.ts: variant 0 at 6 and 9 m/s). */
@@ -124,7 +152,7 @@ async function cachedSceneCandidates(dir: string, s: HeldOutScene): Promise<Scen
 
 /** Detect once, nothing accepted: every candidate's features and rules, and what it touches. */
 async function sceneCandidates(dir: string, s: HeldOutScene): Promise<SceneCandidates> {
-  const { spec } = hardSceneSpec(s.set, s.wind, s.index, s.variant);
+  const spec = generatedSceneSpec(s);
   const written = await writeSafeGrd(dir, { ...spec, width: SIZE, height: SIZE, pols: ['VV'] });
   try {
     const truth = (JSON.parse(readFileSync(written.groundTruthPath, 'utf8')) as { features: Truth[] }).features.filter(
@@ -227,7 +255,7 @@ export function summarise(score: ModelScore): Array<{ group: string; n: number; 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { model: { type: 'string', multiple: true }, scenes: { type: 'string', default: 'held-out' }, json: { type: 'string' } } });
+  const { values } = parseArgs({ options: { model: { type: 'string', multiple: true }, scenes: { type: 'string', default: 'held-out' }, json: { type: 'string' }, explain: { type: 'string' } } });
   const files = values.model ?? [];
   if (files.length === 0) throw new Error('--model FILE (one or more model.json files)');
   const models = files.map((f) => {
@@ -235,7 +263,8 @@ async function main(): Promise<void> {
     if (m.gbt.featureNames.join() !== FEATURE_NAMES.join()) throw new Error(`${f}: trained on other features`);
     return { name: f, model: m };
   });
-  const list = values.scenes === 'eval' ? evalScenes() : heldOutScenes();
+  const list = { eval: evalScenes, basic: basicEvalScenes, fresh: freshScenes, 'held-out': heldOutScenes }[values.scenes as 'eval']?.();
+  if (!list) throw new Error('--scenes held-out|fresh|eval|basic');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'oil-held-out-'));
   const t0 = performance.now();
   const c0 = process.cpuUsage();
@@ -256,8 +285,44 @@ async function main(): Promise<void> {
     const flagged = s.targets.filter((t) => t.kind !== 'oil' && (t.reported || t.reportedAlone));
     for (const t of flagged) console.log(`    flagged: ${t.scene} ${t.id} (${t.kind}, p ${t.maxP})${t.reported ? '' : ' — model alone only'}`);
   }
+  if (values.explain) for (const { name, model } of models) explain(name, model, scenes, values.explain);
   console.log(`\nscenes ${scenes.length}, ${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(0)} CPU s, load ${os.loadavg()[0]!.toFixed(1)}`);
   if (values.json) writeFileSync(values.json, `${JSON.stringify({ scenes: list, scores }, null, 1)}\n`);
+}
+
+/**
+ * Why a look-alike's best candidate scores as it does: its feature values, and for each feature
+ * the log-odds it adds over the same kind's other objects — the margin drop when that one value
+ * is replaced by the median of the other objects' best candidates (the one-at-a-time share).
+ */
+function explain(name: string, model: OilModelFile, scenes: readonly SceneCandidates[], id: string): void {
+  const best = (s: SceneCandidates, t: Target) => {
+    const ok = t.candidates.filter((k) => !s.candidates[k]!.reasons.includes('too_small'));
+    if (ok.length === 0) return null;
+    const k = ok.reduce((a, b) => (oilProbability(model, s.candidates[b]!.features) > oilProbability(model, s.candidates[a]!.features) ? b : a));
+    return s.candidates[k]!;
+  };
+  const all = scenes.flatMap((s) => s.targets.map((t) => ({ s, t })));
+  const me = all.find(({ t }) => t.id === id);
+  if (!me) throw new Error(`--explain ${id}: no such object in these scenes`);
+  const cand = best(me.s, me.t);
+  if (!cand) return void console.log(`\n${id}: no candidate`);
+  const x = featureVector(cand.features);
+  const others = all.filter(({ t }) => t !== me.t && t.kind === me.t.kind).map(({ s, t }) => best(s, t)).filter((c) => c !== null).map((c) => featureVector(c.features));
+  const median = (v: number[]) => {
+    const f = v.filter(Number.isFinite).sort((a, b) => a - b);
+    return f.length ? f[Math.floor(f.length / 2)]! : Number.NaN;
+  };
+  const margin = gbtMargin(model.gbt, x);
+  const rows = FEATURE_NAMES.map((f, j) => {
+    const ref = median(others.map((o) => o[j]!));
+    const y = [...x];
+    y[j] = ref;
+    return { f, value: x[j]!, ref, share: margin - gbtMargin(model.gbt, y) };
+  }).sort((a, b) => b.share - a.share);
+  const r = (v: number) => (Number.isFinite(v) ? v.toPrecision(3) : String(v));
+  console.log(`\n${name}: ${id} (${me.t.kind}, ${me.t.scene}) best candidate p ${r(sigmoid(margin))}, rules [${cand.reasons.join(', ')}]; against the median of ${others.length} other ${me.t.kind} objects:`);
+  for (const row of rows) console.log(`  ${row.f.padEnd(28)} ${r(row.value).padStart(9)}  (others ${r(row.ref).padStart(9)})  ${row.share >= 0 ? '+' : ''}${row.share.toFixed(2)}`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

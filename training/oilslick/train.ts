@@ -82,7 +82,12 @@ const TARGET_FAR = 0.1;
  * the evaluation's 9 m/s wake): 0.856 (AUC 0.926), calibrated 0.812 / 0.083, 4 of 96 generated
  * look-alikes and 44 of 48 slicks out of fold; on 28 harder-world scenes of new seeds
  * (heldOut.ts) 7 of 116 look-alikes flagged against the previous model's 11, trails 29 against
- * 28 of 36: adopted (docs/oilslick.md).
+ * 28 of 36: adopted (docs/oilslick.md). Fifth pass (harder world at 9–12 m/s and basic scenes in
+ * the mix, `basicWeight` 30): 0.861 (AUC 0.927), calibrated 0.820 / 0.080, 5 of 176 generated
+ * look-alikes, 90 of 96 slicks out of fold — not adopted (the evaluation's calm-3-2 still flagged,
+ * calibrated 5–7 m/s FA 0.121; docs/oilslick.md; OIL_MIX_FIFTH=1 and --grid with basicWeight 30);
+ * with the fast-drop basic variants too (OIL_MIX_FAST_DROP=1): 0.858 (AUC 0.926), calibrated
+ * 0.811 / 0.076, 3 of 192, calm-3-2 p 0.005 — not adopted either (calibrated 7–10 m/s hit 0.786).
  */
 type Config = Partial<GbtOptions> & {
   rounds: number;
@@ -91,6 +96,8 @@ type Config = Partial<GbtOptions> & {
   calibratedWeight?: number;
   /** Weight of the harder world's ship-wake bags (default: `generatedWeight`): aims the mix at the wake look-alike. */
   wakeWeight?: number;
+  /** Weight of the basic scenes' bags (basicScenes.ts: calm patches with a fast wind drop, slicks; default 0: left out). */
+  basicWeight?: number;
 };
 
 let GRID: Config[] = [
@@ -106,9 +113,10 @@ const r3 = (v: number) => Math.round(v * 1000) / 1000;
 /** The service's vetoes on calibrated σ0 (params.ts defaults). */
 const SERVICE_VETOES: readonly string[] = DEFAULT_OIL_SLICK_PARAMS.vetoRules;
 
-/** A generated bag's weight in a configuration: soft-edged outline scenes by `outlineWeight`, the harder world by `generatedWeight` (its ship wakes by `wakeWeight` when given). */
+/** A generated bag's weight in a configuration: soft-edged outline scenes by `outlineWeight`, basic scenes by `basicWeight`, the harder world by `generatedWeight` (its ship wakes by `wakeWeight` when given). */
 function generatedWeightOf(cfg: Config, c: GeneratedChip): number {
   if (c.scene.startsWith('outline-')) return cfg.outlineWeight ?? 0;
+  if (c.scene.startsWith('basic-')) return cfg.basicWeight ?? 0;
   if (cfg.generatedWeight > 0 && c.kind === 'ship wake' && cfg.wakeWeight !== undefined) return cfg.wakeWeight;
   return cfg.generatedWeight;
 }
@@ -167,7 +175,9 @@ function outOfFold(train: ChipCandidates[], folds: number[], cfg: Config, genera
 }
 
 function gbtOf(cfg: Config): Partial<GbtOptions> {
-  const { rounds: _r, generatedWeight: _w, outlineWeight: _o, calibratedWeight: _c, ...gbt } = cfg;
+  // Only the trees' options: the mix's weights are not GBT options (the trainer ignored `wakeWeight`,
+  // which model.json's training.gbt recorded until the fifth pass).
+  const { rounds: _r, generatedWeight: _w, outlineWeight: _o, calibratedWeight: _c, wakeWeight: _k, basicWeight: _b, ...gbt } = cfg;
   return gbt;
 }
 
@@ -305,6 +315,8 @@ async function main(): Promise<void> {
         bags: generated.length,
         weight: best.cfg.generatedWeight,
         outlineWeight: best.cfg.outlineWeight ?? 0,
+        wakeWeight: best.cfg.wakeWeight ?? best.cfg.generatedWeight,
+        basicWeight: best.cfg.basicWeight ?? 0,
         outOfFold: best.gen,
       },
       calibrated: {
