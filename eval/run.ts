@@ -46,9 +46,9 @@ import { analysisThreads, closeAnalysisPool } from '../src/analysis/engine/pool.
 import { detectSlicksInSafeDetailed } from '../src/analysis/oilslick/index.ts';
 import { detectShipsInProduct } from '../src/analysis/ship/index.ts';
 import { geodesicAreaSqm } from '../src/geo/area.ts';
-import type { Polygon, Position } from '../src/geo/types.ts';
+import type { Polygon } from '../src/geo/types.ts';
 import { openSafeProduct } from '../src/imagery/index.ts';
-import { GrdGeometry, Random, subSwathBounds, writeSafeGrd, type LowWindPatchSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
+import { GrdGeometry, Random, subSwathBounds, writeSafeGrd, type ShipSpec } from '../src/synth/index.ts';
 import { distanceM, scoreDetections, type Score, type TruthPoint } from './scoring/shipEval.ts';
 import { evalChange, evalTimeseries, printChange, printTimeseries } from './change.ts';
 import { prf } from './scoring/changeEval.ts';
@@ -63,6 +63,7 @@ import { evalIdlefarm, printIdlefarm } from './idlefarm.ts';
 import { evalOpenSarShip, evalSsdd, printOpenSarShip, printSsdd } from './shipChips.ts';
 import { evalAisOnOpenSarShip, printAisChips } from './aisChips.ts';
 import { evalFixedStructuresRtc, printFixedStructuresRtc } from './fixedStructures.ts';
+import { basicSceneSpec } from '../training/oilslick/basicScenes.ts';
 
 const NORTH_SEA_DIR = path.join(S1_DATA, 'grd-safe-northsea-ships');
 const NORTH_SEA_SAFE = path.join(NORTH_SEA_DIR, 'notebooks/VesselDetection/data/S1A_IW_GRDH_1SDV_20220612T173329_20220612T173354_043633_05359A_EA25_test.SAFE');
@@ -271,58 +272,10 @@ interface LookAlikeResult {
 
 
 async function slickScene(dir: string, wind: number, index: number) {
-  const seed = 8200 + index;
-  const rng = new Random(seed, 'eval-slicks');
-  const center: Position = [3.2 + 0.4 * index, 54.6 + 0.35 * index];
-  const km = (dx: number, dy: number): Position => [center[0] + dx / (111.32 * Math.cos((center[1] * Math.PI) / 180)), center[1] + dy / 110.57];
-  // Quadrant centres (km from the scene centre); two get slicks, two calm patches.
-  const quadrants: Array<[number, number]> = [[-7, -7], [7, -7], [-7, 7], [7, 7]];
-  for (let i = quadrants.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.uniform() * (i + 1));
-    [quadrants[i], quadrants[j]] = [quadrants[j]!, quadrants[i]!];
-  }
-  const slicks: SlickSpec[] = quadrants.slice(0, 2).map(([qx, qy], i) => {
-    const length = rng.range(4, 10);
-    const dir0 = rng.range(0, 2 * Math.PI);
-    const bend = rng.range(-0.6, 0.6);
-    const pts: Position[] = [];
-    let [x, y, a] = [qx - (Math.cos(dir0) * length) / 2, qy - (Math.sin(dir0) * length) / 2, dir0];
-    for (let k = 0; k <= 4; k++) {
-      pts.push(km(x, y));
-      x += (Math.cos(a) * length) / 4;
-      y += (Math.sin(a) * length) / 4;
-      a += bend / 4;
-    }
-    return { id: `slick-${index + 1}-${i + 1}`, path: pts, widthM: [Math.round(rng.range(80, 250)), Math.round(rng.range(300, 800))] };
-  });
-  const lowWind: LowWindPatchSpec[] = quadrants.slice(2).map(([qx, qy], i) => {
-    const lengthM = Math.round(rng.range(3000, 8000));
-    return {
-      id: `calm-${index + 1}-${i + 1}`,
-      center: km(qx + rng.range(-1, 1), qy + rng.range(-1, 1)),
-      lengthM,
-      widthM: Math.round(lengthM * rng.range(0.3, 0.6)),
-      orientationDeg: Math.round(rng.range(0, 180)),
-      minSpeed: Math.round(rng.range(0.5, 2) * 10) / 10,
-    };
-  });
-  const ships: ShipSpec[] = Array.from({ length: 5 }, (_, i) => {
-    const p = km(rng.range(-13, 13), rng.range(-13, 13));
-    return { id: `s${i + 1}`, lon: p[0], lat: p[1], lengthM: Math.round(rng.range(30, 200)), headingDeg: Math.round(rng.range(0, 360)) };
-  });
-  const written = await writeSafeGrd(dir, {
-    seed,
-    start: new Date(Date.UTC(2024, 7, 10 + index, 5, 50)),
-    center,
-    width: SLICK_SIZE,
-    height: SLICK_SIZE,
-    pols: ['VV'],
-    passDirection: index % 2 === 0 ? 'ascending' : 'descending',
-    wind: { speed: wind, directionDeg: 200 + 50 * index },
-    slicks,
-    lowWind,
-    ships,
-  });
+  // The basic world's scene spec lives with the training mix that reuses its other seeds.
+  const spec = basicSceneSpec(wind, index);
+  const slicks = spec.slicks ?? [];
+  const written = await writeSafeGrd(dir, { ...spec, width: SLICK_SIZE, height: SLICK_SIZE, pols: ['VV'] });
   const truth = readTruth(written.groundTruthPath);
   const t0 = performance.now();
   const details = await detectSlicksInSafeDetailed(written.productPath);

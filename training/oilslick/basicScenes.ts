@@ -1,8 +1,8 @@
 /**
- * Scenes of the basic generated oil world (eval/run.ts slickScene; issue 24 §2 fifth pass): two
- * slicks and two calm patches (3–8 km, the wind falling to 0.5–2 m/s) in the four quadrants of a
- * 30 km scene, five ships. The same spec as the evaluation's for `seed` 8200 + index (a copy of
- * eval/run.ts's; heldOut.ts --scenes basic reproduces the evaluation's calm-3-2 at the committed
+ * Scenes of the basic generated oil world (issue 24 §2 fifth pass): two slicks and two calm
+ * patches (3–8 km, the wind falling to 0.5–2 m/s) in the four quadrants of a 30 km scene, five
+ * ships. For `seed` 8200 + index it is the evaluation's own scene (eval/run.ts slickScene writes
+ * this spec; heldOut.ts --scenes basic reproduces the evaluation's calm-3-2 at the committed
  * model's p 0.838, and test/analysis/oilslick-heldout.test.ts pins its patches); other seeds give the calm-patch
  * part of the training mix (generated.ts, the calm-3-2 kind: a small patch with a fast wind drop)
  * and the held-out check's basic scenes (heldOut.ts). Imports src/ only.
