@@ -4,6 +4,7 @@ import { splitCluster, type Cluster } from '../../src/analysis/ship/cluster.ts';
 import { detectShipsInTile, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
 import { resolveShipParams } from '../../src/analysis/ship/params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel } from '../../src/analysis/ship/seaLevel.ts';
+import { partLandFeatures, withLandDistance, type SeaLandField } from '../../src/analysis/ship/seaLand.ts';
 import { shoreDistanceM } from '../../src/analysis/ship/vesselProperties.ts';
 import { gammaClutter } from './synthSea.ts';
 
@@ -49,6 +50,38 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     expect(named.surroundMaxDb).toBeCloseTo(10, 5);
     // Without a land field the land features are missing (NaN), not guessed.
     expect([named.landAtPeak, named.landMeanSurround, named.landMaxSurround, named.landDistanceM].every(Number.isNaN)).toBe(true);
+  });
+
+  it('says how a part lies against the land: on it, near it, and its contact with it', () => {
+    // 10 × 10 px raster of 10 m pixels, cells of 2 × 2 px; land = the cells of columns 0–1.
+    const w = 10;
+    const h = 10;
+    const cells = { cellRows: 2, cellCols: 2, rows: 5, cols: 5, valid: new Uint8Array(25).fill(1) };
+    const landProb = new Float32Array(25);
+    for (let r = 0; r < 5; r++) landProb[r * 5] = 0.9;
+    const f: SeaLandField = withLandDistance({ ...cells, land: landProb }, { range: 10, azimuth: 10 }, 0.5);
+    const named = (pixels: number[], lengthM: number) => partLandFeatures(f, pixels, w, h, 10, lengthM, 0.5);
+    // A hull 2 px wide, rows 2–7, columns 2–3, moored along the land: every pixel is off land;
+    // column 2 (6 px) is in cells 20 m from land, column 3 too (same cells); all 12 pixels are
+    // boundary pixels; the 6 of column 2 touch land (their left neighbour, column 1).
+    const hull: number[] = [];
+    for (let r = 2; r < 8; r++) hull.push(r * w + 2, r * w + 3);
+    const [onLand, near, contact, contactOverLength] = named(hull, 60);
+    expect(onLand).toBe(0);
+    expect(near).toBe(1); // 20 m ≤ 60 m
+    expect(contact).toBeCloseTo(6 / 12, 12);
+    expect(contactOverLength).toBeCloseTo(60 / 60, 12);
+    // A piece of the land itself (columns 0–1, rows 2–7): all on land. Its boundary: column 1
+    // (6 px, sea to the right) and the two column-0 ends (rows 2, 7); of those 8 the 4 of rows 2
+    // and 7 touch land (above / below), the others only sea.
+    const quay: number[] = [];
+    for (let r = 2; r < 8; r++) quay.push(r * w, r * w + 1);
+    const q = named(quay, 60);
+    expect(q[0]).toBe(1);
+    expect(q[2]).toBeCloseTo(4 / 8, 12);
+    // Far out (columns 8–9): no land, no contact; an empty part has no features.
+    expect(named([5 * w + 8, 5 * w + 9], 20)).toEqual([0, 0, 0, 0]);
+    expect(named([], 0).every(Number.isNaN)).toBe(true);
   });
 
   it('is off by default; the committed model matches the features and names its threshold', () => {

@@ -266,3 +266,47 @@ export function landMaskOfField(f: SeaLandField, width: number, height: number, 
 export function sceneLandMask(values: Float32Array, valid: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }, land?: Uint8Array): Uint8Array {
   return landMaskOfField(seaLandField(values, valid, width, height, spacing), width, height, seaLandModel().threshold, land);
 }
+
+/** A part's pixels count as near land within this distance (m) of a land cell (withLandDistance). */
+export const PART_NEAR_LAND_M = 60;
+
+/**
+ * How a candidate part lies against the scene's land (issue 23 §1, split parts of quays and
+ * moored ships): the share of its pixels in land cells (probability ≥ `threshold`), the share
+ * within PART_NEAR_LAND_M of land (NaN without distances), the share of its boundary (pixels
+ * with a 4-neighbour outside it) that touches land — a 4-neighbour outside the part in a land
+ * cell — and that contact length over the part's length (`lengthM`; a hull moored along a quay
+ * touches it over a fraction of its length, a piece of quay over all of it). `pixels` are linear
+ * indices in a raster `width` wide; `pixelM` is the mean pixel spacing.
+ */
+export function partLandFeatures(f: SeaLandField, pixels: ArrayLike<number>, width: number, height: number, pixelM: number, lengthM: number, threshold = seaLandModel().threshold): [number, number, number, number] {
+  const n = pixels.length;
+  if (!n) return [Number.NaN, Number.NaN, Number.NaN, Number.NaN];
+  const cellOf = (r: number, c: number) => Math.floor(r / f.cellRows) * f.cols + Math.floor(c / f.cellCols);
+  const own = new Set<number>();
+  for (let k = 0; k < n; k++) own.add(pixels[k]!);
+  let onLand = 0;
+  let near = 0;
+  let boundary = 0;
+  let contact = 0;
+  for (let k = 0; k < n; k++) {
+    const p = pixels[k]!;
+    const r = (p / width) | 0;
+    const c = p - r * width;
+    const cell = cellOf(r, c);
+    if (f.land[cell]! >= threshold) onLand++;
+    if (f.distanceM && f.distanceM[cell]! <= PART_NEAR_LAND_M) near++;
+    let edge = false;
+    let touches = false;
+    for (const [dr, dc] of [[-1, 0], [1, 0], [0, -1], [0, 1]] as const) {
+      const rr = r + dr;
+      const cc = c + dc;
+      if (rr < 0 || rr >= height || cc < 0 || cc >= width || own.has(rr * width + cc)) continue;
+      edge = true;
+      if (f.land[cellOf(rr, cc)]! >= threshold) touches = true;
+    }
+    if (edge) boundary++;
+    if (touches) contact++;
+  }
+  return [onLand / n, f.distanceM ? near / n : Number.NaN, boundary ? contact / boundary : Number.NaN, lengthM > 0 ? (contact * pixelM) / lengthM : Number.NaN];
+}
