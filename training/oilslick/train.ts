@@ -88,6 +88,9 @@ const TARGET_FAR = 0.1;
  * calibrated 5–7 m/s FA 0.121; docs/oilslick.md; OIL_MIX_FIFTH=1 and --grid with basicWeight 30);
  * with the fast-drop basic variants too (OIL_MIX_FAST_DROP=1): 0.858 (AUC 0.926), calibrated
  * 0.811 / 0.076, 3 of 192, calm-3-2 p 0.005 — not adopted either (calibrated 7–10 m/s hit 0.786).
+ * Candidate F: that mix with calibratedWeight 2 (the real chips' share of the weight partly back):
+ * 0.854 (AUC 0.926), calibrated 0.812 / 0.077, 6 of 192, threshold 0.717, the evaluation's wake
+ * and calm-3-2 no longer flagged — not adopted (calibrated 7–10 m/s hit 0.796, one chip short).
  */
 type Config = Partial<GbtOptions> & {
   rounds: number;
