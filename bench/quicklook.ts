@@ -48,5 +48,5 @@ export function quicklookStage(endpointId: 'ship' | 'oilslick', productPath: str
   // What the worker reads of the scene's catalog record: the SAFE product's location.
   const scene = { assets: { product: { href: productPath } } } as unknown as SceneRecord;
   // ship: the detector's pooled copy, as the worker hands it over (no second read of the scene).
-  return quicklookRow({ endpointId, family: 'analyze', input: { kind: 'scene', scene }, result, ...(pooled ? { pooled } : {}) }, job, pooled ? 'quicklook + overlay, pooled copy' : undefined);
+  return quicklookRow({ endpointId, family: 'analyze', input: { kind: 'scene', scene }, result, ...(pooled ? { pooled } : {}) }, job, pooled ? 'quicklook + overlay, pooled copy' : 'quicklook + overlay, strided read');
 }
