@@ -158,6 +158,11 @@ export interface BlockGrid {
   runLength: number;
   rows: number;
   runs: number;
+  /**
+   * Lines of each block pooled, centred on the block's middle line (row y0 + k·rowStep +
+   * ⌊rowStep/2⌋, the line the strided read samples): 1 pools that line only, rowStep the whole block.
+   */
+  lines: number;
 }
 
 /** Per-block sums of DN² over the valid pixels and their counts (row-major, grid.rows × grid.runs). */

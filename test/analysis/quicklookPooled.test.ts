@@ -33,7 +33,7 @@ describe('the detector’s pooled copy for the ship quicklook (real North-Sea GR
         quicklookBlocks: (_p, polarisation, region) => {
           const rowStep = 7;
           const runLength = 9;
-          asked = { polarisation, y0: region.y0 + 3, x0: region.x0 + 5, rowStep, runLength, rows: Math.ceil((region.height - 3) / rowStep), runs: Math.ceil((region.width - 5) / runLength) };
+          asked = { polarisation, y0: region.y0 + 3, x0: region.x0 + 5, rowStep, runLength, rows: Math.ceil((region.height - 3) / rowStep), runs: Math.ceil((region.width - 5) / runLength), lines: 3 };
           return asked;
         },
       });
@@ -50,7 +50,7 @@ describe('the detector’s pooled copy for the ship quicklook (real North-Sea GR
       for (let r = 0; r < height; r++)
         for (let c = 0; c < width; c++) {
           const i = r * width + c;
-          if (!valid[i] || data[i] === 0) continue;
+          if (!valid[i] || data[i] === 0 || Math.abs((r % grid.rowStep) - 3) > 1) continue;
           const k = Math.floor(r / grid.rowStep) * grid.runs + Math.floor(c / grid.runLength);
           sums[k] += data[i]! * data[i]!;
           counts[k]++;
@@ -59,7 +59,7 @@ describe('the detector’s pooled copy for the ship quicklook (real North-Sea GR
       let worst = 0;
       for (let k = 0; k < sums.length; k++) worst = Math.max(worst, Math.abs(copy.sumDn2[k]! - sums[k]!) / Math.max(1, sums[k]!));
       expect(worst).toBeLessThan(1e-12);
-      expect(counts.filter((n) => n === grid.rowStep * grid.runLength).length).toBeGreaterThan(0.9 * counts.length);
+      expect(counts.filter((n) => n === grid.lines * grid.runLength).length).toBeGreaterThan(0.9 * counts.length);
     } finally {
       await product.close();
     }

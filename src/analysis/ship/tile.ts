@@ -415,7 +415,8 @@ export function poolSources(
 }
 
 // The quicklook's copy of the band (AnalysisOutput.quicklookCopy): each tile task sums DN² and
-// counts the valid pixels of its core per block of rowStep × runLength full-image pixels
+// counts the valid pixels of its core per block of rowStep × runLength full-image pixels (of
+// the block's `lines` middle lines only: a pass over every pixel costs more than the read it saves)
 // (blocks aligned to the grid's origin, so a block cut by a tile edge gets its parts from both
 // tiles and the parts add up exactly); detect.ts merges the parts, and the worker's quicklook
 // calibrates and denoises each block mean as the strided read does a run (quicklook/index.ts).
@@ -457,7 +458,11 @@ export function poolDn2(
   // Grid-relative (r, c) → tile-local (r + grid.y0 − origin.row, c + grid.x0 − origin.col).
   const dy = grid.y0 - origin.row;
   const dx = grid.x0 - origin.col;
+  // Only each block's `lines` middle lines (centred on the line the strided read samples).
+  const first = (rowStep >> 1) - (grid.lines >> 1);
   for (let r = r0; r < r1; r++) {
+    const inBlock = r % rowStep;
+    if (inBlock < first || inBlock >= first + grid.lines) continue;
     const base = (Math.floor(r / rowStep) - rowFrom) * runs - runFrom;
     const line = (r + dy) * width + dx;
     for (let c = c0; c < c1; ) {
@@ -465,14 +470,13 @@ export function poolDn2(
       const spanEnd = Math.min(c1, c - (c % runLength) + runLength);
       let sum = 0;
       let n = 0;
-      for (; c < spanEnd; c++) {
-        const i = line + c;
-        if (valid[i] === 0) continue;
+      // DN read with quantity 'dn' is 0 wherever the pixel is invalid: no branch on `valid`.
+      for (let i = line + c, end = line + spanEnd; i < end; i++) {
         const v = dn[i]!;
-        if (v === 0) continue;
         sum += v * v;
-        n++;
+        n += v !== 0 ? 1 : 0;
       }
+      c = spanEnd;
       sumDn2[k]! += sum;
       counts[k]! += n;
     }
