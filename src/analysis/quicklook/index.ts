@@ -52,8 +52,9 @@ export const DETECTION_STYLES: Partial<Record<EndpointId, DetectionStyle>> = {
 
 /**
  * The quicklook of a completed job, or null for an endpoint without one (idlefarm draws its
- * own charts). Reads the imagery again, strided (about one pixel in rowStep × runLength), and
- * renders on the analysis pool; the caller decides what a failure costs (the worker: nothing).
+ * own charts). Reads the imagery again, strided (about one pixel in rowStep × runLength) — a
+ * ship job's `pooled` copy from the detector instead, when it fits — and renders on the
+ * analysis pool; the caller decides what a failure costs (the worker: nothing).
  */
 export async function makeQuicklook(request: QuicklookRequest): Promise<QuicklookImages | null> {
   const { endpointId, input, result, signal } = request;
