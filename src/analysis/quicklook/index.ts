@@ -165,10 +165,11 @@ const MAX_POOLED_BLOCKS = MAX_SIDE * MAX_SIDE;
 /**
  * Lines of each block the detector's tiles pool (BlockGrid.lines): 1, the line the strided
  * read would read, so the picture is the strided read's. Pooling every line of a block (a
- * block mean, less speckle) was measured at 2–4 ns a pixel on the loaded bench machine, ~1 CPU s
- * on the full IW scene: more than the strided read it replaces (docs/quicklook.md).
+ * block mean, less speckle) costs ~1.1 CPU s in the tiles on the full IW scene (microbenchmark
+ * at load 3): more than the ~0.55 CPU s strided read it replaces (docs/quicklook.md).
+ * SARWATCH_QUICKLOOK_POOLED_LINES sets it for such measurements.
  */
-export const POOLED_LINES = Number(process.env.SARWATCH_QUICKLOOK_POOLED_LINES ?? 1) || 1;
+export const POOLED_LINES = Math.max(1, Math.floor(Number(process.env.SARWATCH_QUICKLOOK_POOLED_LINES ?? 1)) || 1);
 
 /**
  * The quicklook's blocks over `region` (the detector's analysed window) for a ship job on
