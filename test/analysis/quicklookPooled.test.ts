@@ -13,6 +13,8 @@ import { openSafeProduct } from '../../src/imagery/index.ts';
 import { quicklookBlocksFor } from '../../src/worker/quicklook.ts';
 import type { BlockGrid } from '../../src/analysis/port.ts';
 import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
+import { shipModule } from '../../src/analysis/modules/ship.ts';
+import type { AnalysisContext, ResolvedInput } from '../../src/analysis/port.ts';
 
 afterAll(() => closeAnalysisPool());
 
@@ -97,5 +99,18 @@ describe('the detector’s pooled copy for the ship quicklook (real North-Sea GR
     } finally {
       await product.close();
     }
+  }, 180_000);
+
+  it('the ship module returns the copy when the worker asks for it, with the same result as without', async () => {
+    const input: ResolvedInput = { kind: 'scene', scene: { assets: { product: { href: NORTH_SEA_SAFE } } } as never };
+    const request = { jobId: 'j', endpointId: 'ship' as const, family: 'analyze' as const, input, maxRequestBytes: 1_048_576 };
+    const ctx = (extra: Partial<AnalysisContext> = {}): AnalysisContext => ({ reportProgress: () => {}, signal: new AbortController().signal, ...extra });
+    const asked = await shipModule.run(request, ctx({ quicklookBlocks: quicklookBlocksFor('ship', input)! }));
+    const plain = await shipModule.run(request, ctx());
+    expect(plain.quicklookCopy).toBeUndefined();
+    expect(asked.quicklookCopy!.grid).toMatchObject({ polarisation: 'VH', rowStep: 1, runLength: 1, lines: 1 });
+    expect(asked.quicklookCopy!.counts.filter((n) => n > 0).length).toBeGreaterThan(0.9 * asked.quicklookCopy!.counts.length);
+    expect(JSON.stringify(asked.result)).toBe(JSON.stringify(plain.result));
+    expect(asked.result!.features.length).toBeGreaterThan(10);
   }, 180_000);
 });
