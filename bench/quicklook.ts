@@ -8,7 +8,7 @@
  */
 import os from 'node:os';
 import { makeQuicklook, type QuicklookRequest } from '../src/analysis/quicklook/index.ts';
-import type { ResultCollection } from '../src/analysis/port.ts';
+import type { PooledBlocks, ResultCollection } from '../src/analysis/port.ts';
 import type { SceneRecord } from '../src/catalog/types.ts';
 import { benchStage, type BenchStage } from './imagery-read.ts';
 
@@ -44,8 +44,9 @@ export async function quicklookRow(request: QuicklookRequest, job: JobTime, labe
 }
 
 /** A full-scene (scene_id) ship or oil job's quicklook of the SAFE product at `productPath`. */
-export function quicklookStage(endpointId: 'ship' | 'oilslick', productPath: string, result: ResultCollection, job: JobTime): Promise<QuicklookBenchStage> {
+export function quicklookStage(endpointId: 'ship' | 'oilslick', productPath: string, result: ResultCollection, job: JobTime, pooled?: PooledBlocks): Promise<QuicklookBenchStage> {
   // What the worker reads of the scene's catalog record: the SAFE product's location.
   const scene = { assets: { product: { href: productPath } } } as unknown as SceneRecord;
-  return quicklookRow({ endpointId, family: 'analyze', input: { kind: 'scene', scene }, result }, job);
+  // ship: the detector's pooled copy, as the worker hands it over (no second read of the scene).
+  return quicklookRow({ endpointId, family: 'analyze', input: { kind: 'scene', scene }, result, ...(pooled ? { pooled } : {}) }, job, pooled ? 'quicklook + overlay, pooled copy' : 'quicklook + overlay, strided read');
 }

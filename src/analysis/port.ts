@@ -93,6 +93,13 @@ export interface AnalysisContext {
    * worker, through the queue; docs/analysis-engine.md). Absent: the pool.
    */
   tiles?: TileRunner;
+  /**
+   * ship, in the worker: the quicklook's blocks over the analysed region of the band the
+   * detector reads (src/analysis/quicklook quicklookBlockGrid), so its tile tasks pool the
+   * picture's copy (AnalysisOutput.quicklookCopy). Absent (the CLI, an uploaded image): none.
+   * `product` is the detector's opened Sigma0Product (not named here: the port imports no imagery).
+   */
+  quicklookBlocks?: (product: unknown, polarisation: string, region: { x0: number; y0: number; width: number; height: number }) => BlockGrid | null;
 }
 
 /** One call of a tile task, as data (src/threads/task.ts ThreadCall): the module under src/ that exports it in its `threadTasks`, its name there, its input and parameters (structured-cloneable). */
@@ -130,6 +137,39 @@ export interface AnalysisOutput {
   warnings?: Warning[];
   /** One line on what was analysed (area, channels, cells, fields), for logs and the CLI. */
   summary?: string;
+  /**
+   * ship: the detector's own mean-pooled copy of the analysed band on the quicklook's blocks
+   * (src/analysis/quicklook/pooled.ts), so the worker's quicklook needs no second read of the
+   * scene. Absent where the tiles could not make it (scaled out, σ0 read instead of DN).
+   */
+  quicklookCopy?: PooledBlocks;
+}
+
+/**
+ * Blocks of rowStep × runLength full-image pixels, block (0, 0) starting at (y0, x0): the
+ * quicklook's sampling grid (src/analysis/quicklook/sample.ts) as the detector's tiles pool it.
+ */
+export interface BlockGrid {
+  /** The band pooled (e.g. 'VH'). */
+  polarisation: string;
+  y0: number;
+  x0: number;
+  rowStep: number;
+  runLength: number;
+  rows: number;
+  runs: number;
+  /**
+   * Lines of each block pooled, centred on the block's middle line (row y0 + k·rowStep +
+   * ⌊rowStep/2⌋, the line the strided read samples): 1 pools that line only, rowStep the whole block.
+   */
+  lines: number;
+}
+
+/** Per-block sums of DN² over the valid pixels and their counts (row-major, grid.rows × grid.runs). */
+export interface PooledBlocks {
+  grid: BlockGrid;
+  sumDn2: Float64Array;
+  counts: Uint32Array;
 }
 
 export interface AnalysisModule {

@@ -4,7 +4,9 @@
  * Never the reason a job fails: an error is logged and the job completes without the picture
  * or the layer (its fields null); one failing does not cost the other.
  */
-import { makeMapLayer, makeQuicklook, type QuicklookImages, type QuicklookRequest } from '../analysis/quicklook/index.ts';
+import { makeMapLayer, makeQuicklook, quicklookBlockGrid, type QuicklookImages, type QuicklookRequest } from '../analysis/quicklook/index.ts';
+import type { AnalysisContext, ResolvedInput } from '../analysis/port.ts';
+import type { Sigma0Product } from '../imagery/index.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import type { CompletionFacts } from '../jobs/transitions/completeJob.ts';
 import type { Logger } from './runner.ts';
@@ -18,6 +20,16 @@ export interface JobPictures {
 /** Where an attempt of a job writes its quicklook, its overlay and its map layer. */
 export function quicklookKeys(jobId: string, attempt: number): { quicklook: string; overlay: string; mapLayer: string } {
   return { quicklook: `quicklooks/${jobId}.${attempt}.png`, overlay: `overlays/${jobId}.${attempt}.png`, mapLayer: `maplayers/${jobId}.${attempt}.geojson` };
+}
+
+/**
+ * For a ship job on a catalog scene: the quicklook's blocks the detector's tiles pool (so the
+ * quicklook needs no second read of the scene); none for an uploaded image or another endpoint.
+ */
+export function quicklookBlocksFor(endpointId: string, input: ResolvedInput): AnalysisContext['quicklookBlocks'] {
+  if (endpointId !== 'ship' || input.kind === 'image') return undefined;
+  const aoi = input.kind === 'scene' ? null : 'aoi' in input ? input.aoi : null;
+  return (product, polarisation, region) => quicklookBlockGrid(product as Sigma0Product, polarisation, region, aoi);
 }
 
 /** The quicklook and map layer of the analysis just done; each null when the endpoint has none or making it failed (logged). */

@@ -28,7 +28,7 @@ import type { JobSettled } from '../metrics.ts';
 import { JobWatch, type JobLoss } from './jobWatch.ts';
 import type { CancelNotices } from '../queue/cancelNotices.ts';
 import type { TileRunner } from '../analysis/port.ts';
-import { deleteQuicklook, quicklookSoftly, storeQuicklook } from './quicklook.ts';
+import { deleteQuicklook, quicklookBlocksFor, quicklookSoftly, storeQuicklook } from './quicklook.ts';
 import { matchAisInOutput } from './aisMatch.ts';
 
 export interface Logger {
@@ -272,7 +272,7 @@ export class JobRunner {
           ...(polygonId ? { upload: { polygonId, features: () => readUploadFeatures(db, objects, job.account_id, polygonId) } } : {}),
           ...(endpoint === 'ship' ? shipStack(catalog, analysed, request.includeFixedStructures === true) : {}),
         },
-        { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal, ...(tiles ? { tiles } : {}) },
+        { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal, ...(tiles ? { tiles } : {}), ...withQuicklookBlocks(quicklookBlocksFor(endpoint, analysed)) },
       );
     // The quicklook reads the same imagery after the analysis (an uploaded image while its
     // local copy is still there); its failure costs the job nothing (worker/quicklook.ts).
@@ -284,7 +284,7 @@ export class JobRunner {
         output = matched.output;
         if (matched.summary) log.info({ jobId: job.id, ...matched.summary }, 'AIS matched');
       }
-      const images = await quicklookSoftly({ jobId: job.id, endpointId: endpoint, family, input: analysed, result: output.result, signal }, log);
+      const images = await quicklookSoftly({ jobId: job.id, endpointId: endpoint, family, input: analysed, result: output.result, signal, ...(output.quicklookCopy ? { pooled: output.quicklookCopy } : {}) }, log);
       return { output, images };
     };
     // An uploaded image (tif_id) is read from a local copy for the run (uploads/imageFile.ts).
@@ -354,4 +354,9 @@ function shipStack(catalog: SceneCatalog, input: ResolvedInput, includeFixedStru
       }
     },
   };
+}
+
+/** The analysis context's quicklookBlocks when there are any (an absent key otherwise). */
+function withQuicklookBlocks(blocks: ReturnType<typeof quicklookBlocksFor>): { quicklookBlocks?: NonNullable<ReturnType<typeof quicklookBlocksFor>> } {
+  return blocks ? { quicklookBlocks: blocks } : {};
 }

@@ -1,12 +1,13 @@
 /** The ship endpoint: CFAR vessel detection on the chosen GRD scene or uploaded image (src/analysis/ship). */
-import { detectShipsInProduct, detectShipsInSafe, type DetectShipsOptions } from '../ship/index.ts';
+import { detectShipsInProduct, type DetectShipsOptions } from '../ship/index.ts';
+import { openSafeProduct } from '../../imagery/index.ts';
 import { checkFixedStructures, FIXED_STRUCTURE_RULE, type TrackAcquisition } from '../ship/fixedStructures.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
 import { JobFailure } from '../../contract/errors.ts';
 import type { Warning } from '../../contract/schemas.ts';
 import { centroidLonLat } from '../../geo/centroid.ts';
 import { analysisThreads } from '../engine/pool.ts';
-import type { AnalysisModule, AnalysisRequest, ResolvedScene } from '../port.ts';
+import type { AnalysisModule, AnalysisRequest, PooledBlocks, ResolvedScene } from '../port.ts';
 import { asImageryFailure, GEOTIFF_WARNINGS, safeProductPath, sceneInput, withSigma0GeoTiff } from './sceneInput.ts';
 
 export const shipModule: AnalysisModule = {
@@ -23,11 +24,22 @@ export const shipModule: AnalysisModule = {
       ...(ctx.tiles && request.input.kind !== 'image' ? { tiles: ctx.tiles } : {}),
       // The fixed-structure check reads the earlier dates after the detection: 0–90 % here.
       onProgress: (percent) => ctx.reportProgress(Math.floor(percent * 0.9)),
+      // The quicklook's copy of the band pooled by the tile tasks (ship/tile.ts), so the
+      // worker's quicklook does not read the scene again; an uploaded image keeps the strided read.
+      ...(ctx.quicklookBlocks && request.input.kind !== 'image' ? { quicklookBlocks: ctx.quicklookBlocks } : {}),
     };
     let detected: { result: FinalizedCollection; warnings: Warning[] };
+    let quicklookCopy: PooledBlocks | undefined;
     try {
       if (kind === 'safe') {
-        detected = { result: await detectShipsInSafe(path, options), warnings: [] };
+        const product = await openSafeProduct(path);
+        try {
+          const report = await detectShipsInProduct(product, options);
+          detected = { result: report.result, warnings: [] };
+          quicklookCopy = report.quicklookCopy;
+        } finally {
+          await product.close();
+        }
       } else {
         const report = await withSigma0GeoTiff(path, encoding, (product) => detectShipsInProduct(product, options));
         detected = { result: report.result, warnings: report.ambiguitySkipped ? [GEOTIFF_WARNINGS.ambiguityNotSuppressed] : [] };
@@ -37,7 +49,7 @@ export const shipModule: AnalysisModule = {
     }
     const separated = await separateFixedStructures(detected.result, request, ctx.signal);
     ctx.reportProgress(100);
-    return { result: separated.result, warnings: [...detected.warnings, ...separated.warnings] };
+    return { result: separated.result, warnings: [...detected.warnings, ...separated.warnings], ...(quicklookCopy ? { quicklookCopy } : {}) };
   },
 };
 

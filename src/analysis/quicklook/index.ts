@@ -7,13 +7,16 @@ import type { AoiGeometry, BBox } from '../../geo/types.ts';
 import { bboxOf } from '../../geo/index.ts';
 import { openRasterProduct, openSafeProduct, type Sigma0Product } from '../../imagery/index.ts';
 import { runTileTask } from '../engine/pool.ts';
-import type { ResolvedInput, ResultCollection } from '../port.ts';
+import type { BlockGrid, PooledBlocks, ResolvedInput, ResultCollection } from '../port.ts';
+import type { PixelWindow } from '../../imagery/index.ts';
+import { CalibratedRunSampler } from '../../imagery/safe/overview.ts';
+import { isSafeProduct } from '../../imagery/sigma0/types.ts';
 import { rtcPaths } from '../modules/rtcInput.ts';
 import { safeProductPath, sceneInput, withSigma0GeoTiff } from '../modules/sceneInput.ts';
 import { deviationStyle } from '../timeseries/style.ts';
 import { threadTasks as renderTasks, type DetectionStyle } from './render.ts';
 import { mercatorGrid, type MercatorGrid } from './mercator.ts';
-import { sampleSource } from './sample.ts';
+import { sampleSource, samplingSteps, MAX_SIDE, type SampledRaster } from './sample.ts';
 import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
 import { flatBuffers, flattenFeatures, flattenGeometries } from './vectors.ts';
 import { threadTasks as deviationMapTasks, type DeviationLegendClass } from './deviationMap.ts';
@@ -28,6 +31,8 @@ export interface QuicklookRequest {
   /** The job's GeoJSON result: the detections drawn, or the time-series cells. */
   result: ResultCollection | undefined;
   signal?: AbortSignal;
+  /** ship: the detector's pooled copy of the band (AnalysisOutput.quicklookCopy): no second read of the scene when it fits. */
+  pooled?: PooledBlocks;
 }
 
 export interface QuicklookImages {
@@ -47,8 +52,9 @@ export const DETECTION_STYLES: Partial<Record<EndpointId, DetectionStyle>> = {
 
 /**
  * The quicklook of a completed job, or null for an endpoint without one (idlefarm draws its
- * own charts). Reads the imagery again, strided (about one pixel in rowStep × runLength), and
- * renders on the analysis pool; the caller decides what a failure costs (the worker: nothing).
+ * own charts). Reads the imagery again, strided (about one pixel in rowStep × runLength) — a
+ * ship job's `pooled` copy from the detector instead, when it fits — and renders on the
+ * analysis pool; the caller decides what a failure costs (the worker: nothing).
  */
 export async function makeQuicklook(request: QuicklookRequest): Promise<QuicklookImages | null> {
   const { endpointId, input, result, signal } = request;
@@ -61,7 +67,8 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
       const draw = (product: Sigma0Product) => {
         const pol = prefer.find((p) => product.bands[p]?.hasMeasurement);
         if (!pol) throw new Error('the product has no readable band');
-        return quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
+        const pooled = request.pooled && request.pooled.grid.polarisation === pol ? request.pooled : null;
+        return quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal, pooled ? (rowStep, runLength) => pooledRaster(product, pooled, rowStep, runLength) : undefined);
       };
       // A GeoTIFF is opened as the analysis opened it (its polarisations and units).
       if (scene.kind === 'geotiff') return await withSigma0GeoTiff(scene.path, scene.encoding, draw);
@@ -134,8 +141,9 @@ export async function quicklookOfSource(
   features: ResultCollection['features'],
   style: DetectionStyle,
   signal?: AbortSignal,
+  pooled?: (rowStep: number, runLength: number) => Promise<SampledRaster | null>,
 ): Promise<QuicklookImages> {
-  const { grid, lattice, raster } = await sampleSource(source, area?.aoi ?? null, { signal });
+  const { grid, lattice, raster } = await sampleSource(source, area?.aoi ?? null, { signal, ...(pooled ? { pooled } : {}) });
   const extent = area ? await flattenGeometries([area.extent]) : null;
   const outline = area ? await flattenGeometries([area.aoi]) : null;
   const detections = await flattenGeometries(features.map((f) => f.geometry));
@@ -150,6 +158,56 @@ export async function quicklookOfSource(
     signal,
   );
   return { quicklook: rendered.quicklook, overlay: { png: rendered.overlay, bounds: grid.bounds } };
+}
+
+/** Blocks in a pooled copy, at most: a picture's worth (the full IW scene has ~2.1 M); a polygon near the source's resolution keeps the strided read. */
+const MAX_POOLED_BLOCKS = MAX_SIDE * MAX_SIDE;
+/**
+ * Lines of each block the detector's tiles pool (BlockGrid.lines): 1, the line the strided
+ * read would read, so the picture is the strided read's. Pooling every line of a block (a
+ * block mean, less speckle) costs ~1.1 CPU s in the tiles on the full IW scene (microbenchmark
+ * at load 3): more than the ~0.55 CPU s strided read it replaces (docs/quicklook.md).
+ * SARWATCH_QUICKLOOK_POOLED_LINES sets it for such measurements.
+ */
+export const POOLED_LINES = Math.max(1, Math.floor(Number(process.env.SARWATCH_QUICKLOOK_POOLED_LINES ?? 1)) || 1);
+
+/**
+ * The quicklook's blocks over `region` (the detector's analysed window) for a ship job on
+ * `product`'s `polarisation` band: the steps the quicklook will sample with (its grid frames
+ * `aoi`, or the whole scene when null), blocks from the region's origin. Null when the
+ * quicklook would not use a pooled copy (not a SAFE band, or too many blocks).
+ */
+export function quicklookBlockGrid(product: Sigma0Product, polarisation: string, region: PixelWindow, aoi: AoiGeometry | null): BlockGrid | null {
+  if (!isSafeProduct(product)) return null;
+  const { rowStep, runLength } = samplingSteps(sigma0Source(product, polarisation), aoi);
+  const rows = Math.ceil(region.height / rowStep);
+  const runs = Math.ceil(region.width / runLength);
+  if (rows * runs > MAX_POOLED_BLOCKS) return null;
+  return { polarisation, y0: region.y0, x0: region.x0, rowStep, runLength, rows, runs, lines: Math.min(rowStep, POOLED_LINES) };
+}
+
+/**
+ * The pooled copy as the sampled raster: block row k's means calibrated and denoised at its
+ * sampled line (firstRow + k·rowStep, the line the strided read would read) and each block's
+ * centre column, as the strided read calibrates a run (overview.ts). Null when the copy's
+ * steps are not the quicklook's (the strided read then runs).
+ */
+async function pooledRaster(product: Sigma0Product, pooled: PooledBlocks, rowStep: number, runLength: number): Promise<SampledRaster | null> {
+  const { grid } = pooled;
+  if (!isSafeProduct(product) || grid.rowStep !== rowStep || grid.runLength !== runLength) return null;
+  const band = product.bands[grid.polarisation];
+  if (!band) return null;
+  const width = Math.min(grid.runs * runLength, product.width - grid.x0);
+  const sampler = new CalibratedRunSampler(band, grid.x0, width, runLength, { denoise: true });
+  if (sampler.runs !== grid.runs) return null;
+  const firstRow = grid.y0 + (rowStep >> 1);
+  const data = new Float32Array(grid.rows * grid.runs);
+  for (let k = 0; k < grid.rows; k++) {
+    const at = k * grid.runs;
+    data.set(sampler.fromSums(Math.min(firstRow + k * rowStep, product.height - 1), pooled.sumDn2.subarray(at, at + grid.runs), pooled.counts.subarray(at, at + grid.runs)), at);
+    if ((k & 63) === 63) await new Promise<void>((r) => setImmediate(r));
+  }
+  return { data, rows: grid.rows, runs: grid.runs, firstRow, rowStep, x0: grid.x0, runLength };
 }
 
 function hexColour(hex: string): [number, number, number] {

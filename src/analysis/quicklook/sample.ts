@@ -93,23 +93,42 @@ function sourceWindow(lattice: Lattice, source: QuicklookSource, margin: number)
 }
 
 /**
- * The output grid over `extent` (or the source's footprint), the lattice, and the source
- * read at about one row per output pixel (rows `rowStep` apart, each averaged over runs of
- * `runLength` pixels): a strided read, so a whole scene costs a fraction of its pixels.
+ * The output grid over `extent` (or the source's footprint) and the sampling steps: source
+ * rows between sampled rows and pixels per run, about one output pixel on the ground each.
  */
-export async function sampleSource(source: QuicklookSource, extent: AoiGeometry | null, opts: { signal?: AbortSignal; concurrency?: number } = {}): Promise<Sampled> {
+export function samplingSteps(source: QuicklookSource, extent: AoiGeometry | null): { grid: MercatorGrid; rowStep: number; runLength: number } {
   const spacing = groundSpacing(source);
   const finest = Math.min(spacing.col, spacing.row);
   if (!(finest > 0)) throw new Error('the source has no usable pixel spacing');
   const grid = mercatorGrid(bboxOf(extent ?? source.footprint), finest, MAX_SIDE);
-  const lattice = await latticeOf(grid, source);
-  opts.signal?.throwIfAborted();
-
   // Ground size of an output pixel: Mercator metres × cos(latitude) at the grid's middle.
   const midLat = ((grid.bounds[1] + grid.bounds[3]) / 2) * (Math.PI / 180);
   const groundPixel = grid.pixel * Math.cos(midLat);
   const rowStep = Math.max(1, Math.floor(groundPixel / spacing.row));
   const runLength = Math.max(1, Math.floor(groundPixel / spacing.col));
+  return { grid, rowStep, runLength };
+}
+
+/**
+ * The output grid over `extent` (or the source's footprint), the lattice, and the source
+ * read at about one row per output pixel (rows `rowStep` apart, each averaged over runs of
+ * `runLength` pixels): a strided read, so a whole scene costs a fraction of its pixels.
+ */
+export async function sampleSource(
+  source: QuicklookSource,
+  extent: AoiGeometry | null,
+  opts: {
+    signal?: AbortSignal;
+    concurrency?: number;
+    /** The source already pooled on blocks of rowStep × runLength (pooled.ts): used instead of the strided read when it returns a raster. */
+    pooled?: (rowStep: number, runLength: number) => Promise<SampledRaster | null>;
+  } = {},
+): Promise<Sampled> {
+  const { grid, rowStep, runLength } = samplingSteps(source, extent);
+  const lattice = await latticeOf(grid, source);
+  opts.signal?.throwIfAborted();
+  const pooled = await opts.pooled?.(rowStep, runLength);
+  if (pooled) return { grid, lattice, raster: pooled };
   const window = sourceWindow(lattice, source, Math.max(rowStep, runLength) + 1);
   if (!window) throw new Error('the extent does not overlap the image');
 

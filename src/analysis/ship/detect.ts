@@ -9,7 +9,7 @@ import { AoiClipper, convexHull } from '../../geo/aoiClipper.ts';
 import { rasterizeLandMask } from '../../geo/landMask.ts';
 import { vesselProperties } from './vesselProperties.ts';
 import type { AoiGeometry, Polygon } from '../../geo/types.ts';
-import type { TileRunner } from '../port.ts';
+import type { BlockGrid, PooledBlocks, TileRunner } from '../port.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import { intersectWindows, isSafeProduct, openSafeProduct, planTiles, SIGMA_FLOOR_LINEAR, type PixelWindow, type Sigma0Band, type Sigma0Product, type Tile } from '../../imagery/index.ts';
 import { finalizeFeatureCollection, type FinalizedCollection } from '../common/result.ts';
@@ -18,7 +18,7 @@ import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { BrightSourceMap, findAzimuthAmbiguities, readAmbiguityGeometry } from './ambiguity.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { readShipTile, threadTasks as sceneTileTasks, type ShipTileReading } from './sceneTile.ts';
-import { detectShipsInTile, requiredHalo, threadTasks as tileTasks, type Channel, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
+import { detectShipsInTile, requiredHalo, threadTasks as tileTasks, type Channel, type PooledPart, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
 
 export { detectShipsInTile, requiredHalo };
 export type { Channel, ShipDetection, ShipTileInput };
@@ -39,6 +39,13 @@ export interface DetectShipsOptions {
   threads?: number;
   /** Where else the tiles may run (scaled out: any worker), when each task reads its own tile (engine/mapTiles.ts). */
   tiles?: TileRunner;
+  /**
+   * The quicklook's blocks for the analysed band (src/analysis/quicklook: quicklookBlockGrid),
+   * or null: the tile tasks then also pool the band's DN² on them (report.quicklookCopy), so
+   * the quicklook needs no second read. Used only where the tasks read DN and merge here
+   * (not scaled out through `tiles`, ambiguity suppression on a SAFE product).
+   */
+  quicklookBlocks?: (product: Sigma0Product, polarisation: string, region: PixelWindow) => BlockGrid | null;
 }
 
 export interface ShipSceneReport {
@@ -58,6 +65,26 @@ export interface ShipSceneReport {
    * awaited, with its read on the pool) and merging, the ambiguity step, polygons.
    */
   timings: { read: number; input: number; detect: number; ambiguity: number; vectorize: number; total: number };
+  /** The primary band's DN² pooled on the quicklook's blocks (DetectShipsOptions.quicklookBlocks), when made. */
+  quicklookCopy?: PooledBlocks;
+}
+
+/** An empty copy on `grid` (every block count 0: no data). */
+export function emptyPooled(grid: BlockGrid): PooledBlocks {
+  return { grid, sumDn2: new Float64Array(grid.rows * grid.runs), counts: new Uint32Array(grid.rows * grid.runs) };
+}
+
+/** Adds a tile's part into the whole copy. */
+export function mergePooled(into: PooledBlocks, part: PooledPart): void {
+  const { runs } = into.grid;
+  for (let r = 0; r < part.rows; r++) {
+    const to = (part.rowFrom + r) * runs + part.runFrom;
+    const from = r * part.runs;
+    for (let c = 0; c < part.runs; c++) {
+      into.sumDn2[to + c]! += part.sumDn2[from + c]!;
+      into.counts[to + c]! += part.counts[from + c]!;
+    }
+  }
 }
 
 /** Detect ships in a GRD SAFE product (folder, manifest.safe or zip). */
@@ -164,6 +191,9 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
     landBufferM: params.landBufferM,
     pixelSpacing: spacing,
   };
+  const blocks = sources && reading.calibrateOnTask && !options.tiles ? (options.quicklookBlocks?.(product, primaryBand.polarisation, region) ?? null) : null;
+  const quicklookCopy = blocks ? emptyPooled(blocks) : undefined;
+  if (blocks) reading.quicklookBlocks = blocks;
   const detections: ShipDetection[] = [];
   const engine = {
     signal: options.signal,
@@ -171,8 +201,9 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
     runner: options.tiles,
     onProgress: (done: number, total: number) => options.onProgress?.(Math.floor((100 * done) / total)),
   };
-  const mergeWithSources = (_tile: Tile, out: { detections: ShipDetection[]; sources: PooledSources }) => {
+  const mergeWithSources = (_tile: Tile, out: { detections: ShipDetection[]; sources: PooledSources; quicklook?: PooledPart }) => {
     sources!.merge(out.sources);
+    if (quicklookCopy && out.quicklook) mergePooled(quicklookCopy, out.quicklook);
     detections.push(...out.detections);
   };
   const mergeFound = (_tile: Tile, found: ShipDetection[]) => {
@@ -260,5 +291,5 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
   const result = finalizeFeatureCollection(polygons);
   timings.vectorize = performance.now() - mark;
   timings.total = performance.now() - started;
-  return { result, detections: keptDetections, tiles: plan.tiles.length, channels, ambiguities, ambiguitySkipped, region, timings };
+  return { result, detections: keptDetections, tiles: plan.tiles.length, channels, ambiguities, ambiguitySkipped, region, timings, ...(quicklookCopy ? { quicklookCopy } : {}) };
 }

@@ -16,6 +16,8 @@ import { prepareTileCalibration } from './calibrate.ts';
 import type { ShipParams } from './params.ts';
 import { detectShipsInTile, detectShipsInTileWithSources, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
+import type { BlockGrid } from '../port.ts';
+import type { PooledPart } from './tile.ts';
 
 /** How a scene's tiles are read: plain data, sent to the pool with each tile. */
 export interface ShipTileReading {
@@ -30,6 +32,8 @@ export interface ShipTileReading {
   landMask: boolean;
   landBufferM: number;
   pixelSpacing: { range: number; azimuth: number };
+  /** The quicklook's blocks, pooled by each tile's task (ShipTileInput.quicklookBlocks). */
+  quicklookBlocks?: BlockGrid;
 }
 
 /** Reads one tile of `product` (its halo window) into detectShipsInTile's input. */
@@ -77,6 +81,7 @@ export async function readShipTile(product: Sigma0Product, reading: ShipTileRead
     pixelSpacing: reading.pixelSpacing,
     core: tile.coreInHalo,
     origin: { row: win.y0, col: win.x0 },
+    ...(reading.quicklookBlocks ? { quicklookBlocks: reading.quicklookBlocks } : {}),
     ...(reading.calibrateOnTask ? { calibrate: { ...(calVh ? { vh: calVh } : {}), ...(calVv ? { vv: calVv } : {}) } } : {}),
   };
 }
@@ -95,7 +100,7 @@ export async function detectShipsInSceneTile(task: ShipSceneTile, params: ShipPa
 }
 
 /** Pool task: read the tile from its scene on this thread, then detectShipsInTileWithSources. */
-export async function detectShipsInSceneTileWithSources(task: ShipSceneTile, params: ShipParams): Promise<{ detections: ShipDetection[]; sources: PooledSources }> {
+export async function detectShipsInSceneTileWithSources(task: ShipSceneTile, params: ShipParams): Promise<{ detections: ShipDetection[]; sources: PooledSources; quicklook?: PooledPart }> {
   const input = await withOpenedProduct(task.source, (product) => readShipTile(product, task.reading, task.tile));
   return detectShipsInTileWithSources(input, params);
 }

@@ -70,6 +70,29 @@ export class CalibratedRunSampler {
     return row;
   }
 
+  /**
+   * The same calibration of means made elsewhere: run r's mean DN² is sumDn2[r] / counts[r]
+   * (a quicklook's blocks pooled by the detector's tiles, each over several lines), calibrated
+   * with A and η at line `line` and the run's centre as line() does; NaN where a count is 0.
+   */
+  fromSums(line: number, sumDn2: ArrayLike<number>, counts: ArrayLike<number>): Float32Array {
+    const out = new Float32Array(this.runs);
+    const a = this.aRow;
+    this.a.fillRow(line, 0, a);
+    const eta = this.noiseRow(line);
+    for (let r = 0; r < this.runs; r++) {
+      const n = counts[r]!;
+      if (n === 0) {
+        out[r] = Number.NaN;
+        continue;
+      }
+      const ar = a[r]!;
+      const value = (sumDn2[r]! / n - (eta ? eta[r]! : 0)) / (ar * ar);
+      out[r] = value > this.floor ? value : this.floor;
+    }
+    return out;
+  }
+
   /** Run means of line `line` (linear σ0), NaN for a run without a valid pixel. */
   async line(line: number): Promise<Float32Array> {
     // DN: 0 where invalid (no data, the TIFF's no-data value, outside the measurement).
