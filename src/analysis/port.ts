@@ -138,8 +138,8 @@ export interface AnalysisOutput {
   /** One line on what was analysed (area, channels, cells, fields), for logs and the CLI. */
   summary?: string;
   /**
-   * ship: the detector's own mean-pooled copy of the analysed band on the quicklook's blocks
-   * (src/analysis/quicklook/pooled.ts), so the worker's quicklook needs no second read of the
+   * ship: the detector's own copy of the analysed band pooled on the quicklook's blocks (DN² sums
+   * of each block's middle line: src/analysis/ship/tile.ts poolDn2, quicklook/index.ts), so the worker's quicklook needs no second read of the
    * scene. Absent where the tiles could not make it (scaled out, σ0 read instead of DN).
    */
   quicklookCopy?: PooledBlocks;

@@ -48,7 +48,7 @@ export interface ShipTileInput {
    */
   calibrate?: { vh?: TileCalibration; vv?: TileCalibration };
   /**
-   * The quicklook's blocks (quicklook/pooled.ts): when given and the primary channel holds DN
+   * The quicklook's blocks (quicklook/index.ts quicklookBlockGrid): when given and the primary channel holds DN
    * (`calibrate`), detectShipsInTileWithSources also returns the core's DN² sums per block.
    */
   quicklookBlocks?: BlockGrid;
