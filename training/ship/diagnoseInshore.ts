@@ -35,7 +35,7 @@ import { landMaskOfField, seaLandModel, seaLandProbability, withLandDistance } f
 import { markAboveSeaLevel, seaLevel } from '../../src/analysis/ship/seaLevel.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters, type Cluster } from '../../src/analysis/ship/cluster.ts';
 import { fillRingSpans } from '../../src/raster/canvas.ts';
-import { SPACING, chipCells, foldsByRun, runOf } from './seaLandData.ts';
+import { SPACING, chipCells, foldsByRun, runOf, ssddOutlines } from './seaLandData.ts';
 import { outOfFoldLandModels } from './oofLand.ts';
 
 const arg = (name: string, dflt: string) => {
@@ -48,13 +48,7 @@ const candidatePfa = Number(arg('pfa', '1e-4'));
 const seaLevelFactor = Number(arg('factor', '16'));
 const cache = process.argv.includes('--cache') ? arg('cache', '') : undefined;
 
-const labels = JSON.parse(readFileSync(path.join(SSDD_DIR, 'labels.json'), 'utf8')) as {
-  images: Array<{ id: number; file_name: string }>;
-  annotations: Array<{ image_id: number; segmentation: number[][] }>;
-};
-const idOf = new Map(labels.images.map((im) => [im.file_name, im.id]));
-const polysOf = new Map<number, number[][][]>();
-for (const a of labels.annotations) polysOf.set(a.image_id, [...(polysOf.get(a.image_id) ?? []), a.segmentation]);
+const outlinesOf = ssddOutlines();
 
 const all = loadSsddChips().filter((c) => c.split === 'dev');
 const foldOf = foldsByRun(all);
@@ -104,7 +98,7 @@ for (const chip of chips) {
 
   // Ship outlines (one label per ship), the reference sea, the target pixels.
   const shipId = new Int32Array(n).fill(-1);
-  const polys = polysOf.get(idOf.get(chip.file)!) ?? [];
+  const polys = outlinesOf(chip.file);
   polys.forEach((rings, k) => fillRingSpans(rings, w, h, (y, xa, xb) => shipId.fill(k, y * w + xa, y * w + xb)));
   const refLand = chip.inshore ? readSsddLand(chip) : new Uint8Array(n);
   const target = new Uint8Array(n);

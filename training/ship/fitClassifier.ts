@@ -25,9 +25,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
-import { CANDIDATE_FEATURES, surroundGrowPx, type CandidateModel } from '../../src/analysis/ship/classifier.ts';
-import { candidateLandFeatures, landMaskOfField, partLandFeatures, seaLandModel, seaLandProbability, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
-import { SPACING, chipCells, foldsByRun, runOf } from './seaLandData.ts';
+import { CANDIDATE_FEATURES, type CandidateModel } from '../../src/analysis/ship/classifier.ts';
+import { landMaskOfField, partLandFeatures, seaLandModel, seaLandProbability, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
+import { SPACING, chipCandidateLandFeatures, chipCells, foldsByRun, runOf } from './seaLandData.ts';
 import { outOfFoldLandModels } from './oofLand.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
@@ -84,17 +84,8 @@ for (const chip of chips) {
   const s = scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col));
   const false_ = new Set(s.falseAlarms);
   for (const d of dets) {
-    const { rows: rr, cols: cc } = d.pixels;
-    const box = { rowMin: Infinity, rowMax: -Infinity, colMin: Infinity, colMax: -Infinity };
-    rr.forEach((r, j) => {
-      box.rowMin = Math.min(box.rowMin, r);
-      box.rowMax = Math.max(box.rowMax, r);
-      box.colMin = Math.min(box.colMin, cc[j]!);
-      box.colMax = Math.max(box.colMax, cc[j]!);
-    });
-    const g = surroundGrowPx(box.rowMax - box.rowMin + 1, box.colMax - box.colMin + 1);
-    d.candidate!.features.splice(LAND_AT, 4, ...candidateLandFeatures(land, d.peakRow, d.peakCol, box, g));
-    if (ablate) partOf.set(d, partLandFeatures(land, Array.from(rr, (r, j) => r * chip.width + cc[j]!), chip.width, chip.height, SSDD_PIXEL_M, d.candidate!.features[LENGTH]!, landThreshold));
+    d.candidate!.features.splice(LAND_AT, 4, ...chipCandidateLandFeatures(d, land));
+    if (ablate) partOf.set(d, partLandFeatures(land, Array.from(d.pixels.rows, (r, j) => r * chip.width + d.pixels.cols[j]!), chip.width, chip.height, SSDD_PIXEL_M, d.candidate!.features[LENGTH]!, landThreshold));
   }
   ships[chip.inshore ? 'inshore' : 'offshore'] += chip.ships.length;
   const st = stages[chip.inshore ? 'inshore' : 'offshore'];

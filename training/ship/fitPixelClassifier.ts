@@ -21,6 +21,7 @@ import { PIXEL_FEATURES, PIXEL_FEATURE_COUNT, featuresAt, pixelFeatureField, pix
 import { fillRingSpans } from '../../src/raster/canvas.ts';
 import { mulberry32 } from '../../src/prng.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
+import { ssddOutlines } from './seaLandData.ts';
 
 const GBT: Partial<GbtOptions> = { trees: 80, maxDepth: 4, learningRate: 0.1, minChildWeight: 5, subsample: 0.7, seed: 23 };
 const GATES = [1.5, 2.5];
@@ -36,13 +37,7 @@ function shipMask(chip: SsddChip, polygons: number[][][]): Uint8Array {
   return m;
 }
 
-const labels = JSON.parse(readFileSync(path.join(SSDD_DIR, 'labels.json'), 'utf8')) as {
-  images: Array<{ id: number; file_name: string }>;
-  annotations: Array<{ image_id: number; segmentation: number[][] }>;
-};
-const idOf = new Map(labels.images.map((im) => [im.file_name, im.id]));
-const polysOf = new Map<number, number[][][]>();
-for (const a of labels.annotations) polysOf.set(a.image_id, [...(polysOf.get(a.image_id) ?? []), a.segmentation]);
+const outlinesOf = ssddOutlines();
 
 const runOf = (c: SsddChip) => Math.floor((c.number - 1) / 20);
 // Every development run, or with --half every other one (the fit's CPU time halves; the
@@ -68,7 +63,7 @@ for (const chip of chips) {
   const sigma0 = greyAmplitudeToSigma0(img.grey);
   const target = new Uint8Array(chip.width * chip.height).fill(1);
   const field = pixelFeatureField(sigma0, target, chip.width, chip.height);
-  const ship = shipMask(chip, polysOf.get(idOf.get(chip.file)!) ?? []);
+  const ship = shipMask(chip, outlinesOf(chip.file));
   const fold = foldOf.get(runOf(chip))!;
   const index: number[] = [];
   for (let i = 0; i < ship.length; i++) if (field.gate[i]! >= GATES[0]!) index.push(i);

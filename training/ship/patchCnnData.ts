@@ -16,12 +16,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
-import { CANDIDATE_FEATURES, surroundGrowPx } from '../../src/analysis/ship/classifier.ts';
-import { candidateLandFeatures, landMaskOfField, seaLandModel, seaLandProbability, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
+import { CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
+import { landMaskOfField, seaLandModel, seaLandProbability, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { mulberry32 } from '../../src/prng.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
-import { SPACING, chipCells, fitSeaLand, foldsByRun, runOf, seaLandRows } from './seaLandData.ts';
+import { SPACING, chipCandidateLandFeatures, chipCells, fitSeaLand, foldsByRun, runOf, seaLandRows } from './seaLandData.ts';
 import { PATCH } from './patchCnnNet.ts';
 
 /** Random crop offset (pooled px) of the training patches. */
@@ -121,17 +121,8 @@ function build(pfa: number, base: string): void {
     const false_ = new Set(s.falseAlarms);
     const base_ = { chip: chip.number, run: runOf(chip), fold, inshore: chip.inshore };
     dets.forEach((d, i) => {
-      const { rows: rr, cols: cc } = d.pixels;
-      const box = { rowMin: Infinity, rowMax: -Infinity, colMin: Infinity, colMax: -Infinity };
-      rr.forEach((r, j) => {
-        box.rowMin = Math.min(box.rowMin, r);
-        box.rowMax = Math.max(box.rowMax, r);
-        box.colMin = Math.min(box.colMin, cc[j]!);
-        box.colMax = Math.max(box.colMax, cc[j]!);
-      });
-      const g = surroundGrowPx(box.rowMax - box.rowMin + 1, box.colMax - box.colMin + 1);
       const x = d.candidate!.features;
-      x.splice(LAND_AT, 4, ...candidateLandFeatures(land, d.peakRow, d.peakCol, box, g));
+      x.splice(LAND_AT, 4, ...chipCandidateLandFeatures(d, land));
       feats.push(x);
       rows.push({ ...base_, kind: 'candidate', y: false_.has(i) ? 0 : 1, row: d.centroidRow, col: d.centroidCol, landDistanceM: x[DIST]! });
       patches.push(extractPatch(sigma0, chip.width, chip.height, d.centroidRow, d.centroidCol, STORED));

@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SSDD_DIR, SSDD_PIXEL_M, decodeLuma, greyAmplitudeToSigma0, readSsddLand, type SsddChip } from '../../eval/shipChips.ts';
-import { SEA_LAND_FEATURES, SEA_LAND_FEATURE_COUNT, seaLandFeatures, seaLandFeaturesAt, type SeaLandFeatures } from '../../src/analysis/ship/seaLand.ts';
+import { SEA_LAND_FEATURES, SEA_LAND_FEATURE_COUNT, candidateLandFeatures, seaLandFeatures, seaLandFeaturesAt, type SeaLandFeatures, type SeaLandField } from '../../src/analysis/ship/seaLand.ts';
+import { surroundGrowPx } from '../../src/analysis/ship/classifier.ts';
 import { mulberry32 } from '../../src/prng.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 import type { GbtModel } from '../../src/analysis/oilslick/gbt.ts';
@@ -74,6 +75,37 @@ export function fitSeaLand(rows: SeaLandRow[]): GbtModel & { featureNames: strin
 export function foldsByRun(chips: SsddChip[]): Map<number, number> {
   const runs = [...new Set(chips.map(runOf))].sort((a, b) => a - b);
   return new Map(runs.map((r, i) => [r, i % 3]));
+}
+
+/**
+ * The four land features of a chip candidate (eval/shipChips.ts detectOnChip's detection) from
+ * a land field, as the detector's classifier computes them: its pixels' box grown by surroundGrowPx.
+ */
+export function chipCandidateLandFeatures(
+  d: { pixels: { rows: ArrayLike<number>; cols: ArrayLike<number> }; peakRow: number; peakCol: number },
+  land: SeaLandField,
+): [number, number, number, number] {
+  const { rows, cols } = d.pixels;
+  const box = { rowMin: Infinity, rowMax: -Infinity, colMin: Infinity, colMax: -Infinity };
+  for (let j = 0; j < rows.length; j++) {
+    box.rowMin = Math.min(box.rowMin, rows[j]!);
+    box.rowMax = Math.max(box.rowMax, rows[j]!);
+    box.colMin = Math.min(box.colMin, cols[j]!);
+    box.colMax = Math.max(box.colMax, cols[j]!);
+  }
+  return candidateLandFeatures(land, d.peakRow, d.peakCol, box, surroundGrowPx(box.rowMax - box.rowMin + 1, box.colMax - box.colMin + 1));
+}
+
+/** The SSDD ship outlines (labels.json segmentations, chip pixels) of each chip file. */
+export function ssddOutlines(): (file: string) => number[][][] {
+  const labels = JSON.parse(readFileSync(path.join(SSDD_DIR, 'labels.json'), 'utf8')) as {
+    images: Array<{ id: number; file_name: string }>;
+    annotations: Array<{ image_id: number; segmentation: number[][] }>;
+  };
+  const idOf = new Map(labels.images.map((im) => [im.file_name, im.id]));
+  const polysOf = new Map<number, number[][][]>();
+  for (const a of labels.annotations) polysOf.set(a.image_id, [...(polysOf.get(a.image_id) ?? []), a.segmentation]);
+  return (file) => polysOf.get(idOf.get(file)!) ?? [];
 }
 
 export { SEA_LAND_FEATURE_COUNT };
