@@ -4,8 +4,11 @@
 // parts add up to the sums of a full-resolution DN read block for block, land tiles included,
 // on the pool and in the calling thread; the detection is the same with and without the copy;
 // and where a block is one pixel (this 1000-px crop's quicklook) the picture is the strided
-// read's, pixel for pixel — with tiles of land throughout too.
+// read's, pixel for pixel — with tiles of land throughout too, and (the demo archive's slick
+// scene) for a polygon job, whose blocks start at the window read around the polygon.
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectInProduct } from '../../src/analysis/oilslick/detect.ts';
@@ -18,6 +21,8 @@ import { quicklookBlocksFor } from '../../src/worker/quicklook.ts';
 import { oilslickModule } from '../../src/analysis/modules/oilslick.ts';
 import type { AnalysisContext, BlockGrid, PooledBlocks, ResolvedInput } from '../../src/analysis/port.ts';
 import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
+import { DEMO_CACHE_DIR, DEMO_SLICK_AREA } from '../helpers/demoArchive.ts';
+import { parseAoiWkt } from '../../src/geo/index.ts';
 
 afterAll(() => closeAnalysisPool());
 
@@ -170,5 +175,23 @@ describe('the detector’s pooled copy for the oil-slick quicklook (real North-S
     } finally {
       await product.close();
     }
+  }, 300_000);
+
+  it('on the demo archive’s slick scene, a polygon job: blocks from the analysed window’s origin, the picture is the strided read’s', async () => {
+    const grd = path.join(DEMO_CACHE_DIR, 'grd');
+    const safe = path.join(grd, readdirSync(grd).find((n) => n.includes('20240613') && n.endsWith('.SAFE'))!);
+    const aoi = parseAoiWkt(DEMO_SLICK_AREA);
+    const input: ResolvedInput = { kind: 'nearest', scene: { assets: { product: { href: safe } } } as never, aoi, extent: aoi };
+    const ctx: AnalysisContext = { reportProgress: () => {}, signal: new AbortController().signal, quicklookBlocks: quicklookBlocksFor('oilslick', input)! };
+    const out = await oilslickModule.run({ jobId: 'j', endpointId: 'oilslick', family: 'analyze', input, maxRequestBytes: 1_048_576 }, ctx);
+    expect(out.result!.features.length).toBeGreaterThan(0);
+    const copy = out.quicklookCopy!;
+    // The window read around the polygon (3 km of context), not the scene's origin.
+    expect(copy.grid.y0).toBeGreaterThan(0);
+    expect(copy.grid.x0).toBeGreaterThan(0);
+    const strided = await makeQuicklook({ endpointId: 'oilslick', family: 'analyze', input, result: out.result });
+    const fromCopy = await makeQuicklook({ endpointId: 'oilslick', family: 'analyze', input, result: out.result, pooled: copy });
+    expect(pixels(fromCopy!.quicklook)).toBe(pixels(strided!.quicklook));
+    expect(pixels(fromCopy!.overlay!.png)).toBe(pixels(strided!.overlay!.png));
   }, 300_000);
 });
