@@ -94,7 +94,7 @@ export interface AnalysisContext {
    */
   tiles?: TileRunner;
   /**
-   * ship, in the worker: the quicklook's blocks over the analysed region of the band the
+   * ship and oilslick, in the worker: the quicklook's blocks over the analysed region of the band the
    * detector reads (src/analysis/quicklook quicklookBlockGrid), so its tile tasks pool the
    * picture's copy (AnalysisOutput.quicklookCopy). Absent (the CLI, an uploaded image): none.
    * `product` is the detector's opened Sigma0Product (not named here: the port imports no imagery).
@@ -138,9 +138,9 @@ export interface AnalysisOutput {
   /** One line on what was analysed (area, channels, cells, fields), for logs and the CLI. */
   summary?: string;
   /**
-   * ship: the detector's own copy of the analysed band pooled on the quicklook's blocks (DN² sums
-   * of each block's middle line: src/analysis/ship/tile.ts poolDn2, quicklook/index.ts), so the worker's quicklook needs no second read of the
-   * scene. Absent where the tiles could not make it (scaled out, σ0 read instead of DN).
+   * ship and oilslick: the detector's own copy of the analysed band pooled on the quicklook's blocks (DN² sums
+   * of each block's middle line: src/analysis/common/quicklookCopy.ts poolDn2, quicklook/index.ts), so the worker's quicklook needs no second read of the
+   * scene. Absent where the tiles could not make it (scaled out, no DN: σ0 read instead, a σ0 GeoTIFF).
    */
   quicklookCopy?: PooledBlocks;
 }

@@ -23,11 +23,12 @@ export function quicklookKeys(jobId: string, attempt: number): { quicklook: stri
 }
 
 /**
- * For a ship job on a catalog scene: the quicklook's blocks the detector's tiles pool (so the
- * quicklook needs no second read of the scene); none for an uploaded image or another endpoint.
+ * For a ship or oil-slick job on a catalog scene: the quicklook's blocks the detector's tiles
+ * pool (so the quicklook needs no second read of the scene); none for an uploaded image or
+ * another endpoint.
  */
 export function quicklookBlocksFor(endpointId: string, input: ResolvedInput): AnalysisContext['quicklookBlocks'] {
-  if (endpointId !== 'ship' || input.kind === 'image') return undefined;
+  if ((endpointId !== 'ship' && endpointId !== 'oilslick') || input.kind === 'image') return undefined;
   const aoi = input.kind === 'scene' ? null : 'aoi' in input ? input.aoi : null;
   return (product, polarisation, region) => quicklookBlockGrid(product as Sigma0Product, polarisation, region, aoi);
 }

@@ -1,5 +1,5 @@
-// The ship quicklook from the detector's own pooled copy (ship/tile.ts poolDn2, detect.ts
-// mergePooled, quicklook/index.ts pooledRaster) on the real North-Sea GRD crop: the tiles'
+// The ship quicklook from the detector's own pooled copy (common/quicklookCopy.ts poolDn2, mergePooled,
+// quicklook/index.ts pooledRaster) on the real North-Sea GRD crop: the tiles'
 // partial block sums add up to the sums of a full-resolution DN read, block for block; and
 // where a block is one pixel (this 1000-px crop's quicklook: rowStep = runLength = 1) the
 // picture is the strided read's, pixel for pixel.
@@ -71,7 +71,7 @@ describe('the detector’s pooled copy for the ship quicklook (real North-Sea GR
     const scene = { assets: { product: { href: NORTH_SEA_SAFE } } } as never;
     const input = { kind: 'scene' as const, scene };
     expect(quicklookBlocksFor('ship', { kind: 'image', image: 'safe', key: 'k', file: NORTH_SEA_SAFE, extent: null as never, aoi: null as never })).toBeUndefined();
-    expect(quicklookBlocksFor('oilslick', input)).toBeUndefined();
+    expect(quicklookBlocksFor('idlefarm', input)).toBeUndefined();
     const product = await openSafeProduct(NORTH_SEA_SAFE);
     try {
       const report = await detectShipsInProduct(product, { threads: 2, quicklookBlocks: quicklookBlocksFor('ship', input)! });

@@ -1,5 +1,5 @@
 /** The oilslick endpoint: dark-spot detection on the chosen GRD scene or uploaded image (src/analysis/oilslick). */
-import { detectSlicksInSafe, resolveOilSlickParams, type SafeSlickOptions } from '../oilslick/index.ts';
+import { detectSlicksInSafeDetailed, resolveOilSlickParams, type SafeSlickOptions } from '../oilslick/index.ts';
 import { detectInProduct } from '../oilslick/detect.ts';
 import { greySigma0Product } from '../oilslick/greyImage.ts';
 import type { AnalysisModule } from '../port.ts';
@@ -15,9 +15,15 @@ export const oilslickModule: AnalysisModule = {
       // Scaled out, a scene's tiles may run on any worker (as ship: an uploaded image is a local copy).
       ...(ctx.tiles && request.input.kind !== 'image' ? { tiles: ctx.tiles } : {}),
       onProgress: (fraction) => ctx.reportProgress(100 * fraction),
+      // The quicklook's copy of the VV band pooled by the tiles (oilslick/sceneTile.ts), so the
+      // worker's quicklook does not read the scene again; an uploaded image keeps the strided read.
+      ...(ctx.quicklookBlocks && request.input.kind !== 'image' ? { quicklookBlocks: ctx.quicklookBlocks } : {}),
     };
     try {
-      if (kind === 'safe') return { result: await detectSlicksInSafe(path, options) };
+      if (kind === 'safe') {
+        const { collection, quicklookCopy } = await detectSlicksInSafeDetailed(path, options);
+        return { result: collection, ...(quicklookCopy ? { quicklookCopy } : {}) };
+      }
       return await withSigma0GeoTiff(path, encoding, async (product) => {
         if (encoding?.grey) {
           // Grey levels of an unknown scaling: the model alone decides, without the low-wind

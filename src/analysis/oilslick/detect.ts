@@ -34,11 +34,12 @@ import {
 } from './discriminate.ts';
 import { DEFAULT_OIL_SLICK_PARAMS, resolveOilSlickParams, type OilSlickParams } from './params.ts';
 import { mapTiles } from '../engine/mapTiles.ts';
-import type { TileRunner } from '../port.ts';
+import type { BlockGrid, PooledBlocks, TileRunner } from '../port.ts';
+import { emptyPooled, mergePooled, type PooledPart } from '../common/quicklookCopy.ts';
 import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { loadOilModel, oilProbability, type OilModelFile } from './model.ts';
 import { detectSlicksInTile, requiredHaloPx, threadTasks as tileTasks, type SlickTileInput, type TileRegions } from './tile.ts';
-import { readSlickTile, threadTasks as sceneTileTasks, windowLandMask, type SlickTileReading } from './sceneTile.ts';
+import { readSlickTile, threadTasks as sceneTileTasks, windowLandMask, type SlickTileRead, type SlickTileReading } from './sceneTile.ts';
 import { maskAxesM, outlineWindow, refinedPolygons, refineOutlineMask } from './refineOutline.ts';
 
 // One tile (tile.ts): detectSlicksInTile runs on the worker threads.
@@ -438,6 +439,13 @@ export interface SafeSlickOptions {
   workers?: number;
   /** Where else the tiles may run (scaled out: any worker), when each task reads its own tile (engine/mapTiles.ts). */
   tiles?: TileRunner;
+  /**
+   * The quicklook's blocks over the analysed window of the VV band (src/analysis/quicklook:
+   * quicklookBlockGrid), or null: the tiles then also pool the band's DN² on them (details'
+   * quicklookCopy), so the quicklook needs no second read. Not asked when the tiles are scaled
+   * out (`tiles`: their results come back as data).
+   */
+  quicklookBlocks?: (product: Sigma0Product, polarisation: string, region: PixelWindow) => BlockGrid | null;
 }
 
 export interface SafeSlickDetails {
@@ -451,6 +459,8 @@ export interface SafeSlickDetails {
   workers: number;
   /** Full-image window that was analysed. */
   window: PixelWindow | null;
+  /** The VV band's DN² pooled on the quicklook's blocks (SafeSlickOptions.quicklookBlocks), when made. */
+  quicklookCopy?: PooledBlocks;
 }
 
 /** BlockReader's default cache (96 MiB). */
@@ -523,6 +533,11 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   const placed: PlacedTileRegions[] = [];
   let spacing: PixelSpacing = { range: pixelSpacing.range * m, azimuth: pixelSpacing.azimuth * m };
   const reading: SlickTileReading = { multilook: m, pixelSpacing, shoreBufferM: params.shoreBufferM, denoise: params.denoise, land };
+  // The quicklook's copy, pooled by the tiles on blocks from the window's own origin (not the
+  // multilook-aligned region's: the strided read's lines start there); SAFE bands only (DN).
+  const blocks = options.quicklookBlocks && !options.tiles ? options.quicklookBlocks(product, 'VV', window) : null;
+  const quicklookCopy = blocks ? emptyPooled(blocks) : undefined;
+  if (blocks) reading.quicklookBlocks = blocks;
   // Tiles go to the shared analysis pool (src/analysis/engine): `workers` threads find the dark
   // spots of tiles while one more tile waits in the pool's queue, so a worker never waits.
   const workers = plan.tiles.length >= 3 ? (options.workers ?? Math.max(0, Math.min(2, availableParallelism() - 1))) : 0;
@@ -533,10 +548,11 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
     return emptyTileRegions(tile, params, pixelSpacing);
   };
   // A pool task gives null for a land tile.
-  const merge = (tile: Tile, found: TileRegions | null) => {
+  const merge = (tile: Tile, found: TileRegions | null, quicklook?: PooledPart) => {
     const regions = found ?? landTile(tile);
     spacing = regions.spacing;
     placed.push({ originX: tile.halo.x0 / m, originY: tile.halo.y0 / m, regions });
+    if (quicklookCopy && quicklook) mergePooled(quicklookCopy, quicklook);
   };
   const engine = {
     signal: options.signal,
@@ -549,15 +565,21 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
     // On the pool, each task reads its own tile (land mask first) from the product's source:
     // this thread only plans, dispatches and merges, so its event loop stays free.
     const input = (tile: Tile) => ({ input: { source, reading, tile }, keep: undefined });
-    await mapTiles(plan, null, { run: sceneTileTasks.detectSlicksInSceneTile, params, input }, merge, engine);
+    if (quicklookCopy) {
+      const withCopy = (tile: Tile, out: { regions: TileRegions | null; quicklook?: PooledPart }) => merge(tile, out.regions, out.quicklook);
+      await mapTiles(plan, null, { run: sceneTileTasks.detectSlicksInSceneTileWithCopy, params, input }, withCopy, engine);
+    } else {
+      await mapTiles(plan, null, { run: sceneTileTasks.detectSlicksInSceneTile, params, input }, (tile, found) => merge(tile, found), engine);
+    }
   } else {
     // In this thread (or a product only this thread can read): this thread reads and masks
-    // tile n+1 while the pool works on earlier ones; a tile's arrays move to the pool.
+    // tile n+1 while the pool works on earlier ones; a tile's arrays move to the pool. The
+    // tile's part of the quicklook's copy was pooled here as it was read: kept for the merge.
     const read = (_window: PixelWindow, tile: Tile) => readSlickTile(product, reading, tile);
-    const input = (tile: Tile, data: SlickTileInput | null) => {
-      if (!data) return { result: landTile(tile), keep: undefined };
+    const input = (tile: Tile, { input: data, quicklook }: SlickTileRead) => {
+      if (!data) return { result: landTile(tile), keep: quicklook };
       const transfer = [...new Set([data.sigma0VV.buffer, data.valid.buffer, ...(data.land ? [data.land.buffer] : [])])] as ArrayBuffer[];
-      return { input: data, transfer, keep: undefined };
+      return { input: data, transfer, keep: quicklook };
     };
     await mapTiles(plan, read, { run: tileTasks.detectSlicksInTile, params, input }, merge, engine);
   }
@@ -594,7 +616,7 @@ export async function detectInProduct(product: Sigma0Product, params: OilSlickPa
   }
   const collection = finalizeFeatureCollection(polygons, { addPropertyId: true });
   options.onProgress?.(1);
-  return { collection, candidates, tiles: plan.tiles.length, landTiles: skipped, workers, window: region };
+  return { collection, candidates, tiles: plan.tiles.length, landTiles: skipped, workers, window: region, ...(quicklookCopy ? { quicklookCopy } : {}) };
 }
 
 /**

@@ -31,7 +31,7 @@ export interface QuicklookRequest {
   /** The job's GeoJSON result: the detections drawn, or the time-series cells. */
   result: ResultCollection | undefined;
   signal?: AbortSignal;
-  /** ship: the detector's pooled copy of the band (AnalysisOutput.quicklookCopy): no second read of the scene when it fits. */
+  /** ship, oilslick: the detector's pooled copy of the band (AnalysisOutput.quicklookCopy): no second read of the scene when it fits. */
   pooled?: PooledBlocks;
 }
 
@@ -53,7 +53,7 @@ export const DETECTION_STYLES: Partial<Record<EndpointId, DetectionStyle>> = {
 /**
  * The quicklook of a completed job, or null for an endpoint without one (idlefarm draws its
  * own charts). Reads the imagery again, strided (about one pixel in rowStep × runLength) — a
- * ship job's `pooled` copy from the detector instead, when it fits — and renders on the
+ * ship or oil job's `pooled` copy from the detector instead, when it fits — and renders on the
  * analysis pool; the caller decides what a failure costs (the worker: nothing).
  */
 export async function makeQuicklook(request: QuicklookRequest): Promise<QuicklookImages | null> {
@@ -172,7 +172,7 @@ const MAX_POOLED_BLOCKS = MAX_SIDE * MAX_SIDE;
 export const POOLED_LINES = Math.max(1, Math.floor(Number(process.env.SARWATCH_QUICKLOOK_POOLED_LINES ?? 1)) || 1);
 
 /**
- * The quicklook's blocks over `region` (the detector's analysed window) for a ship job on
+ * The quicklook's blocks over `region` (the detector's analysed window) for a ship or oil job on
  * `product`'s `polarisation` band: the steps the quicklook will sample with (its grid frames
  * `aoi`, or the whole scene when null), blocks from the region's origin. Null when the
  * quicklook would not use a pooled copy (not a SAFE band, or too many blocks).

@@ -120,7 +120,7 @@ export async function sampleSource(
   opts: {
     signal?: AbortSignal;
     concurrency?: number;
-    /** The source already pooled on blocks of rowStep × runLength (the detector's copy: ship/tile.ts poolDn2): used instead of the strided read when it returns a raster. */
+    /** The source already pooled on blocks of rowStep × runLength (the detector's copy: common/quicklookCopy.ts poolDn2): used instead of the strided read when it returns a raster. */
     pooled?: (rowStep: number, runLength: number) => Promise<SampledRaster | null>;
   } = {},
 ): Promise<Sampled> {

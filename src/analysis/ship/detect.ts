@@ -18,7 +18,8 @@ import { aoiVertexBounds, aoiWindow, imagePixelOf } from '../engine/window.ts';
 import { BrightSourceMap, findAzimuthAmbiguities, readAmbiguityGeometry } from './ambiguity.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { readShipTile, threadTasks as sceneTileTasks, type ShipTileReading } from './sceneTile.ts';
-import { detectShipsInTile, requiredHalo, threadTasks as tileTasks, type Channel, type PooledPart, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
+import { emptyPooled, mergePooled, type PooledPart } from '../common/quicklookCopy.ts';
+import { detectShipsInTile, requiredHalo, threadTasks as tileTasks, type Channel, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
 
 export { detectShipsInTile, requiredHalo };
 export type { Channel, ShipDetection, ShipTileInput };
@@ -67,24 +68,6 @@ export interface ShipSceneReport {
   timings: { read: number; input: number; detect: number; ambiguity: number; vectorize: number; total: number };
   /** The primary band's DN² pooled on the quicklook's blocks (DetectShipsOptions.quicklookBlocks), when made. */
   quicklookCopy?: PooledBlocks;
-}
-
-/** An empty copy on `grid` (every block count 0: no data). */
-export function emptyPooled(grid: BlockGrid): PooledBlocks {
-  return { grid, sumDn2: new Float64Array(grid.rows * grid.runs), counts: new Uint32Array(grid.rows * grid.runs) };
-}
-
-/** Adds a tile's part into the whole copy. */
-export function mergePooled(into: PooledBlocks, part: PooledPart): void {
-  const { runs } = into.grid;
-  for (let r = 0; r < part.rows; r++) {
-    const to = (part.rowFrom + r) * runs + part.runFrom;
-    const from = r * part.runs;
-    for (let c = 0; c < part.runs; c++) {
-      into.sumDn2[to + c]! += part.sumDn2[from + c]!;
-      into.counts[to + c]! += part.counts[from + c]!;
-    }
-  }
 }
 
 /** Detect ships in a GRD SAFE product (folder, manifest.safe or zip). */

@@ -17,7 +17,7 @@ import type { ShipParams } from './params.ts';
 import { detectShipsInTile, detectShipsInTileWithSources, type PooledSources, type ShipDetection, type ShipTileInput } from './tile.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 import type { BlockGrid } from '../port.ts';
-import type { PooledPart } from './tile.ts';
+import type { PooledPart } from '../common/quicklookCopy.ts';
 
 /** How a scene's tiles are read: plain data, sent to the pool with each tile. */
 export interface ShipTileReading {

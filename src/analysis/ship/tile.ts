@@ -15,6 +15,7 @@ import { landMaskOfField, seaLandField, withLandDistance, type SeaLandField } fr
 import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 import type { BlockGrid } from '../port.ts';
+import { poolDn2, type PooledPart } from '../common/quicklookCopy.ts';
 
 export type Channel = 'VH' | 'VV';
 
@@ -414,76 +415,6 @@ export function poolSources(
   return { cell, row0, col0, rows, cols, max };
 }
 
-// The quicklook's copy of the band (AnalysisOutput.quicklookCopy): each tile task sums DN² and
-// counts the valid pixels of its core per block of rowStep × runLength full-image pixels (of
-// the block's `lines` middle lines only: a pass over every pixel costs more than the read it saves)
-// (blocks aligned to the grid's origin, so a block cut by a tile edge gets its parts from both
-// tiles and the parts add up exactly); detect.ts merges the parts, and the worker's quicklook
-// calibrates and denoises each block mean as the strided read does a run (quicklook/index.ts).
-
-/** One tile's part: blocks rowFrom … rowFrom + rows − 1, runFrom … runFrom + runs − 1 of the grid. */
-export interface PooledPart {
-  rowFrom: number;
-  runFrom: number;
-  rows: number;
-  runs: number;
-  sumDn2: Float64Array;
-  counts: Uint32Array;
-}
-
-/**
- * Sums of DN² and counts of the valid pixels of `core` (tile-local; the tile's pixel (0, 0) is
- * full-image `origin`) per block of `grid`; pixels outside the grid's blocks are left out.
- */
-export function poolDn2(
-  dn: Float32Array,
-  valid: Uint8Array,
-  width: number,
-  core: { x0: number; y0: number; width: number; height: number },
-  origin: { row: number; col: number },
-  grid: BlockGrid,
-): PooledPart {
-  const { rowStep, runLength } = grid;
-  const r0 = Math.max(0, origin.row + core.y0 - grid.y0);
-  const r1 = Math.min(grid.rows * rowStep, origin.row + core.y0 + core.height - grid.y0);
-  const c0 = Math.max(0, origin.col + core.x0 - grid.x0);
-  const c1 = Math.min(grid.runs * runLength, origin.col + core.x0 + core.width - grid.x0);
-  if (!(r1 > r0 && c1 > c0)) return { rowFrom: 0, runFrom: 0, rows: 0, runs: 0, sumDn2: new Float64Array(0), counts: new Uint32Array(0) };
-  const rowFrom = Math.floor(r0 / rowStep);
-  const runFrom = Math.floor(c0 / runLength);
-  const rows = Math.floor((r1 - 1) / rowStep) - rowFrom + 1;
-  const runs = Math.floor((c1 - 1) / runLength) - runFrom + 1;
-  const sumDn2 = new Float64Array(rows * runs);
-  const counts = new Uint32Array(rows * runs);
-  // Grid-relative (r, c) → tile-local (r + grid.y0 − origin.row, c + grid.x0 − origin.col).
-  const dy = grid.y0 - origin.row;
-  const dx = grid.x0 - origin.col;
-  // Only each block's `lines` middle lines (centred on the line the strided read samples).
-  const first = (rowStep >> 1) - (grid.lines >> 1);
-  for (let r = r0; r < r1; r++) {
-    const inBlock = r % rowStep;
-    if (inBlock < first || inBlock >= first + grid.lines) continue;
-    const base = (Math.floor(r / rowStep) - rowFrom) * runs - runFrom;
-    const line = (r + dy) * width + dx;
-    for (let c = c0; c < c1; ) {
-      const k = base + Math.floor(c / runLength);
-      const spanEnd = Math.min(c1, c - (c % runLength) + runLength);
-      let sum = 0;
-      let n = 0;
-      // DN read with quantity 'dn' is 0 wherever the pixel is invalid: no branch on `valid`.
-      for (let i = line + c, end = line + spanEnd; i < end; i++) {
-        const v = dn[i]!;
-        sum += v * v;
-        n += v !== 0 ? 1 : 0;
-      }
-      c = spanEnd;
-      sumDn2[k]! += sum;
-      counts[k]! += n;
-    }
-  }
-  return { rowFrom, runFrom, rows, runs, sumDn2, counts };
-}
-
 /**
  * detectShipsInTile plus the tile core's pooled σ0 (primary channel: VH when given, else VV)
  * for the azimuth-ambiguity source map, so the pooling runs on the worker with the detection.
@@ -496,7 +427,7 @@ export function detectShipsInTileWithSources(
   // The quicklook's copy from the DN, before they are calibrated in place.
   const blocks = tileInput.quicklookBlocks;
   const dn = tileInput.sigma0.vh ? (tileInput.calibrate?.vh ? tileInput.sigma0.vh : undefined) : tileInput.calibrate?.vv ? tileInput.sigma0.vv : undefined;
-  const quicklook = blocks && dn ? poolDn2(dn, tileInput.valid, tileInput.width, tileInput.core, tileInput.origin ?? { row: 0, col: 0 }, blocks) : undefined;
+  const quicklook = blocks && dn ? poolDn2(dn, tileInput.width, tileInput.core, tileInput.origin ?? { row: 0, col: 0 }, blocks) : undefined;
   const input = calibrated(tileInput);
   const primary = (input.sigma0.vh ?? input.sigma0.vv)!;
   const sources = poolSources(primary, input.valid, input.width, input.core, input.origin ?? { row: 0, col: 0 }, cell);

@@ -27,6 +27,14 @@ export interface ReadWindowOptions {
    * per pixel per window.
    */
   into?: WindowArrays;
+  /**
+   * Called once the window's DN are read, before anything else is done to them (SAFE bands;
+   * a σ0 raster holds no DN and ignores it): `dn` is the window row-major, 0 outside the
+   * measurement and where there is no data, or the TIFF's `nodata` value. A caller takes what it
+   * needs of the raw DN there — an oil-slick tile its quicklook copy's DN² sums
+   * (src/analysis/common/quicklookCopy.ts) — without a second read of the window.
+   */
+  onDn?: (dn: Float32Array, nodata: number) => void;
 }
 
 /** A window's result arrays (ReadWindowOptions.into). */
@@ -95,6 +103,7 @@ export async function readCalibratedWindow(
     window.y0 - lineOffset,
   );
   const nodata = inputs.nodata ?? 0;
+  options.onDn?.(data, nodata);
   const floor = options.floor ?? SIGMA_FLOOR_LINEAR;
   const xa = inside.x0 - window.x0;
   const xb = xa + inside.width;
