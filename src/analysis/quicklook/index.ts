@@ -19,7 +19,7 @@ import { mercatorGrid, type MercatorGrid } from './mercator.ts';
 import { sampleSource, samplingSteps, MAX_SIDE, type SampledRaster } from './sample.ts';
 import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
 import { flatBuffers, flattenFeatures, flattenGeometries } from './vectors.ts';
-import { threadTasks as deviationMapTasks, type DeviationLegendClass } from './deviationMap.ts';
+import { renderDeviationMap, type DeviationLegendClass } from './deviationMap.ts';
 import { timeseriesMapLayer } from './mapLayer.ts';
 import { isPooledValues, pooledValuesRaster } from './rasterCopy.ts';
 
@@ -244,12 +244,6 @@ async function deviationMap(features: ResultCollection['features'], aoi: AoiGeom
   const lastDate = Array.isArray(dates) && typeof dates[dates.length - 1] === 'string' ? (dates[dates.length - 1] as string) : null;
   const notes = [`${features.length} CELLS${lastDate ? `, LAST DATE ${lastDate}` : ''}`];
   const aoiRings = await flattenGeometries([aoi]);
-  return runTileTask(
-    {
-      task: deviationMapTasks.renderDeviationMap,
-      input: { grid, cells, fills, outlines: cellPx >= 8, aoi: aoiRings, classes, noValue: hexColour(deviationStyle(null).fill), notes },
-    },
-    [...flatBuffers(cells), ...flatBuffers(aoiRings), fills.buffer as ArrayBuffer],
-    signal,
-  );
+  // On this thread, between event-loop turns (deviationMap.ts: a pool thread's start would cost more than the drawing).
+  return renderDeviationMap({ grid, cells, fills, outlines: cellPx >= 8, aoi: aoiRings, classes, noValue: hexColour(deviationStyle(null).fill), notes }, signal);
 }
