@@ -17,7 +17,8 @@ afterAll(() => closeAnalysisPool());
 function series(): { result: ResultCollection; aoi: Polygon } {
   const n = 60;
   const [lon0, lat0, dx, dy] = [5.55, 52.37, 0.00147, 0.0009];
-  const features: ResultCollection['features'] = [];
+  // A time series' properties (not the geojson endpoints' area_sqm / confidence): typed loosely.
+  const features: Array<{ type: 'Feature'; id: number; geometry: Polygon; properties: Record<string, unknown> }> = [];
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) {
       const x = lon0 + j * dx;
@@ -26,7 +27,7 @@ function series(): { result: ResultCollection; aoi: Polygon } {
       features.push({ type: 'Feature', id: i * n + j, geometry: { type: 'Polygon', coordinates: [[[x, y], [x + dx, y], [x + dx, y + dy], [x, y + dy], [x, y]]] }, properties: { deviation, chart: { dates: ['2024-01-01', '2024-12-30'] } } });
     }
   const aoi: Polygon = { type: 'Polygon', coordinates: [[[lon0, lat0], [lon0 + n * dx, lat0], [lon0 + n * dx, lat0 + n * dy], [lon0, lat0 + n * dy], [lon0, lat0]]] };
-  return { result: { type: 'FeatureCollection', features }, aoi };
+  return { result: { type: 'FeatureCollection', features } as unknown as ResultCollection, aoi };
 }
 
 const digest = (png: Uint8Array) => {

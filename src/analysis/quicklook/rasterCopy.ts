@@ -10,8 +10,13 @@ import type { BlockGrid, PooledValues } from '../port.ts';
 import { MAX_SIDE, stridedPlan, type SampledRaster } from './sample.ts';
 import { rasterSource } from './source.ts';
 
-/** Blocks in a copy, at most (as for ship's: a picture's worth); more (a polygon near the raster's resolution) keeps the strided read. */
-const MAX_BLOCKS = MAX_SIDE * MAX_SIDE;
+/**
+ * Blocks in a copy, at most: (1.5 × 2,048)², ≤ 113 MB of sums and counts — every grid with
+ * rowStep ≥ 2 fits (an output pixel under 3 raster pixels: ≤ 1.5 blocks a side per output
+ * pixel), e.g. the bench's 4,096² pair (2,050² blocks), where the strided read reads half the
+ * lines and decodes every tile. More (rowStep 1 over a large window) keeps the strided read.
+ */
+const MAX_BLOCKS = Math.floor(1.5 * MAX_SIDE) ** 2;
 
 /**
  * The quicklook's blocks on the later scene's `raster` (band 0: the `polarisation` file) for a
