@@ -16,7 +16,9 @@
  *
  * Stages: generate (or reuse); read the pair as the detector does (1024-px tiles + halo,
  * pre and post windows, Deflate inflated by node:zlib); the detection; JSON.stringify of
- * the result; then the job's quicklook (bench/quicklook.ts). Each stage: wall time, peak RSS (10 ms samples, worker threads included),
+ * the result; then the job's quicklook (bench/quicklook.ts) from the tiles' copy of the later VV, as
+ * the worker asks for it (src/worker/quicklook.ts), and the strided read's quicklook after it for
+ * comparison, its row naming how many overlay pixels differ between the two. Each stage: wall time, peak RSS (10 ms samples, worker threads included),
  * CPU seconds of the process (all threads) and the load average.
  *
  *   SARWATCH_BENCH_CHANGE_PX=4096       a smaller square pair for a quick run (default 17408)
