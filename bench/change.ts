@@ -16,7 +16,9 @@
  *
  * Stages: generate (or reuse); read the pair as the detector does (1024-px tiles + halo,
  * pre and post windows, Deflate inflated by node:zlib); the detection; JSON.stringify of
- * the result; then the job's quicklook (bench/quicklook.ts). Each stage: wall time, peak RSS (10 ms samples, worker threads included),
+ * the result; then the job's quicklook (bench/quicklook.ts) from the tiles' copy of the later VV, as
+ * the worker asks for it (src/worker/quicklook.ts), and the strided read's quicklook after it for
+ * comparison, its row naming how many overlay pixels differ between the two. Each stage: wall time, peak RSS (10 ms samples, worker threads included),
  * CPU seconds of the process (all threads) and the load average.
  *
  *   SARWATCH_BENCH_CHANGE_PX=4096       a smaller square pair for a quick run (default 17408)
@@ -35,8 +37,12 @@ import { DEFLATE_COMPRESSIONS, registerNodeZlibDeflate } from '../src/imagery/ge
 import { lonLatTransform, openRasterProduct, planTiles, readTiles, type RasterProduct } from '../src/imagery/index.ts';
 import { TiledTiffWriter } from '../src/synth/tiledTiff.ts';
 import type { SceneRecord } from '../src/catalog/types.ts';
+import { makeQuicklook, type QuicklookRequest } from '../src/analysis/quicklook/index.ts';
+import type { PooledValues } from '../src/analysis/port.ts';
 import { benchStage, type BenchStage } from './imagery-read.ts';
 import { quicklookRow } from './quicklook.ts';
+import { quicklookBlocksFor } from '../src/worker/quicklook.ts';
+import { PNG } from 'pngjs';
 
 const PAIR_VERSION = 1;
 const TILE = 512;
@@ -192,6 +198,22 @@ export async function pairAoi(file: string, sizePx: number, insetPx: number): Pr
   }
 }
 
+/** How far the overlay from the copy is from the strided read's: pixels that differ, the largest grey difference, alpha mismatches. */
+async function overlayDifference(input: QuicklookRequest['input'], result: QuicklookRequest['result'], pooled: PooledValues): Promise<string> {
+  const a = PNG.sync.read(Buffer.from((await makeQuicklook({ endpointId: 'newbuilding', family: 'analyze', input, result, pooled }))!.overlay!.png));
+  const b = PNG.sync.read(Buffer.from((await makeQuicklook({ endpointId: 'newbuilding', family: 'analyze', input, result }))!.overlay!.png));
+  let differ = 0;
+  let worst = 0;
+  let alpha = 0;
+  for (let i = 0; i < a.data.length; i += 4) {
+    if (a.data[i + 3] !== b.data[i + 3]) alpha++;
+    const d = Math.abs(a.data[i]! - b.data[i]!);
+    if (d) differ++;
+    worst = Math.max(worst, d);
+  }
+  return `copy vs strided: ${differ} of ${a.width * a.height} px differ (≤ ${worst} grey), ${alpha} alpha`;
+}
+
 export async function benchChange(opts: { workDir: string }): Promise<ChangeBenchResult> {
   const sizePx = Number(process.env.SARWATCH_BENCH_CHANGE_PX ?? 17_408);
   if (!Number.isInteger(sizePx) || sizePx < 2 * AOI_INSET_PX + 256) throw new Error(`SARWATCH_BENCH_CHANGE_PX must be an integer ≥ ${2 * AOI_INSET_PX + 256}`);
@@ -233,16 +255,24 @@ export async function benchChange(opts: { workDir: string }): Promise<ChangeBenc
   }
 
   const threads = analysisThreads();
+  // The job's input as the worker resolves it: the quicklook shows the later scene's VV over the AOI.
+  const scene = (vv: string, vh: string) => ({ assets: { vv: { href: vv }, vh: { href: vh } } }) as unknown as SceneRecord;
+  const input = { kind: 'pair' as const, earlier: scene(preVv, preVh), later: scene(postVv, postVh), extent: aoi, aoi };
   try {
+    // As the worker asks for it (src/worker/quicklook.ts): the tiles pool the quicklook's copy of the later VV.
     const detected = await stage(`detectChangeInRtcPair newbuilding (${threads} threads)`, aoiMpx, () =>
-      detectChangeInRtcPair({ vv: preVv, vh: preVh }, { vv: postVv, vh: postVh }, { aoi, kind: 'newbuilding', maxRequestBytes: 1 << 20, params: { threads } }),
+      detectChangeInRtcPair({ vv: preVv, vh: preVh }, { vv: postVv, vh: postVh }, { aoi, kind: 'newbuilding', maxRequestBytes: 1 << 20, params: { threads }, quicklookBlocks: quicklookBlocksFor('newbuilding', input)! }),
     );
     stages.push(detected.stage);
     const out = detected.value;
-    // The job's quicklook (bench/quicklook.ts): the later scene's VV over the AOI, the detections drawn.
-    const scene = (vv: string, vh: string) => ({ assets: { vv: { href: vv }, vh: { href: vh } } }) as unknown as SceneRecord;
-    const input = { kind: 'pair' as const, earlier: scene(preVv, preVh), later: scene(postVv, postVh), extent: aoi, aoi };
-    stages.push(await quicklookRow({ endpointId: 'newbuilding', family: 'analyze', input, result: out.result }, detected.stage));
+    // The job's quicklook (bench/quicklook.ts) from the tiles' copy, then (for comparison, second of the process) the strided read's.
+    const pooled = out.quicklookCopy;
+    const fromCopy = await quicklookRow({ endpointId: 'newbuilding', family: 'analyze', input, result: out.result, ...(pooled ? { pooled } : {}) }, detected.stage, pooled ? 'quicklook + overlay, pooled copy' : 'quicklook + overlay, strided read (no copy)');
+    stages.push(fromCopy);
+    if (pooled) {
+      const strided = await quicklookRow({ endpointId: 'newbuilding', family: 'analyze', input, result: out.result }, detected.stage, 'quicklook + overlay, strided read after it');
+      stages.push({ ...strided, name: `${strided.name}; overlays ${await overlayDifference(input, out.result, pooled)}` });
+    }
     const serialised = await stage('result as GeoJSON (JSON.stringify)', 0, async () => JSON.stringify(out.result).length);
     stages.push(serialised.stage);
     return {

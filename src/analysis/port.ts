@@ -94,10 +94,12 @@ export interface AnalysisContext {
    */
   tiles?: TileRunner;
   /**
-   * ship and oilslick, in the worker: the quicklook's blocks over the analysed region of the band the
-   * detector reads (src/analysis/quicklook quicklookBlockGrid), so its tile tasks pool the
-   * picture's copy (AnalysisOutput.quicklookCopy). Absent (the CLI, an uploaded image): none.
-   * `product` is the detector's opened Sigma0Product (not named here: the port imports no imagery).
+   * ship, oilslick and building change, in the worker: the quicklook's blocks over the analysed
+   * region of the band the detector reads (src/analysis/quicklook quicklookBlockGrid,
+   * quicklookRasterBlockGrid), so its tile tasks pool the picture's copy
+   * (AnalysisOutput.quicklookCopy). Absent (the CLI, an uploaded image): none. `product` is the
+   * detector's opened Sigma0Product (ship, oilslick) or the later scene's RasterProduct (building
+   * change); not named here: the port imports no imagery.
    */
   quicklookBlocks?: (product: unknown, polarisation: string, region: { x0: number; y0: number; width: number; height: number }) => BlockGrid | null;
 }
@@ -141,8 +143,10 @@ export interface AnalysisOutput {
    * ship and oilslick: the detector's own copy of the analysed band pooled on the quicklook's blocks (DN² sums
    * of each block's middle line: src/analysis/common/quicklookCopy.ts poolDn2, quicklook/index.ts), so the worker's quicklook needs no second read of the
    * scene. Absent where the tiles could not make it (scaled out, no DN: σ0 read instead, a σ0 GeoTIFF).
+   * Building change: the later scene's linear γ0/σ0 pooled the same way by the pair's tiles
+   * (src/analysis/change/quicklookCopy.ts), a PooledValues.
    */
-  quicklookCopy?: PooledBlocks;
+  quicklookCopy?: PooledBlocks | PooledValues;
 }
 
 /**
@@ -163,12 +167,21 @@ export interface BlockGrid {
    * ⌊rowStep/2⌋, the line the strided read samples): 1 pools that line only, rowStep the whole block.
    */
   lines: number;
+  /** Columns from x0 the blocks cover (the last block may be cut short, as the strided read's last run is). Absent: runs × runLength. */
+  width?: number;
 }
 
 /** Per-block sums of DN² over the valid pixels and their counts (row-major, grid.rows × grid.runs). */
 export interface PooledBlocks {
   grid: BlockGrid;
   sumDn2: Float64Array;
+  counts: Uint32Array;
+}
+
+/** Per-block sums of a linear quantity (γ0/σ0) over its finite values and their counts (row-major, grid.rows × grid.runs): building change's copy. */
+export interface PooledValues {
+  grid: BlockGrid;
+  sum: Float64Array;
   counts: Uint32Array;
 }
 

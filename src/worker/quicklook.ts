@@ -5,6 +5,8 @@
  * or the layer (its fields null); one failing does not cost the other.
  */
 import { makeMapLayer, makeQuicklook, quicklookBlockGrid, type QuicklookImages, type QuicklookRequest } from '../analysis/quicklook/index.ts';
+import { quicklookRasterBlockGrid } from '../analysis/quicklook/rasterCopy.ts';
+import type { RasterProduct } from '../imagery/rtc/raster.ts';
 import type { AnalysisContext, ResolvedInput } from '../analysis/port.ts';
 import type { Sigma0Product } from '../imagery/index.ts';
 import type { ObjectStore } from '../objects/port.ts';
@@ -23,11 +25,17 @@ export function quicklookKeys(jobId: string, attempt: number): { quicklook: stri
 }
 
 /**
- * For a ship or oil-slick job on a catalog scene: the quicklook's blocks the detector's tiles
- * pool (so the quicklook needs no second read of the scene); none for an uploaded image or
- * another endpoint.
+ * For a ship or oil-slick job on a catalog scene, or a building-change job of the analyze family
+ * (RTC pair): the quicklook's blocks the detector's tiles pool (so the quicklook needs no second
+ * read of the scene); none for an uploaded image, a detect-family pair (its quicklook is the later
+ * SAFE in image geometry, not the geocoded grid the tiles hold) or another endpoint.
  */
 export function quicklookBlocksFor(endpointId: string, input: ResolvedInput): AnalysisContext['quicklookBlocks'] {
+  // (The change module asks only in the analyze family: modules/change.ts.)
+  if ((endpointId === 'newbuilding' || endpointId === 'disappearbuilding') && input.kind === 'pair') {
+    const aoi = input.aoi;
+    return (raster, polarisation) => quicklookRasterBlockGrid(raster as RasterProduct, polarisation, aoi);
+  }
   if ((endpointId !== 'ship' && endpointId !== 'oilslick') || input.kind === 'image') return undefined;
   const aoi = input.kind === 'scene' ? null : 'aoi' in input ? input.aoi : null;
   return (product, polarisation, region) => quicklookBlockGrid(product as Sigma0Product, polarisation, region, aoi);

@@ -124,7 +124,7 @@ describe('the map layer of polygons with holes and of multipolygons', () => {
     ];
     const cells = await flattenGeometries(geometries);
     const exterior = Uint8Array.of(1, 0, 1, 0, 1);
-    const layer = JSON.parse(new TextDecoder().decode(renderMapLayer({ cells, exterior, multi: Uint8Array.of(0, 1), ids: [7, null], deviations: Float64Array.of(-2.5, Number.NaN) })));
+    const layer = JSON.parse(new TextDecoder().decode(await renderMapLayer({ cells, exterior, multi: Uint8Array.of(0, 1), ids: [7, null], deviations: Float64Array.of(-2.5, Number.NaN) })));
     const round = (c: unknown): unknown => (Array.isArray(c) ? c.map(round) : Math.round((c as number) * 1e6) / 1e6);
     expect(layer.features[0]).toEqual({ type: 'Feature', id: 7, geometry: { type: 'Polygon', coordinates: round(geometries[0]!.coordinates) }, properties: { deviation: -2.5 } });
     expect(layer.features[1]).toEqual({ type: 'Feature', geometry: { type: 'MultiPolygon', coordinates: round(geometries[1]!.coordinates) }, properties: { deviation: null } });

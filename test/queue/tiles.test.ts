@@ -266,8 +266,11 @@ describe('BullmqTileQueue', () => {
     const aoi = { type: 'Polygon' as const, coordinates: raster.bounds().coordinates };
     await raster.close();
     const pair = (k: number) => ({ vv: stack.files[2 * k]!, vh: stack.files[2 * k + 1]! });
+    // The quicklook's copy of the later VV (change/quicklookCopy.ts) on 3 × 5 px blocks comes back with each queued tile's result.
+    const quicklookBlocks = (_r: unknown, polarisation: string, region: { x0: number; y0: number; width: number; height: number }) =>
+      ({ polarisation, y0: region.y0, x0: region.x0, rowStep: 3, runLength: 5, rows: Math.ceil(region.height / 3), runs: Math.ceil(region.width / 5), lines: 1 });
     const detect = (threads: number, tiles?: TileRunner) =>
-      detectChangeInRtcPair(pair(0), pair(11), { aoi, kind: 'newbuilding', maxRequestBytes: 1 << 20, params: { threads, tileSize: 96 }, ...(tiles ? { tiles } : {}) });
+      detectChangeInRtcPair(pair(0), pair(11), { aoi, kind: 'newbuilding', maxRequestBytes: 1 << 20, params: { threads, tileSize: 96 }, quicklookBlocks, ...(tiles ? { tiles } : {}) });
     const queued = await detect(1, open().forJob(randomUUID()));
     const inThread = await detect(0);
     // 300 × 300 px in 96 px tiles: 16 tiles, every one through the queue.
@@ -276,5 +279,8 @@ describe('BullmqTileQueue', () => {
     expect(queued.result).toEqual(inThread.result);
     expect(queued.coverage).toEqual(inThread.coverage);
     expect(queued.areaSqkm).toBe(inThread.areaSqkm);
+    expect(Array.from(queued.quicklookCopy!.counts)).toEqual(Array.from(inThread.quicklookCopy!.counts));
+    expect(queued.quicklookCopy!.counts.filter((n) => n === 5).length).toBeGreaterThan(0.9 * queued.quicklookCopy!.counts.length);
+    queued.quicklookCopy!.sum.forEach((v, k) => expect(Math.abs(v - inThread.quicklookCopy!.sum[k]!)).toBeLessThanOrEqual(1e-12 * Math.abs(v)));
   }, 180_000);
 });

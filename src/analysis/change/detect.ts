@@ -17,7 +17,7 @@
 //   vectorised (on a coarser lattice for large AOIs), clipped to the AOI and simplified to
 //   the request size budget.
 
-import type { TileRunner } from '../port.ts';
+import type { BlockGrid, PooledValues, TileRunner } from '../port.ts';
 import type { AoiGeometry, Polygon, Position } from '../../geo/types.ts';
 import { maskToPolygons } from '../../geo/vectorize.ts';
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
@@ -37,6 +37,7 @@ import { gridRelation, type GridRelation } from './pairGrid.ts';
 import { readChangeTile, threadTasks as pairTileTasks, type ChangeTileRead, type ChangeTileReading, type LatticeCounts } from './pairTile.ts';
 import { tileDetections, type TileDetections } from './regionPolygons.ts';
 import { threadTasks as tileTasks, type ChangeParams } from './tile.ts';
+import { emptyPooledValues, mergePooledValues, type PooledValuesPart, type QuicklookPooling } from './quicklookCopy.ts';
 
 export { detectChangeInTile, prepareFeatures, channelsOf } from './tile.ts';
 export type { ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './tile.ts';
@@ -74,6 +75,12 @@ export interface RtcPairOptions {
   signal?: AbortSignal;
   /** Where else the tiles may run (scaled out: any worker), when each task reads its own tile (engine/mapTiles.ts). */
   tiles?: TileRunner;
+  /**
+   * The quicklook's blocks (src/analysis/quicklook quicklookRasterBlockGrid) over `region` of
+   * the later scene's `raster`, the band the quicklook shows (VV, else VH), in that raster's
+   * pixels: the tiles pool the copy (RtcPairResult.quicklookCopy). Null or absent: no copy.
+   */
+  quicklookBlocks?: (raster: RasterProduct, polarisation: 'VV' | 'VH', region: PixelWindow) => BlockGrid | null;
 }
 
 export interface RtcPairResult {
@@ -94,6 +101,8 @@ export interface RtcPairResult {
     /** Wall-clock split, ms: waiting for reads, tiles (model + region polygons), coverage extent, result assembly. */
     timingsMs: { read: number; detect: number; polygons: number; extent: number };
   };
+  /** The later scene's band pooled on the quicklook's blocks, when `quicklookBlocks` gave some (quicklookCopy.ts). */
+  quicklookCopy?: PooledValues;
 }
 
 interface OpenPair {
@@ -105,6 +114,8 @@ interface OpenPair {
   postSources: RasterSource[];
   preVv: RasterProduct | undefined;
   preVh: RasterProduct | undefined;
+  /** The later date's band a quicklook shows (its VV, else its VH: quicklook/index.ts), when the pair reads it (both dates have it). */
+  shown: { polarisation: 'VV' | 'VH'; raster: RasterProduct } | null;
 }
 
 async function openPair(prePaths: PairSources, postPaths: PairSources): Promise<OpenPair> {
@@ -126,7 +137,10 @@ async function openPair(prePaths: PairSources, postPaths: PairSources): Promise<
       }
     }
     if (pre[0]!.epsg === null) throw new ImageryError('UNSUPPORTED_CRS', `${pre[0]!.location} names no EPSG code`);
-    return { pre, post, preSources: sources.slice(0, pre.length), postSources: sources.slice(pre.length), preVv, preVh };
+    const shownPol = postPaths.vv ? 'VV' : 'VH';
+    const shownRaster = shownPol === 'VV' ? postVv : postVh;
+    const shown = shownRaster ? { polarisation: shownPol, raster: shownRaster } as const : null;
+    return { pre, post, preSources: sources.slice(0, pre.length), postSources: sources.slice(pre.length), preVv, preVh, shown };
   } catch (error) {
     await Promise.all(rasters.map((p) => p.close()));
     throw error;
@@ -159,7 +173,7 @@ export async function detectChangeInRtcPair(prePaths: PairSources, postPaths: Pa
   );
   pass.stats.timingsMs.polygons += performance.now() - started;
   addAnalysisCpu('merge', cpuSince(cpu));
-  return { result, areaSqkm: pass.areaSqkm, coverage: pass.coverage, stats: pass.stats };
+  return { result, areaSqkm: pass.areaSqkm, coverage: pass.coverage, stats: pass.stats, ...(pass.quicklookCopy ? { quicklookCopy: pass.quicklookCopy } : {}) };
 }
 
 /**
@@ -247,6 +261,20 @@ interface TilePass {
   areaSqkm: number;
   coverage: MeasuredCoverage;
   stats: RtcPairResult['stats'];
+  quicklookCopy?: PooledValues;
+}
+
+/**
+ * Where the tiles pool the quicklook's copy: the blocks the caller asks for over the region
+ * (in the later raster's pixels), when the later band shown is read as it is — the same grid
+ * as the reference or shifted by whole pixels; a resampled later date is not the raster the
+ * quicklook reads, so it keeps its strided read.
+ */
+function quicklookPooling(pair: OpenPair, relation: GridRelation, region: PixelWindow, options: RtcPairOptions): QuicklookPooling | null {
+  if (!options.quicklookBlocks || !pair.shown || relation.kind === 'resample') return null;
+  const [dx, dy] = relation.kind === 'offset' ? [relation.dx, relation.dy] : [0, 0];
+  const grid = options.quicklookBlocks(pair.shown.raster, pair.shown.polarisation, { ...region, x0: region.x0 + dx, y0: region.y0 + dy });
+  return grid ? { grid, band: pair.shown.polarisation === 'VV' ? 'vv' : 'vh', dx, dy } : null;
 }
 
 async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePass> {
@@ -304,6 +332,12 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
     cell: f,
     nominalPixelM: Math.sqrt(Math.abs(gtA * gtE)),
   };
+  const pooling = quicklookPooling(pair, relation, region, options);
+  if (pooling) reading.quicklook = pooling;
+  const quicklookCopy = pooling ? emptyPooledValues(pooling.grid) : undefined;
+  const addQuicklook = (part: PooledValuesPart | undefined) => {
+    if (quicklookCopy && part) mergePooledValues(quicklookCopy, part);
+  };
   const addLattice = (l: LatticeCounts) => {
     for (let y = 0; y < l.height; y++) {
       for (let x = 0; x < l.width; x++) {
@@ -335,6 +369,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
     const input = (tile: Tile) => ({ input: { pre: pair.preSources, post: pair.postSources, reading, tile, aoi }, keep: undefined });
     tileTimings = await mapTiles(plan, null, { run: pairTileTasks.detectChangeInPairTile, params: taskParams, input }, (tile, out) => {
       addLattice(out.lattice);
+      addQuicklook(out.quicklook);
       mergeTile(tile, out.detections, out.validCount, out.pixelSizeM);
     }, { ...engine, runner: options.tiles });
   } else {
@@ -342,6 +377,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
     const read = (_window: PixelWindow, tile: Tile) => readChangeTile(pair.pre, pair.post, reading, tile);
     const input = (_tile: Tile, data: ChangeTileRead) => {
       addLattice(data.lattice);
+      addQuicklook(data.quicklook);
       const { input, inside, pixelSizeM } = data;
       // The tile's arrays move to the worker; the AOI mask is kept for clipping polygons.
       const transfer = [
@@ -377,7 +413,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
   const areaSqkm = Math.round(areaSqm) / 1e6;
   const coverage = measuredCoverage({ aoi, analysedAreaSqkm: areaSqkm, extent: combinePolygons(extentPolygons), maxRequestBytes: options.maxRequestBytes });
   t.extent += performance.now() - clock;
-  return { detections, areaSqkm, coverage, stats };
+  return { detections, areaSqkm, coverage, stats, ...(quicklookCopy ? { quicklookCopy } : {}) };
 }
 
 /** A local file (an RTC GeoTIFF or a SAFE product): another thread opens it as this one did. */

@@ -19,6 +19,7 @@ import { rasterizeAoi, type PixelEdges } from './aoiMask.ts';
 import { readOnReferenceGrid, type GridRelation } from './pairGrid.ts';
 import { tileDetections, type TileDetections } from './regionPolygons.ts';
 import { detectChangeTileTask, type ChangeTileInput, type ChangeTileOptions } from './tile.ts';
+import { poolLinear, type PooledValuesPart, type QuicklookPooling } from './quicklookCopy.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 
 /** How a pair's tiles are read: plain data, sent to the pool with each tile. */
@@ -35,6 +36,8 @@ export interface ChangeTileReading {
   cell: number;
   /** Pixel size (m) from the geotransform, when the geodesic one cannot be had. */
   nominalPixelM: number;
+  /** The quicklook's blocks the later date's band is pooled on (quicklookCopy.ts); absent: no copy. */
+  quicklook?: QuicklookPooling;
 }
 
 /** A tile's cores' counts on the coverage lattice: cells [x0, x0 + width) × [y0, y0 + height), pixels inside the AOI and of those valid in both dates. */
@@ -53,6 +56,8 @@ export interface ChangeTileRead {
   inside: Uint8Array;
   pixelSizeM: number;
   lattice: LatticeCounts;
+  /** The tile core's share of the quicklook's copy (when the reading asks for one). */
+  quicklook?: PooledValuesPart;
 }
 
 /** Geodesic area of one pixel (m²) around the middle of a window: corners through lon/lat. */
@@ -67,6 +72,22 @@ function pixelAreaSqm(raster: RasterProduct, window: PixelWindow): number {
   for (let i = 0; i < steps; i++) ring.push(corner(x0, y0 + h - (h * i) / steps));
   ring.push(ring[0]!);
   return geodesicAreaSqm({ type: 'Polygon', coordinates: [ring] }) / (w * h);
+}
+
+/**
+ * The part of a tile's read (halo-local) it pools for the quicklook: its core, grown to the
+ * halo's edge on each side where the core ends at the region's edge — the picture's blocks
+ * reach a little past the analysed region (the AOI's pixel centres: an output pixel at the
+ * AOI's edge may show the pixel just outside), and the cores alone would leave those blank.
+ * Cores partition the region, so the grown parts do not overlap either.
+ */
+function pooledRect(tile: Tile, region: PixelWindow): PixelWindow {
+  const { core, coreInHalo, halo } = tile;
+  const x0 = core.x0 === region.x0 ? 0 : coreInHalo.x0;
+  const y0 = core.y0 === region.y0 ? 0 : coreInHalo.y0;
+  const x1 = core.x0 + core.width === region.x0 + region.width ? halo.width : coreInHalo.x0 + coreInHalo.width;
+  const y1 = core.y0 + core.height === region.y0 + region.height ? halo.height : coreInHalo.y0 + coreInHalo.height;
+  return { x0, y0, width: x1 - x0, height: y1 - y0 };
 }
 
 /** Reads one tile of the pair (`pre[0]` the reference grid) into detectChangeTileTask's input. */
@@ -117,7 +138,11 @@ export async function readChangeTile(pre: readonly RasterProduct[], post: readon
     pixelSizeM,
     core: coreInHalo,
   };
-  return { input, inside, pixelSizeM, lattice };
+  // The quicklook's copy of the later band, pooled from the values just read (before the task filters anything).
+  const ql = reading.quicklook;
+  const qlBand = ql ? pick(postRead, ql.band === 'vv' ? reading.vvIndex : reading.vhIndex) : undefined;
+  const quicklook = ql && qlBand ? poolLinear(qlBand, w.width, pooledRect(tile, region), { row: w.y0 + ql.dy, col: w.x0 + ql.dx }, ql.grid) : undefined;
+  return { input, inside, pixelSizeM, lattice, ...(quicklook ? { quicklook } : {}) };
 }
 
 /** A tile the task reads itself: each date's raster sources (as openRasterSources opens them, pre first), how to read them, the tile, and the AOI its polygons are clipped to. */
@@ -136,6 +161,7 @@ export interface ChangePairTileResult {
   validCount: number;
   pixelSizeM: number;
   lattice: LatticeCounts;
+  quicklook?: PooledValuesPart;
 }
 
 /**
@@ -149,7 +175,7 @@ export async function detectChangeInPairTile(task: ChangePairTile, options: Omit
     const read = await readChangeTile(rasters.slice(0, n), rasters.slice(n), task.reading, task.tile);
     const result = detectChangeTileTask(read.input, options);
     const detections = tileDetections(result, task.tile.halo, read.inside, rasters[0]!, task.aoi);
-    return { detections, validCount: result.validCount, pixelSizeM: read.pixelSizeM, lattice: read.lattice };
+    return { detections, validCount: result.validCount, pixelSizeM: read.pixelSizeM, lattice: read.lattice, ...(read.quicklook ? { quicklook: read.quicklook } : {}) };
   });
 }
 

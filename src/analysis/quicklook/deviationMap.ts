@@ -1,13 +1,16 @@
 /**
- * A time-series job's quicklook (a task of the analysis pool): its cells filled with the
- * colour of their deviation class (src/analysis/timeseries/style.ts, the result's own
- * simplestyle fill), on the Mercator grid, with the AOI's outline and a legend below.
+ * A time-series job's quicklook: its cells filled with the colour of their deviation class
+ * (src/analysis/timeseries/style.ts, the result's own simplestyle fill), on the Mercator grid,
+ * with the AOI's outline and a legend below. Drawn on the calling thread between event-loop
+ * turns (a few hundred cells at a time), not on the analysis pool: the series detector uses no
+ * pool thread, and starting one (a Node worker's boot, ~0.45 CPU s on this machine) cost several
+ * times the drawing (~0.05 CPU s) — most of the map's share of the job (docs/quicklook.md, Cost).
+ * The deflate runs on libuv's pool (png.ts).
  */
 import { Canvas, textWidth, type Colour } from '../../raster/canvas.ts';
 import type { MercatorGrid } from './mercator.ts';
 import { lonLatToMercator } from './mercator.ts';
 import type { FlatRings } from './vectors.ts';
-import { defineThreadTasks } from '../../threads/task.ts';
 import { encodePng } from './png.ts';
 
 export interface DeviationLegendClass {
@@ -54,7 +57,13 @@ function ringsInPixels(flat: FlatRings, grid: MercatorGrid, dx: number, dy: numb
   return out;
 }
 
-export function renderDeviationMap(input: RenderDeviationMapInput): Promise<Uint8Array> {
+/** Cells filled between two event-loop turns: ~5 ms of drawing on this machine at the bench's cell size. */
+const CELLS_PER_TURN = 256;
+
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/** The deviation map as PNG bytes (RGB), drawn on this thread, letting the event loop run between batches of cells. */
+export async function renderDeviationMap(input: RenderDeviationMapInput, signal?: AbortSignal): Promise<Uint8Array> {
   const { grid, cells, classes } = input;
   const title = 'DEVIATION OF THE LAST DATE FROM THE MOVING AVERAGE (IN MOVING STD)';
   const legendWidth = Math.max(textWidth(title), classes.length * SWATCH.width + MARGIN + SWATCH.width + textWidth(' NO VALUE'), ...input.notes.map(textWidth));
@@ -67,6 +76,10 @@ export function renderDeviationMap(input: RenderDeviationMapInput): Promise<Uint
 
   const count = cells.featureStart.length - 1;
   for (let f = 0; f < count; f++) {
+    if (f % CELLS_PER_TURN === CELLS_PER_TURN - 1) {
+      await yieldToLoop();
+      signal?.throwIfAborted();
+    }
     const rings = ringsInPixels(cells, grid, dx, dy, cells.featureStart[f]!, cells.featureStart[f + 1]!);
     const fill: Colour = [input.fills[3 * f]!, input.fills[3 * f + 1]!, input.fills[3 * f + 2]!];
     canvas.fillRings(rings, fill);
@@ -90,6 +103,3 @@ export function renderDeviationMap(input: RenderDeviationMapInput): Promise<Uint
   // Opaque throughout (a white background): RGB by the module's PNG writer (png.ts), not pngjs's per-pixel packing.
   return encodePng(canvas.data, width, height, { opaque: true });
 }
-
-/** What the analysis pool may run of this module (src/threads/task.ts). */
-export const threadTasks = defineThreadTasks(import.meta.url, { renderDeviationMap });

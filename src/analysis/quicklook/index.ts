@@ -7,7 +7,7 @@ import type { AoiGeometry, BBox } from '../../geo/types.ts';
 import { bboxOf } from '../../geo/index.ts';
 import { openRasterProduct, openSafeProduct, type Sigma0Product } from '../../imagery/index.ts';
 import { runTileTask } from '../engine/pool.ts';
-import type { BlockGrid, PooledBlocks, ResolvedInput, ResultCollection } from '../port.ts';
+import type { BlockGrid, PooledBlocks, PooledValues, ResolvedInput, ResultCollection } from '../port.ts';
 import type { PixelWindow } from '../../imagery/index.ts';
 import { CalibratedRunSampler } from '../../imagery/safe/overview.ts';
 import { isSafeProduct } from '../../imagery/sigma0/types.ts';
@@ -19,8 +19,9 @@ import { mercatorGrid, type MercatorGrid } from './mercator.ts';
 import { sampleSource, samplingSteps, MAX_SIDE, type SampledRaster } from './sample.ts';
 import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
 import { flatBuffers, flattenFeatures, flattenGeometries } from './vectors.ts';
-import { threadTasks as deviationMapTasks, type DeviationLegendClass } from './deviationMap.ts';
+import { renderDeviationMap, type DeviationLegendClass } from './deviationMap.ts';
 import { timeseriesMapLayer } from './mapLayer.ts';
+import { isPooledValues, pooledValuesRaster } from './rasterCopy.ts';
 
 export { MAX_SIDE } from './sample.ts';
 
@@ -31,8 +32,8 @@ export interface QuicklookRequest {
   /** The job's GeoJSON result: the detections drawn, or the time-series cells. */
   result: ResultCollection | undefined;
   signal?: AbortSignal;
-  /** ship, oilslick: the detector's pooled copy of the band (AnalysisOutput.quicklookCopy): no second read of the scene when it fits. */
-  pooled?: PooledBlocks;
+  /** ship, oilslick, building change: the detector's pooled copy of the band (AnalysisOutput.quicklookCopy): no second read of the scene when it fits. */
+  pooled?: PooledBlocks | PooledValues;
 }
 
 export interface QuicklookImages {
@@ -67,7 +68,7 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
       const draw = (product: Sigma0Product) => {
         const pol = prefer.find((p) => product.bands[p]?.hasMeasurement);
         if (!pol) throw new Error('the product has no readable band');
-        const pooled = request.pooled && request.pooled.grid.polarisation === pol ? request.pooled : null;
+        const pooled = request.pooled && !isPooledValues(request.pooled) && request.pooled.grid.polarisation === pol ? request.pooled : null;
         return quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal, pooled ? (rowStep, runLength) => pooledRaster(product, pooled, rowStep, runLength) : undefined);
       };
       // A GeoTIFF is opened as the analysis opened it (its polarisations and units).
@@ -96,9 +97,12 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
       }
       const paths = rtcPaths(input.later);
       const file = (paths.vv ?? paths.vh)!;
+      // The pair tiles' copy of this band (change/quicklookCopy.ts), when the worker asked for one.
+      const copy = isPooledValues(request.pooled) && request.pooled.grid.polarisation === (paths.vv ? 'VV' : 'VH') ? request.pooled : null;
       const raster = await openRasterProduct(file);
       try {
-        return await quicklookOfSource(rasterSource(raster, 0, file), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
+        const pooled = copy ? async (rowStep: number, runLength: number) => pooledValuesRaster(copy, rowStep, runLength) : undefined;
+        return await quicklookOfSource(rasterSource(raster, 0, file), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal, pooled);
       } finally {
         await raster.close();
       }
@@ -240,12 +244,6 @@ async function deviationMap(features: ResultCollection['features'], aoi: AoiGeom
   const lastDate = Array.isArray(dates) && typeof dates[dates.length - 1] === 'string' ? (dates[dates.length - 1] as string) : null;
   const notes = [`${features.length} CELLS${lastDate ? `, LAST DATE ${lastDate}` : ''}`];
   const aoiRings = await flattenGeometries([aoi]);
-  return runTileTask(
-    {
-      task: deviationMapTasks.renderDeviationMap,
-      input: { grid, cells, fills, outlines: cellPx >= 8, aoi: aoiRings, classes, noValue: hexColour(deviationStyle(null).fill), notes },
-    },
-    [...flatBuffers(cells), ...flatBuffers(aoiRings), fills.buffer as ArrayBuffer],
-    signal,
-  );
+  // On this thread, between event-loop turns (deviationMap.ts: a pool thread's start would cost more than the drawing).
+  return renderDeviationMap({ grid, cells, fills, outlines: cellPx >= 8, aoi: aoiRings, classes, noValue: hexColour(deviationStyle(null).fill), notes }, signal);
 }

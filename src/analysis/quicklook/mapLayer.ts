@@ -6,12 +6,13 @@
  * finer than a 10 m cell) and `properties.deviation` exactly as in the result. About a
  * twentieth of the result (which carries every cell's chart).
  *
- * Made on the analysis pool from flat arrays (vectors.ts), so the event loop only flattens.
+ * Made from flat arrays (vectors.ts) on the calling thread, a few hundred cells between
+ * event-loop turns — not on the analysis pool: the series detector uses no pool thread, and
+ * starting one (a Node worker's boot, ~0.45 CPU s on this machine) cost more than the layer's
+ * strings (docs/quicklook.md, Cost).
  */
-import { runTileTask } from '../engine/pool.ts';
 import type { ResultCollection } from '../port.ts';
-import { defineThreadTasks } from '../../threads/task.ts';
-import { flatBuffers, flattenFeatures, type FlatRings } from './vectors.ts';
+import { flattenFeatures, type FlatRings } from './vectors.ts';
 
 /** Decimals of the layer's coordinates. */
 export const MAP_LAYER_DECIMALS = 6;
@@ -34,13 +35,22 @@ export interface RenderMapLayerInput {
 const SCALE = 10 ** MAP_LAYER_DECIMALS;
 const round = (x: number): number => Math.round(x * SCALE) / SCALE;
 
-/** The layer as UTF-8 GeoJSON (a thread task: strings built off the event loop). */
-export function renderMapLayer(input: RenderMapLayerInput): Uint8Array {
+/** Cells written between two event-loop turns (~3 ms at the bench's 5-point cells). */
+const CELLS_PER_TURN = 500;
+
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/** The layer as UTF-8 GeoJSON, the strings built between event-loop turns. */
+export async function renderMapLayer(input: RenderMapLayerInput, signal?: AbortSignal): Promise<Uint8Array> {
   const { cells, exterior, multi, ids, deviations } = input;
   const count = cells.featureStart.length - 1;
   const bbox = [Infinity, Infinity, -Infinity, -Infinity];
   const features: string[] = new Array(count);
   for (let f = 0; f < count; f++) {
+    if (f % CELLS_PER_TURN === CELLS_PER_TURN - 1) {
+      await yieldToLoop();
+      signal?.throwIfAborted();
+    }
     const polygons: string[] = [];
     let rings: string[] = [];
     for (let r = cells.featureStart[f]!; r < cells.featureStart[f + 1]!; r++) {
@@ -74,9 +84,6 @@ export function renderMapLayer(input: RenderMapLayerInput): Uint8Array {
   return new TextEncoder().encode(`{"type":"FeatureCollection",${box}"features":[${features.join(',')}]}`);
 }
 
-/** What the analysis pool may run of this module (src/threads/task.ts). */
-export const threadTasks = defineThreadTasks(import.meta.url, { renderMapLayer });
-
 /**
  * The map layer of a time-series result: UTF-8 GeoJSON. Throws for a feature that is not a
  * Polygon or MultiPolygon, or a deviation that is neither a finite number nor null (a result
@@ -107,9 +114,5 @@ export async function timeseriesMapLayer(features: ResultCollection['features'],
     }
   }
   const cells = await flattenFeatures(features);
-  return runTileTask(
-    { task: threadTasks.renderMapLayer, input: { cells, exterior, multi, ids, deviations } },
-    [...flatBuffers(cells), exterior.buffer as ArrayBuffer, multi.buffer as ArrayBuffer, deviations.buffer as ArrayBuffer],
-    signal,
-  );
+  return renderMapLayer({ cells, exterior, multi, ids, deviations }, signal);
 }

@@ -48,27 +48,37 @@ export interface Sampled {
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
-function latticeOf(grid: MercatorGrid, source: QuicklookSource): Promise<Lattice> {
+function latticeShape(grid: MercatorGrid): { step: number; nx: number; ny: number } {
   const step = LATTICE_STEP;
-  const nx = grid.width > 1 ? Math.ceil((grid.width - 1) / step) + 1 : 1;
-  const ny = grid.height > 1 ? Math.ceil((grid.height - 1) / step) + 1 : 1;
-  const rows = new Float64Array(nx * ny);
-  const cols = new Float64Array(nx * ny);
-  return (async () => {
-    for (let j = 0; j < ny; j++) {
-      const py = Math.min(j * step, grid.height - 1) + 0.5;
-      for (let i = 0; i < nx; i++) {
-        const px = Math.min(i * step, grid.width - 1) + 0.5;
-        const [lon, lat] = mercatorToLonLat(grid.x0 + px * grid.pixel, grid.y0 - py * grid.pixel);
-        const p = source.lonLatToPixel(lon, lat);
-        rows[j * nx + i] = p.row;
-        cols[j * nx + i] = p.col;
-      }
-      // A SAFE band's inverse is a Newton solve per node: let the loop breathe between lattice rows.
-      await yieldToLoop();
-    }
-    return { step, nx, ny, rows, cols };
-  })();
+  return { step, nx: grid.width > 1 ? Math.ceil((grid.width - 1) / step) + 1 : 1, ny: grid.height > 1 ? Math.ceil((grid.height - 1) / step) + 1 : 1 };
+}
+
+/** Lattice row j: the exact inverse at each node. */
+function latticeRow(grid: MercatorGrid, source: QuicklookSource, lattice: Lattice, j: number): void {
+  const { step, nx } = lattice;
+  const py = Math.min(j * step, grid.height - 1) + 0.5;
+  for (let i = 0; i < nx; i++) {
+    const px = Math.min(i * step, grid.width - 1) + 0.5;
+    const [lon, lat] = mercatorToLonLat(grid.x0 + px * grid.pixel, grid.y0 - py * grid.pixel);
+    const p = source.lonLatToPixel(lon, lat);
+    lattice.rows[j * nx + i] = p.row;
+    lattice.cols[j * nx + i] = p.col;
+  }
+}
+
+function emptyLattice(grid: MercatorGrid): Lattice {
+  const { step, nx, ny } = latticeShape(grid);
+  return { step, nx, ny, rows: new Float64Array(nx * ny), cols: new Float64Array(nx * ny) };
+}
+
+async function latticeOf(grid: MercatorGrid, source: QuicklookSource): Promise<Lattice> {
+  const lattice = emptyLattice(grid);
+  for (let j = 0; j < lattice.ny; j++) {
+    latticeRow(grid, source, lattice, j);
+    // A SAFE band's inverse is a Newton solve per node: let the loop breathe between lattice rows.
+    await yieldToLoop();
+  }
+  return lattice;
 }
 
 /** The source pixels the lattice reaches, grown by `margin`, within the source's data. */
@@ -109,6 +119,28 @@ export function samplingSteps(source: QuicklookSource, extent: AoiGeometry | nul
   return { grid, rowStep, runLength };
 }
 
+/** The strided read's window (the lattice's reach grown by a block), its first sampled row, and its rows and runs. */
+function stridedRows(lattice: Lattice, source: QuicklookSource, rowStep: number, runLength: number): { window: PixelWindow; firstRow: number; rows: number; runs: number } {
+  const window = sourceWindow(lattice, source, Math.max(rowStep, runLength) + 1);
+  if (!window) throw new Error('the extent does not overlap the image');
+  const firstRow = window.y0 + (rowStep >> 1);
+  const rows = Math.max(0, Math.floor((window.y0 + window.height - 1 - firstRow) / rowStep) + 1);
+  const runs = Math.ceil(window.width / runLength);
+  return { window, firstRow, rows, runs };
+}
+
+/**
+ * What the strided read over `extent` would read, worked out at once (the lattice without
+ * yielding: cheap for a map-grid raster, ≤ 33 × 33 proj4 inversions): its steps, window, rows
+ * and runs — so a detector can pool the same blocks (building change: change/quicklookCopy.ts).
+ */
+export function stridedPlan(source: QuicklookSource, extent: AoiGeometry | null): { rowStep: number; runLength: number; window: PixelWindow; firstRow: number; rows: number; runs: number } {
+  const { grid, rowStep, runLength } = samplingSteps(source, extent);
+  const lattice = emptyLattice(grid);
+  for (let j = 0; j < lattice.ny; j++) latticeRow(grid, source, lattice, j);
+  return { rowStep, runLength, ...stridedRows(lattice, source, rowStep, runLength) };
+}
+
 /**
  * The output grid over `extent` (or the source's footprint), the lattice, and the source
  * read at about one row per output pixel (rows `rowStep` apart, each averaged over runs of
@@ -129,12 +161,7 @@ export async function sampleSource(
   opts.signal?.throwIfAborted();
   const pooled = await opts.pooled?.(rowStep, runLength);
   if (pooled) return { grid, lattice, raster: pooled };
-  const window = sourceWindow(lattice, source, Math.max(rowStep, runLength) + 1);
-  if (!window) throw new Error('the extent does not overlap the image');
-
-  const firstRow = window.y0 + (rowStep >> 1);
-  const rows = Math.max(0, Math.floor((window.y0 + window.height - 1 - firstRow) / rowStep) + 1);
-  const runs = Math.ceil(window.width / runLength);
+  const { window, firstRow, rows, runs } = stridedRows(lattice, source, rowStep, runLength);
   const data = new Float32Array(rows * runs);
   const raster = { data, rows, runs, firstRow, rowStep, x0: window.x0, runLength };
   if (source.pooled && rows > 0) {
