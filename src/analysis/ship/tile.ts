@@ -12,6 +12,7 @@ import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
 import { landMaskOfField, seaLandField, withLandDistance, type SeaLandField } from './seaLand.ts';
+import { inNearShoreBand, nearShoreBand } from './nearShore.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 import type { BlockGrid } from '../port.ts';
@@ -164,10 +165,44 @@ function targetMask(valid: Uint8Array, land: Uint8Array | undefined, out: Uint8A
 /**
  * Detect vessels in one tile. Pure: typed arrays and plain objects in and out (transferable to
  * and from a worker thread). Returns only the detections this tile owns (centroid in `core`).
+ *
+ * Near shore (params.nearShore, on by default, with the classifier not enabled everywhere): when
+ * the tile's land mask has a coast, the candidates whose peak lies within nearShore.distanceM of
+ * it (nearShore.ts; or within that distance of the scene segmenter's land) are judged by the
+ * candidate classifier — CFAR at the candidate PFA, sea-level candidates, splitLarge, the
+ * segmenter's land cells added to the tile's land mask, the trees; everything else by the
+ * default detector, unchanged. A ship found by both across
+ * the band's edge is reported once (the default detector's, whose peak lies outside the band).
  */
 export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipParamsInput | ShipParams = {}): ShipDetection[] {
   const input = calibrated(tileInput);
   const params = resolveShipParams(paramsInput);
+  const { land, width: w, height: h } = input;
+  const near = params.nearShore.enabled && !params.classifier.enabled && land && land.length === w * h;
+  const band = near ? nearShoreBand(land, input.valid, w, h, input.pixelSpacing, params.nearShore.distanceM, input.core) : null;
+  const found = detectInTile(input, params);
+  if (!band?.reachesCore) return found;
+  const origin = input.origin ?? { row: 0, col: 0 };
+  const inBand = (d: ShipDetection) => inNearShoreBand(band, d.peakRow - origin.row, d.peakCol - origin.col);
+  const open = found.filter((d) => !inBand(d));
+  const coastal = detectInTile(input, { ...params, classifier: { ...params.classifier, enabled: true, candidates: 'threshold', sceneLandMask: true } }).filter((d) => inBand(d) || (d.sceneLandDistanceM ?? Infinity) <= params.nearShore.distanceM);
+  if (coastal.length === 0) return open;
+  // The seam: a classifier detection sharing a pixel with a default one kept outside the band
+  // is the same ship (its peak fell inside, or by the segmenter's land), reported once.
+  const taken = new Set<number>();
+  for (const d of open) for (let k = 0; k < d.pixels.rows.length; k++) taken.add(d.pixels.rows[k]! * SEAM_KEY + d.pixels.cols[k]!);
+  const fresh = coastal.filter((d) => {
+    for (let k = 0; k < d.pixels.rows.length; k++) if (taken.has(d.pixels.rows[k]! * SEAM_KEY + d.pixels.cols[k]!)) return false;
+    return true;
+  });
+  return [...open, ...fresh];
+}
+
+/** Full-image pixel (row, col) → row · SEAM_KEY + col: columns of an S-1 GRD stay far below it. */
+const SEAM_KEY = 1 << 20;
+
+/** detectShipsInTile on a calibrated input with resolved parameters, one detector configuration. */
+function detectInTile(input: ShipTileInput, params: ShipParams): ShipDetection[] {
   const { width: w, height: h, valid, pixelSpacing: spacing, core } = input;
   let land = input.land;
   const n = w * h;
