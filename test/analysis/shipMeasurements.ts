@@ -4,6 +4,9 @@
 // `nearshore` (issue 23 §1): the near-shore configurations (NEAR_CONFIGS) on the open sea —
 // the 8 scenes of shipTile.test.ts (160 vessels), the 12 synthetic scenes (360) and the
 // North-Sea crop — found / false per configuration, with the CPU seconds each took.
+// `port`: the same configurations on the demo archive's port scene off IJmuiden (two dates;
+// Natural Earth land, a port with piers, ships at the anchorage, in the approach and along the
+// coast; test/helpers/demoArchive.ts's cache, made by the test run's globalSetup).
 
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -141,6 +144,42 @@ async function nearShore(): Promise<void> {
   await product.close();
 }
 
+async function port(): Promise<void> {
+  const { readdirSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { DEMO_CACHE_DIR } = await import('../helpers/demoArchive.ts');
+  const { nearestShore } = await import('../../src/geo/shoreDistance.ts');
+  const dir = join(DEMO_CACHE_DIR, 'grd');
+  const safes = readdirSync(dir).filter((f) => f.endsWith('.SAFE')).sort();
+  console.log('| configuration | date | ships (near shore ≤ 2 km) | found (near shore) | false: near shore / open sea | on fixed structures | detections | CPU s |');
+  for (const [name, params] of Object.entries(NEAR_CONFIGS)) {
+    for (const safe of safes) {
+      type TF = { properties: { kind: string; center_lon?: number; center_lat?: number } };
+      const truth = (JSON.parse(readFileSync(join(dir, safe.replace(/\.SAFE$/, '.truth.geojson')), 'utf8')) as { features: TF[] }).features;
+      const ships = truth.filter((f) => f.properties.kind === 'ship');
+      const structures = truth.filter((f) => f.properties.kind === 'fixed_structure');
+      const product = await openSafeProduct(join(dir, safe));
+      const t0 = process.cpuUsage();
+      const r = await detectShipsInProduct(product, { params });
+      const cpu = process.cpuUsage(t0);
+      const points = r.detections.map((d) => product.geolocation.pixelToLonLat(d.centroidRow, d.centroidCol));
+      const nearShore = r.result.features.map((f) => f.properties.near_shore === true);
+      const s = scoreDetections(points, ships.map((f, i) => ({ lon: f.properties.center_lon!, lat: f.properties.center_lat!, certain: true, id: i })), 100);
+      const onStructure = (i: number) => structures.some((f) => scoreDetections([points[i]!], [{ lon: f.properties.center_lon!, lat: f.properties.center_lat!, certain: true, id: 0 }], 100).truePositives === 1);
+      const falseIdx = s.falseAlarms.filter((i) => !onStructure(i));
+      const structureHits = s.falseAlarms.length - falseIdx.length;
+      // Near shore: a truth ship within 2 km of Natural Earth's coastline; a detection by its own near_shore.
+      const shipNear = ships.filter((f) => (nearestShore(f.properties.center_lon!, f.properties.center_lat!)?.distanceM ?? Infinity) <= 2000).length;
+      const falseSet = new Set(s.falseAlarms);
+      const matchedNear = points.filter((_, i) => !falseSet.has(i) && nearShore[i]).length;
+      console.log(
+        `| ${name} | ${safe.slice(17, 25)} | ${ships.length} (${shipNear}) | ${s.truePositives} (${matchedNear}) | ${falseIdx.filter((i) => nearShore[i]).length} / ${falseIdx.filter((i) => !nearShore[i]).length} | ${structureHits} | ${r.detections.length} | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`,
+      );
+      await product.close();
+    }
+  }
+}
+
 function falseAlarms(): void {
   const N = 1024;
   const windows = cfarWindows({ targetWindowM: 0, guardWindowM: 500, backgroundWindowM: 800 }, { range: 10, azimuth: 10 });
@@ -167,4 +206,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (all || which.includes('falsealarms')) falseAlarms();
   if (all || which.includes('synthetic')) synthetic();
   if (which.includes('nearshore')) await nearShore();
+  if (which.includes('port')) await port();
 }

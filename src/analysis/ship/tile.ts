@@ -171,8 +171,9 @@ function targetMask(valid: Uint8Array, land: Uint8Array | undefined, out: Uint8A
  * it (nearShore.ts; or within that distance of the scene segmenter's land) are judged by the
  * candidate classifier — CFAR at the candidate PFA, sea-level candidates, splitLarge, the
  * segmenter's land cells added to the tile's land mask, the trees; everything else by the
- * default detector, unchanged. A ship found by both across
- * the band's edge is reported once (the default detector's, whose peak lies outside the band).
+ * default detector, unchanged. A ship found by both across the band's edge is reported once
+ * (the default detector's, whose peak lies outside the band). Tiles without a coast near their
+ * core run the default detector alone.
  */
 export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipParamsInput | ShipParams = {}): ShipDetection[] {
   const input = calibrated(tileInput);
