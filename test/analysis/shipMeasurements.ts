@@ -151,7 +151,7 @@ async function port(): Promise<void> {
   const { nearestShore } = await import('../../src/geo/shoreDistance.ts');
   const dir = join(DEMO_CACHE_DIR, 'grd');
   const safes = readdirSync(dir).filter((f) => f.endsWith('.SAFE')).sort();
-  console.log('| configuration | date | ships (near shore ≤ 2 km) | found (near shore) | false: near shore / open sea | on fixed structures | detections | CPU s |');
+  console.log('| configuration | date | ships (near shore ≤ 2 km) | found (near shore) | false: near shore / open sea | on fixed structures | detections (by the classifier) | CPU s |');
   for (const [name, params] of Object.entries(NEAR_CONFIGS)) {
     for (const safe of safes) {
       type TF = { properties: { kind: string; center_lon?: number; center_lat?: number } };
@@ -163,7 +163,11 @@ async function port(): Promise<void> {
       const r = await detectShipsInProduct(product, { params });
       const cpu = process.cpuUsage(t0);
       const points = r.detections.map((d) => product.geolocation.pixelToLonLat(d.centroidRow, d.centroidCol));
-      const nearShore = r.result.features.map((f) => f.properties.near_shore === true);
+      // Near shore as the feature's near_shore says (vesselProperties.ts: the nearer of Natural
+      // Earth's coastline and the scene's own land), per detection (the result's features are
+      // not in the detections' order).
+      const nearShore = r.detections.map((d, i) => Math.min(nearestShore(points[i]![0], points[i]![1])?.distanceM ?? Infinity, d.sceneLandDistanceM ?? Infinity) <= 2000);
+      const byClassifier = r.detections.filter((d) => d.candidate !== undefined).length;
       const s = scoreDetections(points, ships.map((f, i) => ({ lon: f.properties.center_lon!, lat: f.properties.center_lat!, certain: true, id: i })), 100);
       const onStructure = (i: number) => structures.some((f) => scoreDetections([points[i]!], [{ lon: f.properties.center_lon!, lat: f.properties.center_lat!, certain: true, id: 0 }], 100).truePositives === 1);
       const falseIdx = s.falseAlarms.filter((i) => !onStructure(i));
@@ -173,7 +177,7 @@ async function port(): Promise<void> {
       const falseSet = new Set(s.falseAlarms);
       const matchedNear = points.filter((_, i) => !falseSet.has(i) && nearShore[i]).length;
       console.log(
-        `| ${name} | ${safe.slice(17, 25)} | ${ships.length} (${shipNear}) | ${s.truePositives} (${matchedNear}) | ${falseIdx.filter((i) => nearShore[i]).length} / ${falseIdx.filter((i) => !nearShore[i]).length} | ${structureHits} | ${r.detections.length} | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`,
+        `| ${name} | ${safe.slice(17, 25)} | ${ships.length} (${shipNear}) | ${s.truePositives} (${matchedNear}) | ${falseIdx.filter((i) => nearShore[i]).length} / ${falseIdx.filter((i) => !nearShore[i]).length} | ${structureHits} | ${r.detections.length} (${byClassifier}) | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`,
       );
       await product.close();
     }
