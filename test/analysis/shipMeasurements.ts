@@ -152,7 +152,9 @@ async function port(): Promise<void> {
   const dir = join(DEMO_CACHE_DIR, 'grd');
   const safes = readdirSync(dir).filter((f) => f.endsWith('.SAFE')).sort();
   console.log('| configuration | date | ships (near shore ≤ 2 km) | found (near shore) | false: near shore / open sea | on fixed structures | detections (by the classifier) | CPU s |');
+  const only = process.env.NEAR_ONLY?.split(',');
   for (const [name, params] of Object.entries(NEAR_CONFIGS)) {
+    if (only && !only.some((o) => name.includes(o))) continue;
     for (const safe of safes) {
       type TF = { properties: { kind: string; center_lon?: number; center_lat?: number } };
       const truth = (JSON.parse(readFileSync(join(dir, safe.replace(/\.SAFE$/, '.truth.geojson')), 'utf8')) as { features: TF[] }).features;

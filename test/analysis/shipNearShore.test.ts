@@ -46,6 +46,9 @@ describe('near-shore band (nearShore.ts)', () => {
     expect(inNearShoreBand(band, 300, 400)).toBe(false);
     expect(inNearShoreBand(band, 10, 100)).toBe(true); // land blocks are in it (their pixels are masked anyway)
     expect(band.reachesCore).toBe(true);
+    // Without a margin the window is the band's sea (columns 200–399), with 3 km 300 px more each side (clipped at 0).
+    expect(band.window).toEqual({ x0: 200, y0: 0, width: 200, height: H });
+    expect(nearShoreBand(land, valid, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H }, 3000)!.window).toEqual({ x0: 0, y0: 0, width: 700, height: H });
     expect(nearShoreBand(land, valid, W, H, spacing, 2000, { x0: 500, y0: 0, width: 300, height: H })!.reachesCore).toBe(false);
     expect(nearShoreBand(new Uint8Array(W * H), valid, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H })).toBeNull();
     expect(nearShoreBand(new Uint8Array(W * H).fill(1), valid, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H })).toBeNull();

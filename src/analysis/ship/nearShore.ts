@@ -17,6 +17,11 @@ export interface NearShoreBand {
   near: Uint8Array;
   /** The band holds a pixel of the tile's core. */
   reachesCore: boolean;
+  /**
+   * Tile-local window of the band's sea blocks grown by `marginM` (clipped to the tile): the
+   * part of the tile the classifier path needs to look at.
+   */
+  window: { x0: number; y0: number; width: number; height: number };
 }
 
 /** Chamfer distance (m) over a block grid from the blocks where `from` is 1 (Infinity where none). */
@@ -60,6 +65,7 @@ export function nearShoreBand(
   spacing: { range: number; azimuth: number },
   distanceM: number,
   core: { x0: number; y0: number; width: number; height: number },
+  marginM = 0,
 ): NearShoreBand | null {
   // Open sea (nearly every tile of a scene): one native scan, no blocks.
   if (!land.includes(1)) return null;
@@ -67,6 +73,7 @@ export function nearShoreBand(
   const rows = Math.ceil(height / block);
   const cols = Math.ceil(width / block);
   const landBlock = new Uint8Array(rows * cols);
+  const seaBlock = new Uint8Array(rows * cols);
   let anyLand = false;
   let anySea = false;
   for (let r = 0; r < height; r++) {
@@ -78,6 +85,7 @@ export function nearShoreBand(
         landBlock[k] = 1;
         anyLand = true;
       } else if (valid[row + c]) {
+        seaBlock[k] = 1;
         anySea = true;
       }
     }
@@ -85,14 +93,31 @@ export function nearShoreBand(
   if (!anyLand || !anySea) return null;
   const toLand = chamfer(landBlock, rows, cols, block * spacing.azimuth, block * spacing.range);
   const near = new Uint8Array(rows * cols);
-  for (let k = 0; k < near.length; k++) near[k] = toLand[k]! <= distanceM ? 1 : 0;
+  let [r0, r1, c0, c1] = [rows, -1, cols, -1];
+  for (let k = 0; k < near.length; k++) {
+    near[k] = toLand[k]! <= distanceM ? 1 : 0;
+    if (near[k] && seaBlock[k]) {
+      const r = (k / cols) | 0;
+      const c = k - r * cols;
+      if (r < r0) r0 = r;
+      if (r > r1) r1 = r;
+      if (c < c0) c0 = c;
+      if (c > c1) c1 = c;
+    }
+  }
+  if (r1 < 0) return null; // no valid sea within distanceM of land (distanceM under a block)
+  const my = Math.ceil(marginM / spacing.azimuth);
+  const mx = Math.ceil(marginM / spacing.range);
+  const y0 = Math.max(0, r0 * block - my);
+  const x0 = Math.max(0, c0 * block - mx);
+  const window = { y0, x0, height: Math.min(height, (r1 + 1) * block + my) - y0, width: Math.min(width, (c1 + 1) * block + mx) - x0 };
   let reachesCore = false;
   const br0 = (core.y0 / block) | 0;
   const br1 = ((core.y0 + core.height - 1) / block) | 0;
   const bc0 = (core.x0 / block) | 0;
   const bc1 = ((core.x0 + core.width - 1) / block) | 0;
   for (let r = br0; r <= br1 && !reachesCore; r++) for (let c = bc0; c <= bc1; c++) if (near[r * cols + c]) (reachesCore = true);
-  return { block, rows, cols, near, reachesCore };
+  return { block, rows, cols, near, reachesCore, window };
 }
 
 /** Whether tile-local pixel (row, col) lies in the band. */
