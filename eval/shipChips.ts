@@ -220,10 +220,13 @@ export interface SsddMethod {
 
 export const SSDD_METHODS: Record<string, SsddMethod> = {
   // Today on a chip: no coastline at all (the chips have no georeferencing, so the Natural
-  // Earth mask the scene path applies cannot be placed).
+  // Earth mask the scene path applies cannot be placed). Without a land mask the near-shore
+  // classifier (ShipParams.nearShore, default since issue 23 §1) has no coast to act on: the
+  // default detector alone.
   'none': { land: () => undefined },
-  // The chip's hand-drawn sea/land mask: a perfect coastline, the upper bound for any mask.
-  'reference mask (oracle)': { land: (chip) => readSsddLand(chip) },
+  // The chip's hand-drawn sea/land mask: a perfect coastline, the upper bound for any mask
+  // (default detector alone).
+  'reference mask (oracle)': { land: (chip) => readSsddLand(chip), params: { nearShore: { enabled: false } } },
   // Issue 23 §1: candidates from a CFAR at PFA 1e-4, kept by the fitted trees
   // (src/analysis/ship/classifier.ts; fitted on the dev chips only, training/ship/fitClassifier.ts).
   // Since the sea/land segmenter (seaLand.ts): four of its features (land probability at the
@@ -232,7 +235,12 @@ export const SSDD_METHODS: Record<string, SsddMethod> = {
   'none + candidate classifier': { land: () => undefined, params: { classifier: { enabled: true } } },
   // The segmenter's cells at its threshold as the land mask (pixels there are neither targets
   // nor background), default detector and candidate classifier.
-  'scene sea/land segmentation': { land: (chip, sigma0) => sceneLandMaskOfChip(sigma0, chip.width, chip.height) },
+  'scene sea/land segmentation': { land: (chip, sigma0) => sceneLandMaskOfChip(sigma0, chip.width, chip.height), params: { nearShore: { enabled: false } } },
+  // The ship job's default since issue 23 §1 (ShipParams.nearShore): the segmenter's mask stands
+  // in for the coastline a scene takes from Natural Earth; candidates within 2 km of it (at 3 m
+  // nearly every pixel of a chip that has land) are judged by the candidate classifier, the
+  // rest by the default detector.
+  'scene sea/land segmentation + near-shore classifier (default)': { land: (chip, sigma0) => sceneLandMaskOfChip(sigma0, chip.width, chip.height) },
   // The same mask applied by the detector itself (ShipParams.classifier.sceneLandMask).
   'scene sea/land segmentation + candidate classifier': { land: () => undefined, params: { classifier: { enabled: true, sceneLandMask: true } } },
   // Issue 23 §1, learnt candidates: the per-pixel classifier's objects

@@ -1,6 +1,12 @@
 // Reproduces the measurement tables of docs/ship.md (not a test; tests never time or sweep):
-//   npx tsx test/analysis/shipMeasurements.ts [real|synthetic|falsealarms]…
+//   npx tsx test/analysis/shipMeasurements.ts [real|synthetic|falsealarms|nearshore]…
 // The synthetic table generates 12 scenes of 1024 × 1024 px (a few minutes on 2 cores).
+// `nearshore` (issue 23 §1): the near-shore configurations (NEAR_CONFIGS) on the open sea —
+// the 8 scenes of shipTile.test.ts (160 vessels), the 12 synthetic scenes (360) and the
+// North-Sea crop — found / false per configuration, with the CPU seconds each took.
+// `port`: the same configurations on the demo archive's port scene off IJmuiden (two dates;
+// Natural Earth land, a port with piers, ships at the anchorage, in the approach and along the
+// coast; test/helpers/demoArchive.ts's cache, made by the test run's globalSetup).
 
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -82,6 +88,104 @@ function synthetic(): void {
   }
 }
 
+const NEAR_CONFIGS: Record<string, ShipParamsInput> = {
+  'default detector only (nearShore off)': { nearShore: { enabled: false } },
+  'candidate classifier everywhere (sceneLandMask, splitLarge)': { nearShore: { enabled: false }, classifier: { enabled: true, sceneLandMask: true } },
+  'default (near-shore classifier within 2 km of land)': {},
+};
+
+function matchScene(found: Array<{ centroidRow: number; centroidCol: number }>, scene: SynthScene): { tp: number; fp: number; fn: number } {
+  const pairs: Array<{ d: number; i: number; j: number }> = [];
+  found.forEach((det, i) =>
+    scene.vessels.forEach((v, j) => {
+      const d = Math.hypot((det.centroidRow - v.row) * scene.spacing.azimuth, (det.centroidCol - v.col) * scene.spacing.range);
+      if (d <= 100) pairs.push({ d, i, j });
+    }),
+  );
+  pairs.sort((a, b) => a.d - b.d);
+  const di = new Set<number>();
+  const vj = new Set<number>();
+  for (const p of pairs) if (!di.has(p.i) && !vj.has(p.j)) (di.add(p.i), vj.add(p.j));
+  return { tp: vj.size, fp: found.length - di.size, fn: scene.vessels.length - vj.size };
+}
+
+async function nearShore(): Promise<void> {
+  const sets: Record<string, SynthScene[]> = { 'shipTile.test scenes (8 × 768², VH, 160 vessels)': [], 'synthetic scenes (12 × 1024², 360 vessels)': [] };
+  for (const wind of [3, 5, 7, 10]) for (const seed of [1, 2]) sets['shipTile.test scenes (8 × 768², VH, 160 vessels)']!.push(generateSea({ width: 768, height: 768, windSpeed: wind, seed: 100 * wind + seed, vessels: 20, channels: ['VH'] }));
+  for (const wind of [3, 5, 7, 10]) for (let seed = 0; seed < 3; seed++) sets['synthetic scenes (12 × 1024², 360 vessels)']!.push(generateSea({ width: 1024, height: 1024, windSpeed: wind, seed: 1000 * wind + seed, vessels: 30 }));
+  const truth: TruthPoint[] = (
+    JSON.parse(readFileSync(NORTH_SEA_TRUTH, 'utf8')) as { features: Array<{ geometry: { coordinates: [number, number] }; properties: { certain: boolean; id: number } }> }
+  ).features.map((f) => ({ lon: f.geometry.coordinates[0], lat: f.geometry.coordinates[1], certain: f.properties.certain, id: f.properties.id }));
+  const product = await openSafeProduct(NORTH_SEA_SAFE);
+  console.log('| configuration | scenes | vessels | found | false | missed | CPU s |');
+  // NEAR_ONLY=a,b: only the configurations whose names contain one of these.
+  const only = process.env.NEAR_ONLY?.split(',');
+  for (const [name, params] of Object.entries(NEAR_CONFIGS)) {
+    if (only && !only.some((o) => name.includes(o))) continue;
+    for (const [set, scenes] of Object.entries(sets)) {
+      const t0 = process.cpuUsage();
+      let [tp, fp, fn] = [0, 0, 0];
+      for (const scene of scenes) {
+        const input = { sigma0: { vh: scene.vh, ...(set.includes('VH') ? {} : { vv: scene.vv }) }, valid: scene.valid, width: scene.width, height: scene.height, pixelSpacing: scene.spacing, core: { x0: 0, y0: 0, width: scene.width, height: scene.height } };
+        const s = matchScene(detectShipsInTile(input, params), scene);
+        tp += s.tp;
+        fp += s.fp;
+        fn += s.fn;
+      }
+      const cpu = process.cpuUsage(t0);
+      console.log(`| ${name} | ${set} | ${tp + fn} | ${tp} | ${fp} | ${fn} | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`);
+    }
+    const t0 = process.cpuUsage();
+    const r = await detectShipsInProduct(product, { params });
+    const s = scoreDetections(r.detections.map((d) => product.geolocation.pixelToLonLat(d.centroidRow, d.centroidCol)), truth, 100);
+    const cpu = process.cpuUsage(t0);
+    console.log(`| ${name} | North-Sea crop (16 certain, 4 uncertain) | 16 | ${s.truePositives} | ${s.falsePositives} | ${s.falseNegatives} (${r.detections.length} detections) | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`);
+  }
+  await product.close();
+}
+
+async function port(): Promise<void> {
+  const { readdirSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { DEMO_CACHE_DIR } = await import('../helpers/demoArchive.ts');
+  const { nearestShore } = await import('../../src/geo/shoreDistance.ts');
+  const dir = join(DEMO_CACHE_DIR, 'grd');
+  const safes = readdirSync(dir).filter((f) => f.endsWith('.SAFE')).sort();
+  console.log('| configuration | date | ships (near shore ≤ 2 km) | found (near shore) | false: near shore / open sea | on fixed structures | detections (by the classifier) | CPU s |');
+  const only = process.env.NEAR_ONLY?.split(',');
+  for (const [name, params] of Object.entries(NEAR_CONFIGS)) {
+    if (only && !only.some((o) => name.includes(o))) continue;
+    for (const safe of safes) {
+      type TF = { properties: { kind: string; center_lon?: number; center_lat?: number } };
+      const truth = (JSON.parse(readFileSync(join(dir, safe.replace(/\.SAFE$/, '.truth.geojson')), 'utf8')) as { features: TF[] }).features;
+      const ships = truth.filter((f) => f.properties.kind === 'ship');
+      const structures = truth.filter((f) => f.properties.kind === 'fixed_structure');
+      const product = await openSafeProduct(join(dir, safe));
+      const t0 = process.cpuUsage();
+      const r = await detectShipsInProduct(product, { params });
+      const cpu = process.cpuUsage(t0);
+      const points = r.detections.map((d) => product.geolocation.pixelToLonLat(d.centroidRow, d.centroidCol));
+      // Near shore as the feature's near_shore says (vesselProperties.ts: the nearer of Natural
+      // Earth's coastline and the scene's own land), per detection (the result's features are
+      // not in the detections' order).
+      const nearShore = r.detections.map((d, i) => Math.min(nearestShore(points[i]![0], points[i]![1])?.distanceM ?? Infinity, d.sceneLandDistanceM ?? Infinity) <= 2000);
+      const byClassifier = r.detections.filter((d) => d.candidate !== undefined).length;
+      const s = scoreDetections(points, ships.map((f, i) => ({ lon: f.properties.center_lon!, lat: f.properties.center_lat!, certain: true, id: i })), 100);
+      const onStructure = (i: number) => structures.some((f) => scoreDetections([points[i]!], [{ lon: f.properties.center_lon!, lat: f.properties.center_lat!, certain: true, id: 0 }], 100).truePositives === 1);
+      const falseIdx = s.falseAlarms.filter((i) => !onStructure(i));
+      const structureHits = s.falseAlarms.length - falseIdx.length;
+      // Near shore: a truth ship within 2 km of Natural Earth's coastline; a detection by its own near_shore.
+      const shipNear = ships.filter((f) => (nearestShore(f.properties.center_lon!, f.properties.center_lat!)?.distanceM ?? Infinity) <= 2000).length;
+      const falseSet = new Set(s.falseAlarms);
+      const matchedNear = points.filter((_, i) => !falseSet.has(i) && nearShore[i]).length;
+      console.log(
+        `| ${name} | ${safe.slice(17, 25)} | ${ships.length} (${shipNear}) | ${s.truePositives} (${matchedNear}) | ${falseIdx.filter((i) => nearShore[i]).length} / ${falseIdx.filter((i) => !nearShore[i]).length} | ${structureHits} | ${r.detections.length} (${byClassifier}) | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`,
+      );
+      await product.close();
+    }
+  }
+}
+
 function falseAlarms(): void {
   const N = 1024;
   const windows = cfarWindows({ targetWindowM: 0, guardWindowM: 500, backgroundWindowM: 800 }, { range: 10, azimuth: 10 });
@@ -107,4 +211,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (all || which.includes('real')) await real();
   if (all || which.includes('falsealarms')) falseAlarms();
   if (all || which.includes('synthetic')) synthetic();
+  if (which.includes('nearshore')) await nearShore();
+  if (which.includes('port')) await port();
 }

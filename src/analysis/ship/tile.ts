@@ -12,6 +12,7 @@ import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
 import { landMaskOfField, seaLandField, withLandDistance, type SeaLandField } from './seaLand.ts';
+import { inNearShoreBand, nearShoreBand } from './nearShore.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 import type { BlockGrid } from '../port.ts';
@@ -165,10 +166,85 @@ function targetMask(valid: Uint8Array, land: Uint8Array | undefined, out: Uint8A
 /**
  * Detect vessels in one tile. Pure: typed arrays and plain objects in and out (transferable to
  * and from a worker thread). Returns only the detections this tile owns (centroid in `core`).
+ *
+ * Near shore (params.nearShore, on by default, with the classifier not enabled everywhere): when
+ * the tile's land mask has a coast, the candidates whose peak lies within nearShore.distanceM of
+ * it (nearShore.ts; or within that distance of the scene segmenter's land) are judged by the
+ * candidate classifier — CFAR at the candidate PFA, sea-level candidates, splitLarge, the
+ * segmenter's land cells added to the tile's land mask, the trees; everything else by the
+ * default detector, unchanged. A ship found by both across the band's edge is reported once
+ * (the default detector's, whose peak lies outside the band). Tiles without a coast near their
+ * core run the default detector alone.
  */
 export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipParamsInput | ShipParams = {}): ShipDetection[] {
   const input = calibrated(tileInput);
   const params = resolveShipParams(paramsInput);
+  const { land, width: w, height: h } = input;
+  const near = params.nearShore.enabled && !params.classifier.enabled && land && land.length === w * h;
+  const band = near ? nearShoreBand(land, input.valid, w, h, input.pixelSpacing, params.nearShore.distanceM, input.core, NEAR_SHORE_MARGIN_M) : null;
+  const found = detectInTile(input, params);
+  if (!band?.reachesCore) return found;
+  const origin = input.origin ?? { row: 0, col: 0 };
+  const inBand = (d: ShipDetection) => inNearShoreBand(band, d.peakRow - origin.row, d.peakCol - origin.col);
+  const open = found.filter((d) => !inBand(d));
+  // The classifier path looks only at the band's sea and a margin around it (the segmenter's
+  // field is most of its cost: docs/ship.md "Near shore by default").
+  const part = cropTile(input, band.window);
+  const coastal = (part ? detectInTile(part, { ...params, classifier: { ...params.classifier, enabled: true, candidates: 'threshold', sceneLandMask: true } }) : []).filter((d) => inBand(d) || (d.sceneLandDistanceM ?? Infinity) <= params.nearShore.distanceM);
+  if (coastal.length === 0) return open;
+  // The seam: a classifier detection sharing a pixel with a default one kept outside the band
+  // is the same ship (its peak fell inside, or by the segmenter's land), reported once.
+  const taken = new Set<number>();
+  for (const d of open) for (let k = 0; k < d.pixels.rows.length; k++) taken.add(d.pixels.rows[k]! * SEAM_KEY + d.pixels.cols[k]!);
+  const fresh = coastal.filter((d) => {
+    for (let k = 0; k < d.pixels.rows.length; k++) if (taken.has(d.pixels.rows[k]! * SEAM_KEY + d.pixels.cols[k]!)) return false;
+    return true;
+  });
+  return [...open, ...fresh];
+}
+
+/**
+ * Margin (m) of the classifier path's window around the band's sea: the segmenter's land
+ * distance reaches 3 km (seaLand.ts LAND_DISTANCE_CAP_M), its windows and the CFAR ring less.
+ */
+const NEAR_SHORE_MARGIN_M = 3000;
+
+/**
+ * `input` cut to `win` (tile-local; arrays copied), its core cut to the window and shifted, its
+ * origin moved; null when the window holds none of the core. A side where the window cuts the
+ * core counts as an image edge in detectInTile; what lies there is ≥ the margin from the band.
+ */
+function cropTile(input: ShipTileInput, win: { x0: number; y0: number; width: number; height: number }): ShipTileInput | null {
+  const { core, width: w } = input;
+  const x0 = Math.max(core.x0, win.x0);
+  const y0 = Math.max(core.y0, win.y0);
+  const x1 = Math.min(core.x0 + core.width, win.x0 + win.width);
+  const y1 = Math.min(core.y0 + core.height, win.y0 + win.height);
+  if (x1 <= x0 || y1 <= y0) return null;
+  if (win.x0 === 0 && win.y0 === 0 && win.width === w && win.height === input.height) return input;
+  const cut = <T extends Float32Array | Uint8Array>(a: T): T => {
+    const out = new (a.constructor as new (n: number) => T)(win.width * win.height);
+    for (let r = 0; r < win.height; r++) out.set(a.subarray((win.y0 + r) * w + win.x0, (win.y0 + r) * w + win.x0 + win.width), r * win.width);
+    return out;
+  };
+  const origin = input.origin ?? { row: 0, col: 0 };
+  return {
+    sigma0: { ...(input.sigma0.vh ? { vh: cut(input.sigma0.vh) } : {}), ...(input.sigma0.vv ? { vv: cut(input.sigma0.vv) } : {}) },
+    valid: cut(input.valid),
+    ...(input.land ? { land: cut(input.land) } : {}),
+    width: win.width,
+    height: win.height,
+    pixelSpacing: input.pixelSpacing,
+    core: { x0: x0 - win.x0, y0: y0 - win.y0, width: x1 - x0, height: y1 - y0 },
+    origin: { row: origin.row + win.y0, col: origin.col + win.x0 },
+  };
+}
+
+/** Full-image pixel (row, col) → row · SEAM_KEY + col: columns of an S-1 GRD stay far below it. */
+const SEAM_KEY = 1 << 20;
+
+/** detectShipsInTile on a calibrated input with resolved parameters, one detector configuration. */
+function detectInTile(input: ShipTileInput, params: ShipParams): ShipDetection[] {
   const { width: w, height: h, valid, pixelSpacing: spacing, core } = input;
   let land = input.land;
   const n = w * h;

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { detectShipsInTile, type ShipDetection, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
+import { inNearShoreBand, nearShoreBand } from '../../src/analysis/ship/nearShore.ts';
+import { DEFAULT_SHIP_PARAMS, resolveShipParams } from '../../src/analysis/ship/params.ts';
+import { gammaClutter } from './synthSea.ts';
+
+// Generated coastal tiles at Sentinel-1's 10 m: 4.4-look sea at −20 dB, textured land
+// (buildings, quays: single-look, texture ν 0.5, −3 dB mean) on the left, and the tile's land
+// mask as a scene gives it (Natural Earth plus its shore buffer) — drawn by hand here.
+const W = 800;
+const H = 600;
+const spacing = { range: 10, azimuth: 10 };
+
+function scene(seed: number): Float32Array {
+  const values = gammaClutter(W, H, { looks: 4.4, seed, mean: 0.01 });
+  const land = gammaClutter(W, H, { looks: 1, seed: seed + 1, mean: 0.5, textureShape: 0.5 });
+  for (let r = 0; r < H; r++) for (let c = 0; c < 150; c++) values[r * W + c] = land[r * W + c]!;
+  return values;
+}
+
+function paint(values: Float32Array, r0: number, c0: number, h: number, w: number, level: number): void {
+  for (let r = r0; r < r0 + h; r++) for (let c = c0; c < c0 + w; c++) values[r * W + c] = level;
+}
+
+/** The land mask: columns 0 … maskCols − 1. */
+function landMask(maskCols: number): Uint8Array {
+  const land = new Uint8Array(W * H);
+  for (let r = 0; r < H; r++) land.fill(1, r * W, r * W + maskCols);
+  return land;
+}
+
+function tile(values: Float32Array, land: Uint8Array): ShipTileInput {
+  return { sigma0: { vh: values.slice() }, valid: new Uint8Array(W * H).fill(1), land, width: W, height: H, pixelSpacing: spacing, core: { x0: 0, y0: 0, width: W, height: H } };
+}
+
+const near = (row: number, col: number) => (d: ShipDetection) => Math.hypot(d.centroidRow - row, d.centroidCol - col) <= 5;
+
+describe('near-shore band (nearShore.ts)', () => {
+  it('holds the blocks within the distance of land, and is absent without a coast', () => {
+    const land = landMask(200); // the last land block holds columns 195–199 (50 m blocks)
+    const valid = new Uint8Array(W * H).fill(1);
+    const band = nearShoreBand(land, valid, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H })!;
+    expect(band.block).toBe(5);
+    // 40 blocks of 50 m from the last land block: columns 395–399 are at 2000 m, 400–404 at 2050 m.
+    expect(inNearShoreBand(band, 300, 399)).toBe(true);
+    expect(inNearShoreBand(band, 300, 400)).toBe(false);
+    expect(inNearShoreBand(band, 10, 100)).toBe(true); // land blocks are in it (their pixels are masked anyway)
+    expect(band.reachesCore).toBe(true);
+    // Without a margin the window is the band's sea (columns 200–399), with 3 km 300 px more each side (clipped at 0).
+    expect(band.window).toEqual({ x0: 200, y0: 0, width: 200, height: H });
+    expect(nearShoreBand(land, valid, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H }, 3000)!.window).toEqual({ x0: 0, y0: 0, width: 700, height: H });
+    expect(nearShoreBand(land, valid, W, H, spacing, 2000, { x0: 500, y0: 0, width: 300, height: H })!.reachesCore).toBe(false);
+    expect(nearShoreBand(new Uint8Array(W * H), valid, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H })).toBeNull();
+    expect(nearShoreBand(new Uint8Array(W * H).fill(1), valid, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H })).toBeNull();
+    // Land beside the no-data border only (no valid sea pixel): no coast.
+    const noSea = new Uint8Array(W * H);
+    for (let r = 0; r < H; r++) noSea.fill(1, r * W, r * W + 200);
+    expect(nearShoreBand(land, noSea, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H })).toBeNull();
+  });
+
+  it('is on by default within 2 km, one switch turns it off, and its distance is checked', () => {
+    expect(DEFAULT_SHIP_PARAMS.nearShore).toEqual({ enabled: true, distanceM: 2000 });
+    expect(resolveShipParams({ nearShore: { enabled: false } }).nearShore).toEqual({ enabled: false, distanceM: 2000 });
+    expect(() => resolveShipParams({ nearShore: { distanceM: 0 } })).toThrow(/nearShore.distanceM/);
+  });
+});
+
+describe('ship detection near shore (issue 23 §1)', () => {
+  it('finds a ship moored beside a generated quay, reports neither the quay nor the land, and keeps the open-sea vessel', () => {
+    const values = scene(21);
+    // A pier 1.5 km long and 100 m wide at +15 dB over the sea, 1 km of it outside the land mask.
+    const quay = gammaClutter(W, H, { looks: 4.4, seed: 23, mean: 0.3 });
+    for (let r = 300; r < 310; r++) for (let c = 150; c < 300; c++) values[r * W + c] = quay[r * W + c]!;
+    paint(values, 310, 260, 3, 15, 1); // a 150 m × 30 m vessel alongside it, +20 dB
+    paint(values, 150, 600, 3, 12, 1); // a 120 m vessel 4 km off the mask: open sea
+    const land = landMask(200);
+
+    const found = detectShipsInTile(tile(values, land));
+    const moored = found.filter(near(311, 267));
+    expect(moored).toHaveLength(1);
+    // Judged by the classifier (near-shore path): it carries its probability and the distance
+    // to the scene's own land.
+    expect(moored[0]!.candidate!.probability).toBeGreaterThan(0);
+    expect(moored[0]!.sceneLandDistanceM).toBeGreaterThan(1000);
+    expect(moored[0]!.sceneLandDistanceM).toBeLessThan(1300);
+    const open = found.filter(near(151, 606));
+    expect(open).toHaveLength(1);
+    expect(open[0]!.candidate).toBeUndefined(); // the default detector's
+    // Nothing else: no piece of the pier, nothing on land.
+    expect(found).toHaveLength(2);
+
+    // The default detector alone loses the moored vessel (joined to the pier, too large as one).
+    const before = detectShipsInTile(tile(values, land), { nearShore: { enabled: false } });
+    expect(before.filter(near(311, 267))).toHaveLength(0);
+    expect(before.filter(near(151, 606))).toHaveLength(1);
+  });
+
+  it('a ship found by both detectors across the band edge is reported once, as the default detector found it', () => {
+    const values = scene(31);
+    paint(values, 300, 300, 3, 15, 1); // 150 m vessel 1.5 km off the textured land
+    // The coastline given (Natural Earth at its coarsest) lies 1 km inland of the real shore:
+    // the band ends 2 km from it, before the vessel, but the scene's own land is within 2 km.
+    const land = landMask(50);
+    const classifier = detectShipsInTile(tile(values, land), { nearShore: { enabled: false }, classifier: { enabled: true, sceneLandMask: true } }).filter(near(301, 307));
+    expect(classifier).toHaveLength(1);
+    expect(classifier[0]!.sceneLandDistanceM).toBeLessThanOrEqual(2000);
+    const plain = detectShipsInTile(tile(values, land), { nearShore: { enabled: false } }).filter(near(301, 307));
+    expect(plain).toHaveLength(1);
+    const found = detectShipsInTile(tile(values, land));
+    const vessel = found.filter(near(301, 307));
+    expect(vessel).toHaveLength(1);
+    expect(vessel[0]!.candidate).toBeUndefined();
+    expect(Array.from(vessel[0]!.pixels.cols)).toEqual(Array.from(plain[0]!.pixels.cols));
+    expect(found).toHaveLength(1);
+  });
+
+  it('changes nothing on open sea: no land, or land too far from the core', () => {
+    const values = gammaClutter(W, H, { looks: 4.4, seed: 41, mean: 0.01 });
+    paint(values, 200, 300, 3, 15, 1);
+    paint(values, 450, 650, 3, 10, 1);
+    const none = new Uint8Array(W * H);
+    const on = detectShipsInTile(tile(values, none));
+    expect(on).toHaveLength(2);
+    expect(on).toEqual(detectShipsInTile(tile(values, none), { nearShore: { enabled: false } }));
+    // Land in the halo only, more than 2 km from the core: the default detector alone.
+    const far = landMask(20);
+    const core = { x0: 250, y0: 0, width: W - 250, height: H };
+    const farOn = detectShipsInTile({ ...tile(values, far), core });
+    expect(farOn).toEqual(detectShipsInTile({ ...tile(values, far), core }, { nearShore: { enabled: false } }));
+    expect(farOn.every((d) => d.candidate === undefined)).toBe(true);
+  });
+});
