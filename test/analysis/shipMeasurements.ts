@@ -89,9 +89,9 @@ function synthetic(): void {
 }
 
 const NEAR_CONFIGS: Record<string, ShipParamsInput> = {
-  'default detector only (nearShore off)': { nearShore: { enabled: false } },
+  'default detector only (nearShore off, the default)': { nearShore: { enabled: false } },
   'candidate classifier everywhere (sceneLandMask, splitLarge)': { nearShore: { enabled: false }, classifier: { enabled: true, sceneLandMask: true } },
-  'default (near-shore classifier within 2 km of land)': {},
+  'near-shore classifier within 2 km of land (nearShore on)': { nearShore: { enabled: true } },
 };
 
 function matchScene(found: Array<{ centroidRow: number; centroidCol: number }>, scene: SynthScene): { tp: number; fp: number; fn: number } {

@@ -58,14 +58,15 @@ describe('near-shore band (nearShore.ts)', () => {
     expect(nearShoreBand(land, noSea, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H })).toBeNull();
   });
 
-  it('is on by default within 2 km, one switch turns it off, and its distance is checked', () => {
-    expect(DEFAULT_SHIP_PARAMS.nearShore).toEqual({ enabled: true, distanceM: 2000 });
-    expect(resolveShipParams({ nearShore: { enabled: false } }).nearShore).toEqual({ enabled: false, distanceM: 2000 });
+  it('is off by default (a coastal tile costs several times the CPU: docs/ship.md), one switch turns it on within 2 km, and its distance is checked', () => {
+    expect(DEFAULT_SHIP_PARAMS.nearShore).toEqual({ enabled: false, distanceM: 2000 });
+    expect(resolveShipParams({ nearShore: { enabled: true } }).nearShore).toEqual({ enabled: true, distanceM: 2000 });
     expect(() => resolveShipParams({ nearShore: { distanceM: 0 } })).toThrow(/nearShore.distanceM/);
   });
 });
 
 describe('ship detection near shore (issue 23 §1)', () => {
+  const ON = { nearShore: { enabled: true } };
   it('finds a ship moored beside a generated quay, reports neither the quay nor the land, and keeps the open-sea vessel', () => {
     const values = scene(21);
     // A pier 1.5 km long and 100 m wide at +15 dB over the sea, 1 km of it outside the land mask.
@@ -75,7 +76,7 @@ describe('ship detection near shore (issue 23 §1)', () => {
     paint(values, 150, 600, 3, 12, 1); // a 120 m vessel 4 km off the mask: open sea
     const land = landMask(200);
 
-    const found = detectShipsInTile(tile(values, land));
+    const found = detectShipsInTile(tile(values, land), ON);
     const moored = found.filter(near(311, 267));
     expect(moored).toHaveLength(1);
     // Judged by the classifier (near-shore path): it carries its probability and the distance
@@ -106,7 +107,7 @@ describe('ship detection near shore (issue 23 §1)', () => {
     expect(classifier[0]!.sceneLandDistanceM).toBeLessThanOrEqual(2000);
     const plain = detectShipsInTile(tile(values, land), { nearShore: { enabled: false } }).filter(near(301, 307));
     expect(plain).toHaveLength(1);
-    const found = detectShipsInTile(tile(values, land));
+    const found = detectShipsInTile(tile(values, land), ON);
     const vessel = found.filter(near(301, 307));
     expect(vessel).toHaveLength(1);
     expect(vessel[0]!.candidate).toBeUndefined();
@@ -119,13 +120,13 @@ describe('ship detection near shore (issue 23 §1)', () => {
     paint(values, 200, 300, 3, 15, 1);
     paint(values, 450, 650, 3, 10, 1);
     const none = new Uint8Array(W * H);
-    const on = detectShipsInTile(tile(values, none));
+    const on = detectShipsInTile(tile(values, none), ON);
     expect(on).toHaveLength(2);
     expect(on).toEqual(detectShipsInTile(tile(values, none), { nearShore: { enabled: false } }));
     // Land in the halo only, more than 2 km from the core: the default detector alone.
     const far = landMask(20);
     const core = { x0: 250, y0: 0, width: W - 250, height: H };
-    const farOn = detectShipsInTile({ ...tile(values, far), core });
+    const farOn = detectShipsInTile({ ...tile(values, far), core }, ON);
     expect(farOn).toEqual(detectShipsInTile({ ...tile(values, far), core }, { nearShore: { enabled: false } }));
     expect(farOn.every((d) => d.candidate === undefined)).toBe(true);
   });

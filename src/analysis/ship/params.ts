@@ -178,7 +178,7 @@ export const DEFAULT_SHIP_PARAMS: Readonly<ShipParams> = Object.freeze({
   ambiguity: Object.freeze({ enabled: true, minSourceContrastDb: 15, toleranceFraction: 0.06, toleranceRangeM: 100 }),
   sidelobes: Object.freeze({ enabled: true, minPeakContrastDb: 25, maxArmLevelDb: -15, armLengthM: 300 }),
   classifier: Object.freeze({ enabled: false, candidatePfa: 1e-4, seaLevelFactor: 16, threshold: null, candidates: 'threshold' as const, sceneLandMask: false, splitLarge: true }),
-  nearShore: Object.freeze({ enabled: true, distanceM: 2000 }),
+  nearShore: Object.freeze({ enabled: false, distanceM: 2000 }),
   tileSize: 3072,
 }) as Readonly<ShipParams>;
 
