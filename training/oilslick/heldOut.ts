@@ -21,7 +21,7 @@
  * .tmp/oilslick-heldout/ (keyed by the engine's parameters and the feature names; never
  * committed), so another model is scored in seconds.
  *
- * `--vetoes` prints, per model, what each look-alike rule would remove as a veto on its own (and
+ * `--service-vetoes a,b` decides with those vetoes instead of the service's. `--vetoes` prints, per model, what each look-alike rule would remove as a veto on its own (and
  * the service's set): the look-alikes and slicks the model alone reports that it drops.
  *
  *   node --import tsx training/oilslick/heldOut.ts --model A/model.json --model B/model.json [--scenes held-out|fresh|eval|basic] [--explain ID] [--vetoes] [--json FILE]
@@ -218,8 +218,7 @@ export interface ModelScore {
   targets: TargetScore[];
 }
 
-function scoreModel(name: string, model: OilModelFile, scenes: readonly SceneCandidates[]): ModelScore {
-  const vetoes = resolveOilSlickParams().vetoRules;
+function scoreModel(name: string, model: OilModelFile, scenes: readonly SceneCandidates[], vetoes: readonly LookAlikeRule[] = resolveOilSlickParams().vetoRules): ModelScore {
   const targets: TargetScore[] = [];
   for (const s of scenes) {
     const withVetoes = decide(s.candidates, model, vetoes, s.spacing);
@@ -244,8 +243,8 @@ function scoreModel(name: string, model: OilModelFile, scenes: readonly SceneCan
  * What each veto removes (issue 24 §2): per rule alone and the service's set, of the objects the
  * model alone reports, how many look-alikes and how many slicks it drops (the decision of `decide`).
  */
-export function vetoEffects(model: OilModelFile, scenes: readonly SceneCandidates[]): Array<{ vetoes: string; lookAlikes: number; lookAlikesRemoved: number; slicks: number; slicksRemoved: number }> {
-  const sets: LookAlikeRule[][] = [...LOOK_ALIKE_RULES.filter((r) => r !== 'too_small').map((r) => [r]), resolveOilSlickParams().vetoRules];
+export function vetoEffects(model: OilModelFile, scenes: readonly SceneCandidates[], service: readonly LookAlikeRule[] = resolveOilSlickParams().vetoRules): Array<{ vetoes: string; lookAlikes: number; lookAlikesRemoved: number; slicks: number; slicksRemoved: number }> {
+  const sets: LookAlikeRule[][] = [...LOOK_ALIKE_RULES.filter((r) => r !== 'too_small').map((r) => [r]), [...service]];
   const count = (vetoes: readonly LookAlikeRule[]) => {
     let la = 0;
     let oil = 0;
@@ -280,7 +279,9 @@ export function summarise(score: ModelScore): Array<{ group: string; n: number; 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { model: { type: 'string', multiple: true }, scenes: { type: 'string', default: 'held-out' }, json: { type: 'string' }, explain: { type: 'string' }, vetoes: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { model: { type: 'string', multiple: true }, scenes: { type: 'string', default: 'held-out' }, json: { type: 'string' }, explain: { type: 'string' }, vetoes: { type: 'boolean', default: false }, 'service-vetoes': { type: 'string' } } });
+  // --service-vetoes low_wind: decide with these vetoes instead of the service's (a candidate decision).
+  const service = resolveOilSlickParams(values['service-vetoes'] === undefined ? {} : { vetoRules: values['service-vetoes'].split(',').filter(Boolean) as LookAlikeRule[] }).vetoRules;
   const files = values.model ?? [];
   if (files.length === 0) throw new Error('--model FILE (one or more model.json files)');
   const models = files.map((f) => {
@@ -303,7 +304,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const cpu = process.cpuUsage(c0);
-  const scores = models.map(({ name, model }) => scoreModel(name, model, scenes));
+  const scores = models.map(({ name, model }) => scoreModel(name, model, scenes, service));
   for (const s of scores) {
     console.log(`\n${s.model} (threshold ${s.threshold.toFixed(3)}): reported with the service's vetoes / by the model alone`);
     for (const g of summarise(s)) console.log(`  ${g.group.padEnd(24)} ${String(g.n).padStart(3)}  ${g.reported} / ${g.reportedAlone}`);
@@ -314,7 +315,7 @@ async function main(): Promise<void> {
   if (values.vetoes) {
     for (const { name, model } of models) {
       console.log(`\n${name}: each veto on its own — of what the model alone reports, removed look-alikes / removed slicks`);
-      for (const v of vetoEffects(model, scenes)) console.log(`  ${v.vetoes.padEnd(30)} look-alikes ${v.lookAlikesRemoved} of ${v.lookAlikes}, slicks ${v.slicksRemoved} of ${v.slicks}`);
+      for (const v of vetoEffects(model, scenes, service)) console.log(`  ${v.vetoes.padEnd(30)} look-alikes ${v.lookAlikesRemoved} of ${v.lookAlikes}, slicks ${v.slicksRemoved} of ${v.slicks}`);
     }
   }
   console.log(`\nscenes ${scenes.length}, ${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(0)} CPU s, load ${os.loadavg()[0]!.toFixed(1)}`);
