@@ -5,7 +5,8 @@
  * - the validation chips on the 8-bit path and as calibrated σ0 (calibratedFromGrey, one or more
  *   seed keys: 'calibrated' is the evaluation's wind draw, any other key a fresh one);
  * - with `--oof FILE` (train.ts --oof), the training chips out of fold, 8-bit and their
- *   calibrated copies (the training split's own wind draw).
+ *   calibrated copies (the training split's own wind draw; at the first model's calibrated
+ *   threshold, which train.ts set on these scores, else the 8-bit one).
  *
  * For each rule alone (and the service's set): the oil chips it turns from hit to miss and the
  * no-oil chips it turns from false alarm to none, at the model's threshold; and the test of
@@ -176,8 +177,10 @@ function main(): void {
       const r8 = t8[i]!.rules;
       return { label: c.label, wind: c.wind, p: c.p, rules: c.reasons.map((r, j) => [...r8[j]!.filter((x) => x !== 'low_wind'), ...(r.includes('low_wind') ? ['low_wind'] : [])]) } as ScoredChip;
     });
-    print(`out of fold: TRAINING chips as calibrated σ0 (seed key 'calibrated-train'), 3–10 m/s`, vetoRows(tc, oof.threshold, sets));
-    if (values.winds) for (const [lo, hi] of WIND_RANGES) print(`out of fold: TRAINING chips as calibrated σ0, ${lo}–${hi} m/s`, vetoRows(tc.filter((c) => c.wind >= lo && c.wind < hi), oof.threshold, sets));
+    // The calibrated threshold was set on these same out-of-fold scores (train.ts calibratedTargetFar): the first model's.
+    const tcal = models[0]!.model.calibratedThreshold ?? oof.threshold;
+    print(`out of fold: TRAINING chips as calibrated σ0 (seed key 'calibrated-train', threshold ${tcal.toFixed(3)}), 3–10 m/s`, vetoRows(tc, tcal, sets));
+    if (values.winds) for (const [lo, hi] of WIND_RANGES) print(`out of fold: TRAINING chips as calibrated σ0, ${lo}–${hi} m/s`, vetoRows(tc.filter((c) => c.wind >= lo && c.wind < hi), tcal, sets));
   }
 }
 
