@@ -44,7 +44,7 @@ export async function evalOilChips(repoRoot: string): Promise<OilChipEval> {
   const t0 = performance.now();
   const chips = listChips(dir);
   const split = splitBySource(chips, SPLIT_SEED, VALIDATION_FRACTION);
-  const threshold = oilProbabilityThreshold(resolveOilSlickParams(), model);
+  const threshold = oilProbabilityThreshold(resolveOilSlickParams({ scaledInput: true }), model);
   const plain: Array<{ label: 0 | 1; score: number; slicks: number }> = [];
   const vetoed: Array<{ label: 0 | 1; score: number }> = [];
   for (const chip of split.validation) {

@@ -15,7 +15,7 @@ describe.skipIf(!have)('oil slicks on real CSIRO chips (validation split)', () =
   it('flags most oil chips and few no-oil chips; every slick is above the model threshold or a fragment of one that is', () => {
     const model = loadOilModel();
     expect(model).not.toBeNull();
-    const threshold = oilProbabilityThreshold(resolveOilSlickParams(), model);
+    const threshold = oilProbabilityThreshold(resolveOilSlickParams({ scaledInput: true }), model);
     const { validation, train } = splitBySource(listChips(dir), SPLIT_SEED, VALIDATION_FRACTION);
     const trainSources = new Set(train.map((c) => c.source));
     const pick = (label: 0 | 1) => validation.filter((c) => c.label === label).slice(0, 40);

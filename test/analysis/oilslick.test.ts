@@ -14,6 +14,7 @@ import {
   detectSlicksInTile,
   lowWindSigma0Db,
   mergeTileRegions,
+  oilProbabilityThreshold,
   regionMask,
   regionPolygons,
   requiredHaloPx,
@@ -340,6 +341,18 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(DEFAULT_OIL_SLICK_PARAMS.vetoRules).toEqual(['low_wind', 'compact_shape']);
     expect(() => resolveOilSlickParams({ vetoRules: ['no_such_rule' as never] })).toThrow(RangeError);
     expect(() => resolveOilSlickParams({ minOilProbability: 1.5 })).toThrow(RangeError);
+  });
+
+  it('the threshold in force: the 8-bit one on scaled input, the calibrated one (when the model has it) on calibrated σ0, the parameter over both', () => {
+    const model = { version: 1 as const, gbt: { kind: 'gbt-logistic' as const, featureNames: [], base: 0, learningRate: 0.1, trees: [] }, threshold: 0.7, training: {} };
+    expect(DEFAULT_OIL_SLICK_PARAMS.scaledInput).toBe(false);
+    expect(oilProbabilityThreshold(resolveOilSlickParams(), model)).toBe(0.7);
+    expect(oilProbabilityThreshold(resolveOilSlickParams({ scaledInput: true }), model)).toBe(0.7);
+    const withCalibrated = { ...model, calibratedThreshold: 0.85 };
+    expect(oilProbabilityThreshold(resolveOilSlickParams(), withCalibrated)).toBe(0.85);
+    expect(oilProbabilityThreshold(resolveOilSlickParams({ scaledInput: true }), withCalibrated)).toBe(0.7);
+    expect(oilProbabilityThreshold(resolveOilSlickParams({ minOilProbability: 0.5 }), withCalibrated)).toBe(0.5);
+    expect(oilProbabilityThreshold(resolveOilSlickParams(), null)).toBe(0.5);
   });
 });
 

@@ -130,7 +130,7 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 const CACHE_DIR = path.join(repoRoot, '.tmp/oilslick-calibrated');
 
 function cacheKey(chips: readonly ChipCandidates[]): string {
-  const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
+  const { minOilProbability: _p, vetoRules: _v, scaledInput: _s, ...params } = resolveOilSlickParams();
   const h = createHash('sha256');
   h.update(JSON.stringify({ params, names: FEATURE_NAMES, key: TRAIN_KEY, winds: CALIBRATED_WINDS, dbPerGrey: DB_PER_GREY, files: chips.map((c) => c.file), v: 2 }));
   return h.digest('hex').slice(0, 12);

@@ -31,7 +31,7 @@ const CACHE_DIR = path.join(repoRoot, '.tmp/oilslick-features');
 
 export function cacheKey(chips: readonly Chip[]): string {
   // Only what shapes the candidates and their features (not the decision parameters).
-  const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
+  const { minOilProbability: _p, vetoRules: _v, scaledInput: _s, ...params } = resolveOilSlickParams();
   const h = createHash('sha256');
   h.update(JSON.stringify({ params, names: FEATURE_NAMES, mapping: GREY_DB_RANGE, files: chips.map((c) => c.file) }));
   return h.digest('hex').slice(0, 12);

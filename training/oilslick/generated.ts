@@ -103,7 +103,7 @@ export function generatedSceneSpec(s: { set: GeneratedSetName; variant: number; 
 }
 
 function cacheKey(): string {
-  const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
+  const { minOilProbability: _p, vetoRules: _v, scaledInput: _s, ...params } = resolveOilSlickParams();
   const h = createHash('sha256');
   h.update(JSON.stringify({ params, names: FEATURE_NAMES, size: SIZE, v: 2 }));
   return h.digest('hex').slice(0, 12);
@@ -189,7 +189,7 @@ export const OUTLINE_SEEDS: readonly number[] = Array.from({ length: 12 }, (_, k
 const outlineWind = (k: number): number => 3.5 + 0.5 * (k % 14);
 
 function outlineCacheKey(): string {
-  const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
+  const { minOilProbability: _p, vetoRules: _v, scaledInput: _s, ...params } = resolveOilSlickParams();
   const h = createHash('sha256');
   h.update(JSON.stringify({ params, names: FEATURE_NAMES, v: 2 }));
   return h.digest('hex').slice(0, 12);

@@ -21,7 +21,10 @@
  * .tmp/oilslick-heldout/ (keyed by the engine's parameters and the feature names; never
  * committed), so another model is scored in seconds.
  *
- *   node --import tsx training/oilslick/heldOut.ts --model A/model.json --model B/model.json [--scenes held-out|fresh|eval|basic] [--explain ID] [--json FILE]
+ * `--service-vetoes a,b` decides with those vetoes instead of the service's. `--vetoes` prints, per model, what each look-alike rule would remove as a veto on its own (and
+ * the service's set): the look-alikes and slicks the model alone reports that it drops.
+ *
+ *   node --import tsx training/oilslick/heldOut.ts --model A/model.json --model B/model.json [--scenes held-out|fresh|eval|basic] [--explain ID] [--vetoes] [--json FILE]
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,7 +35,7 @@ import { detectSlicksInSafeDetailed, markFragments, regionPolygons, type SlickCa
 import { FEATURE_NAMES, featureVector } from '../../src/analysis/oilslick/featureVector.ts';
 import { gbtMargin, sigmoid } from '../../src/analysis/oilslick/gbt.ts';
 import { oilProbability, type OilModelFile } from '../../src/analysis/oilslick/model.ts';
-import { resolveOilSlickParams, type LookAlikeRule } from '../../src/analysis/oilslick/params.ts';
+import { LOOK_ALIKE_RULES, resolveOilSlickParams, type LookAlikeRule } from '../../src/analysis/oilslick/params.ts';
 import { intersectAoi } from '../../src/geo/clip.ts';
 import type { Polygon } from '../../src/geo/types.ts';
 import { openSafeProduct } from '../../src/imagery/index.ts';
@@ -123,7 +126,7 @@ interface SceneCandidates {
 const CACHE_DIR = path.join(path.resolve(import.meta.dirname, '../..'), '.tmp/oilslick-heldout');
 
 function cacheFile(s: HeldOutScene): string {
-  const { minOilProbability: _p, vetoRules: _v, ...params } = resolveOilSlickParams();
+  const { minOilProbability: _p, vetoRules: _v, scaledInput: _s, ...params } = resolveOilSlickParams();
   const key = createHash('sha256').update(JSON.stringify({ params, names: FEATURE_NAMES, size: SIZE, v: 1 })).digest('hex').slice(0, 12);
   return path.join(CACHE_DIR, `${key}-${s.set}-${s.variant}-${s.wind}-${s.index}.json`);
 }
@@ -190,7 +193,7 @@ export function decide(candidates: readonly SlickCandidate[], model: OilModelFil
     const rules = c.reasons.filter((r) => r !== 'low_probability');
     const tooSmall = rules.includes('too_small');
     const p = oilProbability(model, c.features);
-    const isSlick = !tooSmall && p >= model.threshold && !rules.some((r) => (vetoRules as readonly string[]).includes(r));
+    const isSlick = !tooSmall && p >= (model.calibratedThreshold ?? model.threshold) && !rules.some((r) => (vetoRules as readonly string[]).includes(r));
     return { ...c, oilProbability: p, isSlick, fragmentOf: null };
   });
   markFragments(out, spacing, params);
@@ -215,8 +218,7 @@ export interface ModelScore {
   targets: TargetScore[];
 }
 
-function scoreModel(name: string, model: OilModelFile, scenes: readonly SceneCandidates[]): ModelScore {
-  const vetoes = resolveOilSlickParams().vetoRules;
+function scoreModel(name: string, model: OilModelFile, scenes: readonly SceneCandidates[], vetoes: readonly LookAlikeRule[] = resolveOilSlickParams().vetoRules): ModelScore {
   const targets: TargetScore[] = [];
   for (const s of scenes) {
     const withVetoes = decide(s.candidates, model, vetoes, s.spacing);
@@ -234,7 +236,29 @@ function scoreModel(name: string, model: OilModelFile, scenes: readonly SceneCan
       });
     }
   }
-  return { model: name, threshold: model.threshold, targets };
+  return { model: name, threshold: model.calibratedThreshold ?? model.threshold, targets };
+}
+
+/**
+ * What each veto removes (issue 24 §2): per rule alone and the service's set, of the objects the
+ * model alone reports, how many look-alikes and how many slicks it drops (the decision of `decide`).
+ */
+export function vetoEffects(model: OilModelFile, scenes: readonly SceneCandidates[], service: readonly LookAlikeRule[] = resolveOilSlickParams().vetoRules): Array<{ vetoes: string; lookAlikes: number; lookAlikesRemoved: number; slicks: number; slicksRemoved: number }> {
+  const sets: LookAlikeRule[][] = [...LOOK_ALIKE_RULES.filter((r) => r !== 'too_small').map((r) => [r]), [...service]];
+  const count = (vetoes: readonly LookAlikeRule[]) => {
+    let la = 0;
+    let oil = 0;
+    for (const s of scenes) {
+      const d = decide(s.candidates, model, vetoes, s.spacing);
+      for (const t of s.targets) if (t.candidates.some((k) => d[k]!.isSlick)) (t.kind === 'oil' ? oil++ : la++);
+    }
+    return { la, oil };
+  };
+  const alone = count([]);
+  return sets.map((v) => {
+    const c = count(v);
+    return { vetoes: v.join(' + ') || '(none)', lookAlikes: alone.la, lookAlikesRemoved: alone.la - c.la, slicks: alone.oil, slicksRemoved: alone.oil - c.oil };
+  });
 }
 
 /** Per kind (and wind for ship wakes): objects, reported with the service's vetoes, reported by the model alone. */
@@ -255,7 +279,9 @@ export function summarise(score: ModelScore): Array<{ group: string; n: number; 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { model: { type: 'string', multiple: true }, scenes: { type: 'string', default: 'held-out' }, json: { type: 'string' }, explain: { type: 'string' } } });
+  const { values } = parseArgs({ options: { model: { type: 'string', multiple: true }, scenes: { type: 'string', default: 'held-out' }, json: { type: 'string' }, explain: { type: 'string' }, vetoes: { type: 'boolean', default: false }, 'service-vetoes': { type: 'string' } } });
+  // --service-vetoes low_wind: decide with these vetoes instead of the service's (a candidate decision).
+  const service = resolveOilSlickParams(values['service-vetoes'] === undefined ? {} : { vetoRules: values['service-vetoes'].split(',').filter(Boolean) as LookAlikeRule[] }).vetoRules;
   const files = values.model ?? [];
   if (files.length === 0) throw new Error('--model FILE (one or more model.json files)');
   const models = files.map((f) => {
@@ -278,7 +304,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const cpu = process.cpuUsage(c0);
-  const scores = models.map(({ name, model }) => scoreModel(name, model, scenes));
+  const scores = models.map(({ name, model }) => scoreModel(name, model, scenes, service));
   for (const s of scores) {
     console.log(`\n${s.model} (threshold ${s.threshold.toFixed(3)}): reported with the service's vetoes / by the model alone`);
     for (const g of summarise(s)) console.log(`  ${g.group.padEnd(24)} ${String(g.n).padStart(3)}  ${g.reported} / ${g.reportedAlone}`);
@@ -286,6 +312,12 @@ async function main(): Promise<void> {
     for (const t of flagged) console.log(`    flagged: ${t.scene} ${t.id} (${t.kind}, p ${t.maxP})${t.reported ? '' : ' — model alone only'}`);
   }
   if (values.explain) for (const { name, model } of models) explain(name, model, scenes, values.explain);
+  if (values.vetoes) {
+    for (const { name, model } of models) {
+      console.log(`\n${name}: each veto on its own — of what the model alone reports, removed look-alikes / removed slicks`);
+      for (const v of vetoEffects(model, scenes, service)) console.log(`  ${v.vetoes.padEnd(30)} look-alikes ${v.lookAlikesRemoved} of ${v.lookAlikes}, slicks ${v.slicksRemoved} of ${v.slicks}`);
+    }
+  }
   console.log(`\nscenes ${scenes.length}, ${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(0)} CPU s, load ${os.loadavg()[0]!.toFixed(1)}`);
   if (values.json) writeFileSync(values.json, `${JSON.stringify({ scenes: list, scores }, null, 1)}\n`);
 }

@@ -27,8 +27,8 @@ export const oilslickModule: AnalysisModule = {
       return await withSigma0GeoTiff(path, encoding, async (product) => {
         if (encoding?.grey) {
           // Grey levels of an unknown scaling: the model alone decides, without the low-wind
-          // and shape vetoes that need calibrated σ0.
-          return { result: (await detectInProduct(greySigma0Product(product, encoding.grey), resolveOilSlickParams({ vetoRules: [] }), options)).collection };
+          // veto that needs calibrated σ0, at its 8-bit threshold.
+          return { result: (await detectInProduct(greySigma0Product(product, encoding.grey), resolveOilSlickParams({ vetoRules: [], scaledInput: true }), options)).collection };
         }
         return {
           result: (await detectInProduct(product, resolveOilSlickParams(), options)).collection,

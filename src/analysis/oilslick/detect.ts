@@ -230,9 +230,11 @@ export function markFragments(candidates: SlickCandidate[], spacing: PixelSpacin
   });
 }
 
-/** The probability threshold in force: the parameter, else the model's own. */
+/** The probability threshold in force: the parameter, else the model's own for the input (8-bit scaled or calibrated σ0). */
 export function oilProbabilityThreshold(params: OilSlickParams, model: OilModelFile | null = loadOilModel()): number {
-  return params.minOilProbability ?? model?.threshold ?? 0.5;
+  if (params.minOilProbability !== null) return params.minOilProbability;
+  if (!model) return 0.5;
+  return params.scaledInput ? model.threshold : (model.calibratedThreshold ?? model.threshold);
 }
 
 /**

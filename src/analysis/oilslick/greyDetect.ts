@@ -24,8 +24,9 @@ export function greyRasterInput(image: GreyImage, options: GreyRunOptions = {}):
   return {
     input: { sigma0VV: sigma0, valid, land, width, height, pixelSpacing: { range: spacing, azimuth: spacing } },
     // No veto rules: the absolute level of a scaled image is an assumption (the low-wind rule
-    // needs calibrated σ0), and every rule cost hit rate on the real training chips.
-    params: resolveOilSlickParams({ vetoRules: [], ...options.params }),
+    // needs calibrated σ0), and every rule cost hit rate on the real training chips; the
+    // model's 8-bit threshold (scaledInput).
+    params: resolveOilSlickParams({ vetoRules: [], scaledInput: true, ...options.params }),
   };
 }
 

@@ -13,6 +13,11 @@ export interface OilModelFile {
   gbt: GbtModel;
   /** Oil probability a candidate must reach to be a slick (chosen on the training split). */
   threshold: number;
+  /**
+   * The same on calibrated σ0 (issue 24 §2): chosen on the training split's chips presented as
+   * calibrated σ0, out of fold, with the calibrated vetoes (train.ts). Absent: `threshold`.
+   */
+  calibratedThreshold?: number;
   /** How the model was made: data, split, seed, options (for the record). */
   training: Record<string, unknown>;
 }

@@ -43,6 +43,13 @@ export interface OilSlickParams {
    */
   minOilProbability: number | null;
   /**
+   * The σ0 comes from an 8-bit scaled image (greyImage.ts), whose absolute level is an
+   * assumption: the model's 8-bit threshold applies (`threshold`, chosen on the real 8-bit
+   * chips). False (default): calibrated σ0 and the model's `calibratedThreshold` (chosen on the
+   * training chips presented as calibrated σ0; model.ts).
+   */
+  scaledInput: boolean;
+  /**
    * Hand-set look-alike rules (below) that veto a candidate whatever its probability; all
    * rules that apply are reported in `reasons` either way. Default on calibrated σ0: only the
    * rules the real chips support when presented as calibrated σ0 (issue 24 §2, eval/oilCalibrated.ts:
@@ -53,7 +60,11 @@ export interface OilSlickParams {
    * is no longer a veto: on the same chips it removed half the real slicks (hit rate 0.88 →
    * 0.50); the edge enters the model as three inputs instead (edge gradient, per contrast, per
    * the surroundings' spread). Every other rule cost far more (docs/oilslick.md). 8-bit images
-   * run with none (greyDetect.ts).
+   * run with none (greyDetect.ts). Measured against a raised threshold at the same number of
+   * false alarms (training/oilslick/vetoTable.ts; docs/oilslick.md, sixth pass), `compact_shape`
+   * keeps 8–11 fewer real slicks on the 8-bit chips and on four calibrated wind draws — not
+   * supported by the real data; it stays only until a model with a calibrated threshold of its own
+   * (model.ts `calibratedThreshold`) takes over its false alarms.
    */
   vetoRules: LookAlikeRule[];
   /** Mean damping (background − region, dB) a slick must reach. */
@@ -98,6 +109,7 @@ export const DEFAULT_OIL_SLICK_PARAMS: Readonly<OilSlickParams> = Object.freeze(
 
   minAreaSqkm: 0.03,
   minOilProbability: null,
+  scaledInput: false,
   vetoRules: ['low_wind', 'compact_shape'],
   minContrastDb: 3.5,
   lowWindSpeed: 3,
