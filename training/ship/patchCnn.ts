@@ -210,6 +210,19 @@ function oofLogits(base: string, files: string[]): Map<number, number> {
   return logits;
 }
 
+/** Out-of-fold probabilities of the candidate trees (CANDIDATE_GBT, 3 folds by run) on features xOf(k). */
+function oofTrees(cand: PatchData['rows'], xOf: (k: number) => number[], featureNames: string[]): number[] {
+  const prob = new Array<number>(cand.length).fill(0);
+  for (let f = 0; f < 3; f++) {
+    const tr = cand.map((_, k) => k).filter((k) => cand[k]!.fold !== f);
+    const m = trainGbt(tr.map(xOf), tr.map((k) => cand[k]!.y), null, CANDIDATE_GBT);
+    cand.forEach((r, k) => {
+      if (r.fold === f) prob[k] = gbtPredict({ ...m, featureNames }, xOf(k));
+    });
+  }
+  return prob;
+}
+
 /**
  * Stacking (issue 23 §1): the CNN's out-of-fold logit as an 18th feature of the candidate trees,
  * refitted on the same 3 folds by run as the 17-feature trees (CANDIDATE_GBT), against the
@@ -225,17 +238,7 @@ function stack(d: PatchData, logits: Map<number, number>): void {
   const ships = { inshore: 0, offshore: 0 };
   for (const c of d.chips) ships[c.inshore ? 'inshore' : 'offshore'] += c.ships.length;
   const names = [...CANDIDATE_FEATURES, 'cnnLogit'];
-  const fit = (xOf: (k: number) => number[], featureNames: string[]) => {
-    const prob = new Array<number>(cand.length).fill(0);
-    for (let f = 0; f < 3; f++) {
-      const tr = cand.map((_, k) => k).filter((k) => cand[k]!.fold !== f);
-      const m = trainGbt(tr.map(xOf), tr.map((k) => cand[k]!.y), null, CANDIDATE_GBT);
-      cand.forEach((r, k) => {
-        if (r.fold === f) prob[k] = gbtPredict({ ...m, featureNames }, xOf(k));
-      });
-    }
-    return prob;
-  };
+  const fit = (xOf: (k: number) => number[], featureNames: string[]) => oofTrees(cand, xOf, featureNames);
   const trees17 = fit((k) => cand[k]!.x!, [...CANDIDATE_FEATURES]);
   const same = trees17.every((p, k) => Math.abs(p - cand[k]!.gbt!) < 1e-9);
   console.log(`${cand.length} candidates (${cand.filter((r) => r.y).length} on ships); ships ${JSON.stringify(ships)}; 17-feature trees refitted ${same ? 'equal' : 'DIFFER from'} patchCnnData's out-of-fold probabilities`);
