@@ -261,7 +261,12 @@ function stack(d: PatchData, logits: Map<number, number>): void {
     ['18 features: + CNN out-of-fold logit (stacked)', trees18],
     ['17-feature trees + CNN (sum of logits)', trees17.map((p, k) => logit(p) + z[k]!)],
     ['CNN alone', z],
+    // The CNN only where it would run: candidates within the committed near-shore distance of land get the stacked
+    // trees' probability, the others the 17-feature trees' (both are tree probabilities).
+    [`stacked within ${committed.nearShore.distanceM} m of land, 17 features elsewhere`, trees17.map((p, k) => (cand[k]!.landDistanceM! <= committed.nearShore.distanceM ? trees18[k]! : p))],
   ];
+  const nearCount = cand.filter((r) => r.landDistanceM! <= committed.nearShore.distanceM);
+  console.log(`candidates within ${committed.nearShore.distanceM} m of land: ${nearCount.length} of ${cand.length} (inshore chips ${nearCount.filter((r) => r.inshore).length}, offshore chips ${nearCount.filter((r) => !r.inshore).length}; ${d.chips.length} chips)`);
   const recalls = { inshore: [0.45, 0.48, 0.55, 0.6, 0.7], offshore: [0.91, 0.95] };
   for (const kind of ['inshore', 'offshore'] as const)
     for (const [name, prob] of methods)
