@@ -21,16 +21,16 @@
  * precision at fixed recalls with the four part-against-land features (seaLand.ts
  * partLandFeatures) added, each alone and all four.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips } from '../../eval/shipChips.ts';
-import { scoreMatches } from '../../eval/scoring/shipEval.ts';
+import { SSDD_PIXEL_M, loadSsddChips } from '../../eval/shipChips.ts';
 import { CANDIDATE_FEATURES, type CandidateModel } from '../../src/analysis/ship/classifier.ts';
-import { landMaskOfField, partLandFeatures, seaLandModel, seaLandProbability, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
-import { SPACING, chipCandidateLandFeatures, chipCells, foldsByRun, runOf } from './seaLandData.ts';
+import { partLandFeatures, seaLandModel } from '../../src/analysis/ship/seaLand.ts';
+import { foldsByRun, runOf } from './seaLandData.ts';
 import { outOfFoldLandModels } from './oofLand.ts';
+import { CANDIDATE_GBT as GBT, chipCandidates, precisionAtRecall } from './chipCandidates.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
-import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
+import { trainGbt } from '../oilslick/gbtTrain.ts';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -41,7 +41,6 @@ const seaLevelFactor = Number(arg('factor', '16'));
 const useMask = !process.argv.includes('--no-mask');
 /** Candidates with land this close (m) to their peak are near shore: their own threshold. */
 const NEAR_SHORE_M = 2000;
-const GBT: Partial<GbtOptions> = { trees: 150, maxDepth: 3, learningRate: 0.08, minChildWeight: 5, subsample: 0.8, seed: 23 };
 
 interface Row {
   run: number;
@@ -67,7 +66,6 @@ const cpu = () => {
 // Out-of-fold sea/land segmenters (one per fold, fitted on the other folds' chips).
 const landModels = outOfFoldLandModels(chips, process.argv.includes('--land-cache') ? arg('land-cache', '') : undefined);
 console.log(`3 out-of-fold sea/land segmenters; ${cpu()}`);
-const LAND_AT = CANDIDATE_FEATURES.indexOf('landAtPeak');
 const LENGTH = CANDIDATE_FEATURES.indexOf('lengthM');
 const OUT = process.argv.includes('--dry') ? null : process.argv.includes('--out') ? path.resolve(arg('out', '')) : new URL('../../src/analysis/ship/classifierModel.json', import.meta.url);
 /** Ships per chip kind (the recall's denominator). */
@@ -76,22 +74,14 @@ const ships = { inshore: 0, offshore: 0 };
 const stages = { inshore: { onLand: 0, candidates: 0 }, offshore: { onLand: 0, candidates: 0 } };
 const landThreshold = seaLandModel().threshold;
 for (const chip of chips) {
-  const img = decodeLuma(readFileSync(path.join(SSDD_DIR, 'images', chip.file)));
-  const land = withLandDistance(seaLandProbability(chipCells(chip).features, { model: landModels[foldOf.get(runOf(chip))!]! }), SPACING, landThreshold);
-  const mask = useMask ? landMaskOfField(land, chip.width, chip.height, landThreshold) : undefined;
-  const dets = detectOnChip(greyAmplitudeToSigma0(img.grey), chip.width, chip.height, SSDD_PIXEL_M, { ...(mask ? { land: mask } : {}), params: { classifier: { enabled: true, candidatePfa, seaLevelFactor, threshold: 0 } } });
-  const truth = chip.ships.map((s, id) => ({ ...s, certain: true, id }));
-  const s = scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col));
-  const false_ = new Set(s.falseAlarms);
-  for (const d of dets) {
-    d.candidate!.features.splice(LAND_AT, 4, ...chipCandidateLandFeatures(d, land));
-    if (ablate) partOf.set(d, partLandFeatures(land, Array.from(d.pixels.rows, (r, j) => r * chip.width + d.pixels.cols[j]!), chip.width, chip.height, SSDD_PIXEL_M, d.candidate!.features[LENGTH]!, landThreshold));
-  }
+  const { land, mask, dets, y, truePositives } = chipCandidates(chip, landModels[foldOf.get(runOf(chip))!]!, { candidatePfa, seaLevelFactor, useMask });
+  if (ablate)
+    for (const d of dets) partOf.set(d, partLandFeatures(land, Array.from(d.pixels.rows, (r, j) => r * chip.width + d.pixels.cols[j]!), chip.width, chip.height, SSDD_PIXEL_M, d.candidate!.features[LENGTH]!, landThreshold));
   ships[chip.inshore ? 'inshore' : 'offshore'] += chip.ships.length;
   const st = stages[chip.inshore ? 'inshore' : 'offshore'];
-  st.candidates += s.truePositives;
+  st.candidates += truePositives;
   for (const t of chip.ships) if (mask?.[Math.min(chip.height - 1, Math.round(t.row)) * chip.width + Math.min(chip.width - 1, Math.round(t.col))]) st.onLand++;
-  dets.forEach((d, i) => rows.push({ run: Math.floor((chip.number - 1) / 20), inshore: chip.inshore, chip: chip.number, x: d.candidate!.features, ...(ablate ? { part: partOf.get(d)! } : {}), y: false_.has(i) ? 0 : 1 }));
+  dets.forEach((d, i) => rows.push({ run: Math.floor((chip.number - 1) / 20), inshore: chip.inshore, chip: chip.number, x: d.candidate!.features, ...(ablate ? { part: partOf.get(d)! } : {}), y: y[i]! }));
 }
 console.log(`${chips.length} development chips, ${rows.length} candidates (${rows.filter((r) => r.y).length} ships matched) at candidate PFA ${candidatePfa}, sea-level factor ${seaLevelFactor}; ships: ${JSON.stringify(ships)}; ${cpu()}`);
 
@@ -110,16 +100,7 @@ for (let f = 0; f < 3; f++) {
 // committed trees keep CANDIDATE_FEATURES: the four did not gain inshore (docs/ship.md).
 if (ablate) {
   const variants: Array<[string, number[]]> = [...PART_FEATURES.map((nm, j): [string, number[]] => [`+ ${nm}`, [j]]), ['+ all four', [0, 1, 2, 3]]];
-  const precisionAt = (prob: number[], inshore: boolean, recall: number) => {
-    const idx = rows.map((_, i) => i).filter((i) => rows[i]!.inshore === inshore).sort((a, b) => prob[b]! - prob[a]!);
-    const need = Math.ceil(recall * (inshore ? ships.inshore : ships.offshore));
-    let tp = 0;
-    for (let j = 0; j < idx.length; j++) {
-      tp += rows[idx[j]!]!.y;
-      if (tp >= need) return `${(tp / (j + 1)).toFixed(3)}`;
-    }
-    return 'unreached';
-  };
+  const precisionAt = (prob: number[], inshore: boolean, recall: number) => precisionAtRecall(rows, prob, inshore, inshore ? ships.inshore : ships.offshore, recall)?.toFixed(3) ?? 'unreached';
   const results: Array<[string, number[]]> = [[`${CANDIDATE_FEATURES.length} features (committed)`, oof]];
   for (const [name, extra] of variants) {
     const names = [...CANDIDATE_FEATURES, ...extra.map((j) => PART_FEATURES[j]!)];

@@ -4,7 +4,7 @@
  * classifier (src/analysis/ship/classifier.ts)? SSDD development chips only, 3 folds by run
  * (fitClassifier.ts's folds); data from training/ship/patchCnnData.ts (run it first).
  *
- *   node --import tsx training/ship/patchCnn.ts train --data /tmp/p4 --fold 0 [--epochs 8] [--out /tmp/f0.json]
+ *   node --import tsx training/ship/patchCnn.ts train --data /tmp/p4 --fold 0 [--epochs 8] [--neg-keep 1] [--out /tmp/f0.json]
  *     fits on the other folds' patches (candidates, ship centres, random positions; jitter,
  *     flips, 90° rotations; inshore chips weighted ×2, classes balanced) and writes the held-out
  *     candidates' logits for every --score data set (e.g. --score /tmp/p4,/tmp/p3), or with
@@ -13,11 +13,18 @@
  *   node --import tsx training/ship/patchCnn.ts eval --data /tmp/p4 --oof /tmp/f0.json,/tmp/f1.json,/tmp/f2.json
  *     per-candidate AUC and object P/R (eval matching, re-run on the kept candidates per chip)
  *     of the GBT, the CNN and their sum of logits.
+ *   node --import tsx training/ship/patchCnn.ts stack --data /tmp/p4 --oof /tmp/f0.json,/tmp/f1.json,/tmp/f2.json
+ *     the CNN's out-of-fold logit as an 18th tree feature (same folds) against the 17-feature
+ *     trees: precision at fixed recalls (see stack()).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { MATCH_DISTANCE_M, SSDD_PIXEL_M } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
 import { mulberry32 } from '../../src/prng.ts';
+import { CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
+import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
+import { trainGbt } from '../oilslick/gbtTrain.ts';
+import { CANDIDATE_GBT, precisionAtRecall } from './chipCandidates.ts';
 import { JITTER, STORED, readPatchData, type PatchData } from './patchCnnData.ts';
 import { Adam, PATCH, type CnnWeights, allocActivations, backward, forward, forwardMacs, initCnn, toJson, zeroGrads } from './patchCnnNet.ts';
 
@@ -43,9 +50,12 @@ function crop(data: Float32Array, i: number, oy: number, ox: number, t: number, 
   return out;
 }
 
-function train(d: PatchData, fold: number | 'all', epochs: number) {
+function train(d: PatchData, fold: number | 'all', epochs: number, negKeep = 1) {
   const cpu0 = process.cpuUsage();
-  const idx = d.rows.map((r, i) => [r, i] as const).filter(([r]) => fold === 'all' || r.fold !== fold);
+  // negKeep < 1: only that share (seeded draw) of the candidates that are not ships, to bound the
+  // CPU time now that split clusters give ~4× the candidates (the class weights rebalance).
+  const keep = mulberry32(5);
+  const idx = d.rows.map((r, i) => [r, i] as const).filter(([r]) => (fold === 'all' || r.fold !== fold) && (r.kind !== 'candidate' || r.y === 1 || keep() < negKeep));
   const pos = idx.filter(([r]) => r.y).length;
   const neg = idx.length - pos;
   // Class-balanced, inshore ×2.
@@ -191,6 +201,91 @@ function writeScores(net: CnnWeights, fold: number, cpuS: number, samples: numbe
   writeFileSync(arg('out', `/tmp/patchcnn-f${fold}.json`), JSON.stringify(out));
 }
 
+/** The candidates' out-of-fold CNN logits of data set `base` from the folds' score files. */
+function oofLogits(base: string, files: string[]): Map<number, number> {
+  const logits = new Map<number, number>();
+  const oofs = files.map((f) => JSON.parse(readFileSync(f, 'utf8')) as Record<string, { logits: Record<string, number>; usPerCandidate: number }> & { cpuS: number; epochs: number });
+  for (const o of oofs) for (const [i, z] of Object.entries(o[base]!.logits)) logits.set(Number(i), z);
+  console.log(`training CPU s per fold: ${oofs.map((o) => o.cpuS.toFixed(0)).join(', ')} (${oofs.map((o) => o.epochs).join(', ')} epochs); inference CPU µs per candidate: ${oofs.map((o) => o[base]!.usPerCandidate.toFixed(0)).join(', ')}`);
+  return logits;
+}
+
+/** Out-of-fold probabilities of the candidate trees (CANDIDATE_GBT, 3 folds by run) on features xOf(k). */
+function oofTrees(cand: PatchData['rows'], xOf: (k: number) => number[], featureNames: string[]): number[] {
+  const prob = new Array<number>(cand.length).fill(0);
+  for (let f = 0; f < 3; f++) {
+    const tr = cand.map((_, k) => k).filter((k) => cand[k]!.fold !== f);
+    const m = trainGbt(tr.map(xOf), tr.map((k) => cand[k]!.y), null, CANDIDATE_GBT);
+    cand.forEach((r, k) => {
+      if (r.fold === f) prob[k] = gbtPredict({ ...m, featureNames }, xOf(k));
+    });
+  }
+  return prob;
+}
+
+/**
+ * Stacking (issue 23 §1): the CNN's out-of-fold logit as an 18th feature of the candidate trees,
+ * refitted on the same 3 folds by run as the 17-feature trees (CANDIDATE_GBT), against the
+ * 17-feature trees, the plain sum of logits and the CNN alone: precision at fixed recalls per chip
+ * kind (candidate-level matches, as fitClassifier.ts --ablate-part). A training row's logit comes
+ * from the fold CNN that did not see its fold, as a test row's does; second-order leak: that CNN
+ * saw the test fold (as the out-of-fold segmenters do in fitClassifier.ts).
+ */
+function stack(d: PatchData, logits: Map<number, number>): void {
+  const cand = d.rows.filter((r) => r.kind === 'candidate');
+  const z = d.rows.flatMap((r, i) => (r.kind === 'candidate' ? [logits.get(i)!] : []));
+  if (z.some((v) => v === undefined)) throw new Error('a candidate has no out-of-fold CNN logit');
+  const ships = { inshore: 0, offshore: 0 };
+  for (const c of d.chips) ships[c.inshore ? 'inshore' : 'offshore'] += c.ships.length;
+  const names = [...CANDIDATE_FEATURES, 'cnnLogit'];
+  const fit = (xOf: (k: number) => number[], featureNames: string[]) => oofTrees(cand, xOf, featureNames);
+  const trees17 = fit((k) => cand[k]!.x!, [...CANDIDATE_FEATURES]);
+  const same = trees17.every((p, k) => Math.abs(p - cand[k]!.gbt!) < 1e-9);
+  console.log(`${cand.length} candidates (${cand.filter((r) => r.y).length} on ships); ships ${JSON.stringify(ships)}; 17-feature trees refitted ${same ? 'equal' : 'DIFFER from'} patchCnnData's out-of-fold probabilities`);
+  // The committed operating point on these out-of-fold probabilities: reproduces fitClassifier.ts's
+  // "thresholds away / near shore" line when the candidates are the same.
+  const committed = JSON.parse(readFileSync(new URL('../../src/analysis/ship/classifierModel.json', import.meta.url), 'utf8')) as { threshold: number; nearShore: { distanceM: number; threshold: number } };
+  for (const kind of ['inshore', 'offshore'] as const) {
+    let tp = 0;
+    let fp = 0;
+    cand.forEach((r, k) => {
+      if (r.inshore !== (kind === 'inshore')) return;
+      if (trees17[k]! >= (r.landDistanceM! <= committed.nearShore.distanceM ? committed.nearShore.threshold : committed.threshold)) r.y ? tp++ : fp++;
+    });
+    console.log(`17-feature trees at the committed thresholds (${committed.threshold} / ${committed.nearShore.threshold} near shore), ${kind}: P ${(tp / (tp + fp)).toFixed(3)} R ${(tp / ships[kind]).toFixed(3)}`);
+  }
+  const trees18 = fit((k) => [...cand[k]!.x!, z[k]!], names);
+  const logit = (p: number) => Math.log(Math.max(1e-6, p) / Math.max(1e-6, 1 - p));
+  const methods: Array<[string, ArrayLike<number>]> = [
+    ['17 features (committed trees)', trees17],
+    ['18 features: + CNN out-of-fold logit (stacked)', trees18],
+    ['17-feature trees + CNN (sum of logits)', trees17.map((p, k) => logit(p) + z[k]!)],
+    ['CNN alone', z],
+    // The CNN only where it would run: candidates within the committed near-shore distance of land get the stacked
+    // trees' probability, the others the 17-feature trees' (both are tree probabilities).
+    [`stacked within ${committed.nearShore.distanceM} m of land, 17 features elsewhere`, trees17.map((p, k) => (cand[k]!.landDistanceM! <= committed.nearShore.distanceM ? trees18[k]! : p))],
+  ];
+  const nearCount = cand.filter((r) => r.landDistanceM! <= committed.nearShore.distanceM);
+  console.log(`candidates within ${committed.nearShore.distanceM} m of land: ${nearCount.length} of ${cand.length} (inshore chips ${nearCount.filter((r) => r.inshore).length}, offshore chips ${nearCount.filter((r) => !r.inshore).length}; ${d.chips.length} chips)`);
+  const recalls = { inshore: [0.45, 0.48, 0.55, 0.6, 0.7], offshore: [0.91, 0.95] };
+  for (const kind of ['inshore', 'offshore'] as const)
+    for (const [name, prob] of methods)
+      console.log(`stack, ${kind}, ${name}: precision at recall ${recalls[kind].map((r) => `${r}: ${precisionAtRecall(cand, prob, kind === 'inshore', ships[kind], r)?.toFixed(3) ?? 'unreached'}`).join(', ')}`);
+  // Best single-threshold candidate-level F1 over both kinds (the operating point aside).
+  for (const [name, prob] of methods) {
+    const order = cand.map((_, k) => k).sort((a, b) => prob[b]! - prob[a]!);
+    let tp = 0;
+    let best = 0;
+    order.forEach((k, j) => {
+      tp += cand[k]!.y;
+      const p = tp / (j + 1);
+      const r = tp / (ships.inshore + ships.offshore);
+      best = Math.max(best, p + r ? (2 * p * r) / (p + r) : 0);
+    });
+    console.log(`stack, ${name}: best single-threshold F1 (both kinds) ${best.toFixed(3)}`);
+  }
+}
+
 function fromJson(j: ReturnType<typeof toJson>): CnnWeights {
   return { channels: j.channels, size: j.size, conv: j.conv.map((c) => ({ w: Float32Array.from(c.w), b: Float32Array.from(c.b) })), dense: { w: Float32Array.from(j.dense.w), b: Float32Array.from(j.dense.b) } };
 }
@@ -201,9 +296,10 @@ if (mode === 'train') {
   const foldArg = arg('fold', '0');
   const fold = foldArg === 'all' ? 'all' : Number(foldArg);
   const epochs = Number(arg('epochs', '8'));
-  const { net, cpuS, samples } = train(d, fold, epochs);
+  const negKeep = Number(arg('neg-keep', '1'));
+  const { net, cpuS, samples } = train(d, fold, epochs, negKeep);
   console.log(`trained on ${samples} patches, ${epochs} epochs, ${cpuS.toFixed(0)} CPU s; ${(forwardMacs(net) / 1e6).toFixed(3)} M MAC per patch`);
-  writeFileSync(arg('weights', `/tmp/patchcnn-w${fold}.json`), `${JSON.stringify({ ...toJson(net), fitted: { by: 'training/ship/patchCnn.ts', data: 'SSDD development chips only', fold, samples, epochs, cpuS: Math.round(cpuS) } })}\n`);
+  writeFileSync(arg('weights', `/tmp/patchcnn-w${fold}.json`), `${JSON.stringify({ ...toJson(net), fitted: { by: 'training/ship/patchCnn.ts', data: 'SSDD development chips only', fold, samples, epochs, negKeep, cpuS: Math.round(cpuS) } })}\n`);
   if (fold !== 'all') writeScores(net, fold, cpuS, samples, epochs);
 } else if (mode === 'score') {
   // Held-out logits from saved fold weights (e.g. for a data set written after the training).
@@ -211,10 +307,8 @@ if (mode === 'train') {
   writeScores(fromJson(j), j.fitted.fold, j.fitted.cpuS, j.fitted.samples, j.fitted.epochs);
 } else if (mode === 'eval') {
   const base = arg('data', '/tmp/p4');
-  const d = readPatchData(base);
-  const logits = new Map<number, number>();
-  const oofs = arg('oof', '').split(',').map((f) => JSON.parse(readFileSync(f, 'utf8')) as Record<string, { logits: Record<string, number>; usPerCandidate: number }> & { cpuS: number });
-  for (const o of oofs) for (const [i, z] of Object.entries(o[base]!.logits)) logits.set(Number(i), z);
-  console.log(`training CPU s per fold: ${oofs.map((o) => o.cpuS.toFixed(0)).join(', ')}; inference CPU µs per candidate: ${oofs.map((o) => o[base]!.usPerCandidate.toFixed(0)).join(', ')}`);
-  evaluate(d, logits);
-} else console.log('usage: patchCnn.ts train|eval …');
+  evaluate(readPatchData(base), oofLogits(base, arg('oof', '').split(',')));
+} else if (mode === 'stack') {
+  const base = arg('data', '/tmp/p4');
+  stack(readPatchData(base), oofLogits(base, arg('oof', '').split(',')));
+} else console.log('usage: patchCnn.ts train|score|eval|stack …');

@@ -1,27 +1,28 @@
 /**
  * Candidates and patches for the patch-CNN experiment (training/ship/patchCnn.ts), SSDD
  * DEVELOPMENT chips only (validation runs never read). The candidates are exactly those of
- * training/ship/fitClassifier.ts (CFAR at `pfa`, out-of-fold sea/land cells as land mask, the
- * out-of-fold land features), labelled by the eval's matching, with the GBT candidate
+ * training/ship/fitClassifier.ts — the same code, chipCandidates.ts (CFAR at `pfa` plus the sea
+ * level, large clusters split, out-of-fold sea/land cells as land mask, the out-of-fold land
+ * features) — labelled by the eval's matching, each with its 17 tree features and the GBT candidate
  * classifier's out-of-fold probability (3 folds by run, fitClassifier's trees), so the CNN is
- * compared with the trees on the same candidates. Patches: a WINDOW × WINDOW px window
+ * compared with (and stacked on) the trees on the same candidates. Patches: a WINDOW × WINDOW px window
  * (WINDOW = 2·(PATCH + 2·JITTER) at the chip's pixels), 2 × 2 mean-pooled in σ0, in dB minus
  * the window's median, / 10, clipped to [-2, 4]; pixels outside the chip are 0 (the median).
  * Kinds: every candidate (centred on its centroid), every ship box centre (extra positives), and
  * random positions ≥ 100 m from any ship (extra negatives; 6 per inshore chip, 1 per offshore).
  *
- *   node --import tsx training/ship/patchCnnData.ts --pfa 1e-4 --out /tmp/x   (writes x.json + x.f32)
+ *   node --import tsx training/ship/patchCnnData.ts --pfa 1e-4 --out /tmp/x [--land-cache FILE]   (writes x.json + x.f32)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips } from '../../eval/shipChips.ts';
-import { scoreMatches } from '../../eval/scoring/shipEval.ts';
+import { MATCH_DISTANCE_M, SSDD_PIXEL_M, loadSsddChips } from '../../eval/shipChips.ts';
 import { CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
-import { landMaskOfField, seaLandModel, seaLandProbability, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { mulberry32 } from '../../src/prng.ts';
-import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
-import { SPACING, chipCandidateLandFeatures, chipCells, fitSeaLand, foldsByRun, runOf, seaLandRows } from './seaLandData.ts';
+import { trainGbt } from '../oilslick/gbtTrain.ts';
+import { foldsByRun, runOf } from './seaLandData.ts';
+import { outOfFoldLandModels } from './oofLand.ts';
+import { CANDIDATE_GBT, chipCandidates } from './chipCandidates.ts';
 import { PATCH } from './patchCnnNet.ts';
 
 /** Random crop offset (pooled px) of the training patches. */
@@ -30,8 +31,6 @@ export const JITTER = 4;
 export const STORED = PATCH + 2 * JITTER;
 /** Window side at the chip's pixels. */
 export const WINDOW = 2 * STORED;
-/** fitClassifier.ts's trees. */
-const GBT: Partial<GbtOptions> = { trees: 150, maxDepth: 3, learningRate: 0.08, minChildWeight: 5, subsample: 0.8, seed: 23 };
 
 /**
  * The normalised patch (side `side` pooled px, 2 × 2 pooling) centred at (row, col) of a σ0
@@ -75,9 +74,10 @@ export interface PatchRow {
   y: number;
   row: number;
   col: number;
-  /** Candidates only: the GBT's out-of-fold probability, distance to land (m). */
+  /** Candidates only: the GBT's out-of-fold probability, distance to land (m), the trees' 17 features. */
   gbt?: number;
   landDistanceM?: number;
+  x?: number[];
 }
 
 export interface PatchData {
@@ -93,38 +93,25 @@ export function readPatchData(base: string): PatchData {
   return { ...meta, patches: new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)) };
 }
 
-function build(pfa: number, base: string): void {
+function build(pfa: number, base: string, landCache: string | undefined): void {
   const t0 = process.cpuUsage();
   const cpu = () => `${((process.cpuUsage(t0).user + process.cpuUsage(t0).system) / 1e6).toFixed(0)} CPU s`;
   const chips = loadSsddChips().filter((c) => c.split === 'dev');
   const foldOf = foldsByRun(chips);
-  const landRows = seaLandRows(chips.map(chipCells));
-  const landModels = [0, 1, 2].map((f) => fitSeaLand(landRows.filter((r) => foldOf.get(r.run) !== f)));
+  const landModels = outOfFoldLandModels(chips, landCache);
   console.log(`3 out-of-fold sea/land segmenters; ${cpu()}`);
-  const LAND_AT = CANDIDATE_FEATURES.indexOf('landAtPeak');
   const DIST = CANDIDATE_FEATURES.indexOf('landDistanceM');
-  const landThreshold = seaLandModel().threshold;
   const rand = mulberry32(23);
   const rows: PatchRow[] = [];
-  const feats: number[][] = [];
   const patches: Float32Array[] = [];
   const meta: PatchData['chips'] = [];
   for (const chip of chips) {
     const fold = foldOf.get(runOf(chip))!;
-    const img = decodeLuma(readFileSync(path.join(SSDD_DIR, 'images', chip.file)));
-    const sigma0 = greyAmplitudeToSigma0(img.grey);
-    const land = withLandDistance(seaLandProbability(chipCells(chip).features, { model: landModels[fold]! }), SPACING, landThreshold);
-    const mask = landMaskOfField(land, chip.width, chip.height, landThreshold);
-    const dets = detectOnChip(sigma0, chip.width, chip.height, SSDD_PIXEL_M, { land: mask, params: { classifier: { enabled: true, candidatePfa: pfa, seaLevelFactor: 16, threshold: 0 } } });
-    const truth = chip.ships.map((s, id) => ({ ...s, certain: true, id }));
-    const s = scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col));
-    const false_ = new Set(s.falseAlarms);
+    const { sigma0, dets, y } = chipCandidates(chip, landModels[fold]!, { candidatePfa: pfa, seaLevelFactor: 16, useMask: true });
     const base_ = { chip: chip.number, run: runOf(chip), fold, inshore: chip.inshore };
     dets.forEach((d, i) => {
       const x = d.candidate!.features;
-      x.splice(LAND_AT, 4, ...chipCandidateLandFeatures(d, land));
-      feats.push(x);
-      rows.push({ ...base_, kind: 'candidate', y: false_.has(i) ? 0 : 1, row: d.centroidRow, col: d.centroidCol, landDistanceM: x[DIST]! });
+      rows.push({ ...base_, kind: 'candidate', y: y[i]!, row: d.centroidRow, col: d.centroidCol, landDistanceM: x[DIST]!, x });
       patches.push(extractPatch(sigma0, chip.width, chip.height, d.centroidRow, d.centroidCol, STORED));
     });
     for (const t of chip.ships) {
@@ -142,16 +129,13 @@ function build(pfa: number, base: string): void {
     }
     meta.push({ number: chip.number, inshore: chip.inshore, fold, ships: chip.ships.map((t) => ({ row: t.row, col: t.col })) });
   }
-  const cand = rows.map((r, i) => [r, i] as const).filter(([r]) => r.kind === 'candidate');
-  console.log(`${chips.length} development chips; ${cand.length} candidates (${cand.filter(([r]) => r.y).length} on ships) at PFA ${pfa}; ${rows.length} patches; ${cpu()}`);
-  // The GBT's out-of-fold probabilities (fitClassifier.ts's trees and folds).
-  const candFeats = cand.map((_, k) => feats[k]!);
+  const cand = rows.filter((r) => r.kind === 'candidate');
+  console.log(`${chips.length} development chips; ${cand.length} candidates (${cand.filter((r) => r.y).length} on ships) at PFA ${pfa}; ${rows.length} patches; ${cpu()}`);
+  // The trees' out-of-fold probabilities (fitClassifier.ts's trees and folds).
   for (let f = 0; f < 3; f++) {
-    const tr = cand.map(([r], k) => [r, k] as const).filter(([r]) => r.fold !== f);
-    const model = trainGbt(tr.map(([, k]) => candFeats[k]!), tr.map(([r]) => r.y), null, GBT);
-    cand.forEach(([r], k) => {
-      if (r.fold === f) r.gbt = gbtPredict({ ...model, featureNames: [...CANDIDATE_FEATURES] }, candFeats[k]!);
-    });
+    const tr = cand.filter((r) => r.fold !== f);
+    const model = trainGbt(tr.map((r) => r.x!), tr.map((r) => r.y), null, CANDIDATE_GBT);
+    for (const r of cand) if (r.fold === f) r.gbt = gbtPredict({ ...model, featureNames: [...CANDIDATE_FEATURES] }, r.x!);
   }
   console.log(`GBT out of fold; ${cpu()}`);
   const all = new Float32Array(patches.length * STORED * STORED);
@@ -166,5 +150,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? process.argv[i + 1]! : dflt;
   };
-  build(Number(arg('pfa', '1e-4')), path.resolve(arg('out', '/tmp/patchcnn')));
+  build(Number(arg('pfa', '1e-4')), path.resolve(arg('out', '/tmp/patchcnn')), process.argv.includes('--land-cache') ? arg('land-cache', '') : undefined);
 }
