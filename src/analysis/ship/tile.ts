@@ -167,7 +167,7 @@ function targetMask(valid: Uint8Array, land: Uint8Array | undefined, out: Uint8A
  * Detect vessels in one tile. Pure: typed arrays and plain objects in and out (transferable to
  * and from a worker thread). Returns only the detections this tile owns (centroid in `core`).
  *
- * Near shore (params.nearShore, on by default, with the classifier not enabled everywhere): when
+ * Near shore (params.nearShore, opt-in, with the classifier not enabled everywhere): when
  * the tile's land mask has a coast, the candidates whose peak lies within nearShore.distanceM of
  * it (nearShore.ts; or within that distance of the scene segmenter's land) are judged by the
  * candidate classifier — CFAR at the candidate PFA, sea-level candidates, splitLarge, the
@@ -188,7 +188,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
   const inBand = (d: ShipDetection) => inNearShoreBand(band, d.peakRow - origin.row, d.peakCol - origin.col);
   const open = found.filter((d) => !inBand(d));
   // The classifier path looks only at the band's sea and a margin around it (the segmenter's
-  // field is most of its cost: docs/ship.md "Near shore by default").
+  // field is most of its cost: docs/ship.md "Near shore").
   const part = cropTile(input, band.window);
   const coastal = (part ? detectInTile(part, { ...params, classifier: { ...params.classifier, enabled: true, candidates: 'threshold', sceneLandMask: true } }) : []).filter((d) => inBand(d) || (d.sceneLandDistanceM ?? Infinity) <= params.nearShore.distanceM);
   if (coastal.length === 0) return open;
