@@ -119,11 +119,13 @@ type Config = Partial<GbtOptions> & {
 };
 
 let GRID: Config[] = [
-  // The committed model (issue 24 §2): harder world 10, its ship wakes 150, soft-edged oil 10, calibrated
-  // copies 1. The wake weight was chosen after seeing the evaluation's 9 m/s wake, so it was adopted only
-  // after a check on scenes nobody had tuned on (heldOut.ts; docs/oilslick.md). Before it: the same trees
-  // without generated rows (generatedWeight 0), which flagged 3 of the harder world's 14 look-alikes.
-  { trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4, generatedWeight: 10, outlineWeight: 10, calibratedWeight: 1, wakeWeight: 150 },
+  // The committed model, candidate G (issue 24 §2, sixth pass): candidate F's mix (the fifth pass's scenes
+  // and fast-drop basic variants, on by default in generated.ts) — harder world 10, its ship wakes 150,
+  // soft-edged oil 10, calibrated copies 2, basic scenes 30 — with a calibrated threshold of its own at
+  // out-of-fold FA 0.08 (0.778), scored with the service's calibrated veto `low_wind` only. Before it
+  // (fourth pass): calibratedWeight 1, no basicWeight, no calibratedTargetFar, the mix without the fifth
+  // pass's scenes (OIL_MIX_FIFTH=0 OIL_MIX_FAST_DROP=0) and the vetoes `low_wind` and `compact_shape`.
+  { trees: 300, maxDepth: 5, learningRate: 0.04, rounds: 4, generatedWeight: 10, outlineWeight: 10, calibratedWeight: 2, wakeWeight: 150, basicWeight: 30, calibratedTargetFar: 0.08 },
 ];
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
