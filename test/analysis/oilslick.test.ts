@@ -338,7 +338,7 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(resolveOilSlickParams({ thresholdShiftDb: 3 }).thresholdShiftDb).toBe(3);
     expect(DEFAULT_OIL_SLICK_PARAMS.minAreaSqkm).toBe(0.03);
     expect(DEFAULT_OIL_SLICK_PARAMS.thresholdShiftDb).toBe(2);
-    expect(DEFAULT_OIL_SLICK_PARAMS.vetoRules).toEqual(['low_wind', 'compact_shape']);
+    expect(DEFAULT_OIL_SLICK_PARAMS.vetoRules).toEqual(['low_wind']);
     expect(() => resolveOilSlickParams({ vetoRules: ['no_such_rule' as never] })).toThrow(RangeError);
     expect(() => resolveOilSlickParams({ minOilProbability: 1.5 })).toThrow(RangeError);
   });
