@@ -318,7 +318,7 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(onIt.length).toBeGreaterThan(0);
     for (const c of onIt) {
       // diffuse_edge is no veto by default any more (issue 24 §2: on the real chips as σ0 it
-      // removed half the slicks); the 30-feature model rejects the film (p 0.61 < 0.763).
+      // removed half the slicks); the model rejects the film (candidate G: p 0.058 < 0.778).
       expect(c.isSlick).toBe(false);
       expect(c.reasons).toContain('low_probability');
       expect(c.reasons).toContain('diffuse_edge');
