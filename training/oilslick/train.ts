@@ -94,8 +94,9 @@ const TARGET_FAR = 0.1;
  * Sixth pass: `compact_shape` is not supported by the real chips (vetoTable.ts) and the per-range
  * calibrated hit rates move by ±0.1 between wind draws, so the next candidate is F's mix with
  * `calibratedTargetFar` 0.08 and `--vetoes low_wind`: fitted as candidate G (calibrated threshold
- * 0.778; every evaluation target met, the fresh draws' check passed) but not adopted — it reports
- * the round blob of test/analysis/oilslick-safe.test.ts, a generated look-alike (docs/oilslick.md).
+ * 0.778; every evaluation target met, the fresh draws' check passed), first not adopted because it
+ * reports the round blob of test/analysis/oilslick-safe.test.ts, then adopted (2026-12-07): the real
+ * chips, not a hand-drawn look-alike, decide (docs/oilslick.md). It is the GRID below.
  */
 type Config = Partial<GbtOptions> & {
   rounds: number;
@@ -113,7 +114,7 @@ type Config = Partial<GbtOptions> & {
    * veto, which the real chips do not support (vetoTable.ts, docs/oilslick.md, sixth pass): the
    * model's own probability takes over its false alarms. A rate below the target's 0.10 (e.g.
    * 0.08), since the calibrated target is judged per wind range on ~190–270 no-oil chips each,
-   * where a rate of 0.10 varies by about ±0.02 (one binomial sd). Not in the committed GRID.
+   * where a rate of 0.10 varies by about ±0.02 (one binomial sd). The committed GRID's is 0.08.
    */
   calibratedTargetFar?: number;
 };
