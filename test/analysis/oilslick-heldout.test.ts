@@ -10,30 +10,36 @@ import { generatedScenes, generatedSceneSpec } from '../../training/oilslick/gen
 describe('oil held-out check', () => {
   it('decides as the engine does: slicks, fragments and probabilities, with the vetoes and without', () => {
     const model = loadOilModel()!;
-    // A broken slick and a low-wind patch (the outline generator, 5.5 m/s): with the service's
-    // vetoes one slick and four rejected candidates, without them a vetoed part joins as a fragment.
+    // A broken slick and a low-wind patch (the outline generator, 5.5 m/s). The service's vetoes
+    // (`low_wind` only since candidate G) fire on nothing at 5.5 m/s: two slicks and a fragment, as
+    // without vetoes. With the decision before G (`low_wind`, `compact_shape`) one slick and four
+    // rejected candidates: the vetoed parts neither report nor join as fragments.
     const { input } = generateOutlineScene(7004, 5.5);
     const m = resolveOilSlickParams().multilook;
     const spacing = { range: input.pixelSpacing.range * m, azimuth: input.pixelSpacing.azimuth * m };
     const bare = detectSlicksInRaster(input, resolveOilSlickParams({ minOilProbability: 1, vetoRules: [] }), { incidenceDeg: OUTLINE_SCENE_INCIDENCE_DEG, model });
-    const runs = [resolveOilSlickParams().vetoRules, []].map((vetoRules) => {
+    expect(resolveOilSlickParams().vetoRules).toEqual(['low_wind']);
+    const runs = [resolveOilSlickParams().vetoRules, [], resolveOilSlickParams({ vetoRules: ['low_wind', 'compact_shape'] }).vetoRules].map((vetoRules) => {
       const engine = detectSlicksInRaster(input, resolveOilSlickParams({ vetoRules }), { incidenceDeg: OUTLINE_SCENE_INCIDENCE_DEG, model });
       const ours = decide(bare, model, vetoRules, spacing);
       expect(ours.map((c) => [c.isSlick, c.fragmentOf, c.oilProbability])).toEqual(engine.map((c) => [c.isSlick, c.fragmentOf, c.oilProbability]));
       return engine;
     });
     // Not a vacuous comparison: slicks, fragments, vetoed and rejected candidates are all there.
-    const [withVetoes, alone] = runs as [typeof bare, typeof bare];
-    expect(withVetoes.some((c) => c.isSlick && c.fragmentOf === null)).toBe(true);
-    expect(withVetoes.some((c) => !c.isSlick)).toBe(true);
-    expect(alone.some((c) => c.fragmentOf !== null)).toBe(true);
-    expect(withVetoes.filter((c) => c.isSlick).length).toBeLessThan(alone.filter((c) => c.isSlick).length);
+    const [withVetoes, alone, before] = runs as [typeof bare, typeof bare, typeof bare];
+    const count = (r: typeof bare) => [r.filter((c) => c.isSlick && c.fragmentOf === null).length, r.filter((c) => c.fragmentOf !== null).length, r.filter((c) => !c.isSlick).length];
+    expect(count(withVetoes)).toEqual([2, 1, 2]);
+    expect(count(alone)).toEqual([2, 1, 2]);
+    expect(count(before)).toEqual([1, 0, 4]);
   });
 
   it('uses scenes of no other seed than its own: neither the evaluation’s nor the training mix’s', () => {
     const held = heldOutScenes();
     const fresh = freshScenes();
     const seedOf = (s: Parameters<typeof generatedSceneSpec>[0]) => `${s.set === 'basic' ? 'basic' : 'hard'}:${generatedSceneSpec(s).seed}`;
+    // The committed model's mix (candidate G) is the fifth pass's, on by default (OIL_MIX_FIFTH=0 / OIL_MIX_FAST_DROP=0 leave parts out).
+    expect(generatedScenes()).toEqual(generatedScenes({ fifth: true, fastDrop: true }));
+    expect(generatedScenes({ fifth: false, fastDrop: false }).length).toBeLessThan(generatedScenes().length);
     const training = new Set(generatedScenes({ fifth: true, fastDrop: true }).map(seedOf));
     const evaluation = new Set([...evalScenes(), ...basicEvalScenes()].map(seedOf));
     for (const set of [held, fresh]) {

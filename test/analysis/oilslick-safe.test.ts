@@ -1,6 +1,6 @@
 // Oil slicks on SAFE products end to end: a synthetic IW GRDH product with slicks, calm-wind
-// look-alikes, a round blob and a tiny spot (src/synth, truth written beside it), and the
-// real North-Sea crop (ships, no slicks) as a false-alarm check.
+// look-alikes, a round blob and a tiny spot (src/synth, truth written beside it), a slick at
+// 2.5 m/s (the `low_wind` veto), and the real North-Sea crop (ships, no slicks) as a false-alarm check.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -87,18 +87,36 @@ describe('oil slicks in a synthetic SAFE product (40 × 30 km, VV, 6 m/s wind)',
       expect(hits, id).toHaveLength(1);
       expect(iou(truthOf(id), hits), id).toBeGreaterThanOrEqual(0.7);
     }
-    // Measured 0.97 and 0.95; nothing else is reported.
-    expect(details.collection.features).toHaveLength(2);
+    // Measured 0.97 and 0.95. The other two features are the round spots drawn with the slick model (next test).
+    expect(details.collection.features).toHaveLength(4);
+    const ids = details.collection.features.map((f) => truth.filter((t) => intersectAoi(t.geometry, f.geometry) !== null).map((t) => t.properties.id));
+    expect(ids.map((on) => on.join(',')).sort()).toEqual(['blob', 'curved', 'long', 'tiny']);
   });
 
-  it('reports no slick on the look-alikes (calm patches, round blob, tiny spot), each rejected by a named rule', () => {
+  it('reports the round blob and the tiny spot (the slick model\'s own damping, round) with their probability; the calm patches are rejected by a named rule', () => {
+    // Issue 24 §2, sixth pass (docs/oilslick.md): `compact_shape` is no longer a veto — on the real
+    // chips it removed as many slicks as no-oil chips, and the real compact slicks it dropped score
+    // p ≥ 0.98. These two differ from the slicks only in shape, so the model reports them; the rule
+    // still names them. Measured: blob 0.80 km², p 0.987; tiny spot 0.031 km², p 0.887 (threshold 0.778).
+    const threshold = oilProbabilityThreshold(resolveOilSlickParams());
+    expect(threshold).toBeCloseTo(0.778, 3);
+    for (const [id, p, area] of [['blob', 0.987, 0.80], ['tiny', 0.887, 0.031]] as const) {
+      const hits = details.collection.features.filter((f) => intersectAoi(truthOf(id), f.geometry) !== null);
+      expect(hits, id).toHaveLength(1);
+      expect(hits[0]!.properties.oil_probability, id).toBeCloseTo(p, 2);
+      expect(hits[0]!.properties.oil_probability, id).toBeGreaterThanOrEqual(threshold);
+      expect(hits[0]!.properties.area_sqm / 1e6, id).toBeCloseTo(area, 2);
+    }
+    // Their candidates (the two accepted ones under 1 km²; the slicks' are 4 and 9.5 km²) still carry the rule's name.
+    const compact = details.candidates.filter((c) => c.isSlick && c.features.areaSqkm < 1);
+    expect(compact).toHaveLength(2);
+    for (const c of compact) expect(c.reasons).toEqual(['compact_shape']);
     const features = details.collection.features.map((f) => f.geometry);
-    for (const id of ['calm-big', 'calm-small', 'blob', 'tiny']) expect(overlapping(truthOf(id), features), id).toHaveLength(0);
-    const rejected = details.candidates.filter((c) => !c.isSlick);
-    // The blob and both calm patches are seen as dark regions and rejected, not missed.
-    expect(rejected.length).toBeGreaterThanOrEqual(3);
+    for (const id of ['calm-big', 'calm-small']) expect(overlapping(truthOf(id), features), id).toHaveLength(0);
+    // Both calm patches are seen as dark regions and rejected, not missed.
+    const rejected = details.candidates.filter((c) => !c.isSlick && !c.reasons.includes('too_small'));
+    expect(rejected.length).toBeGreaterThanOrEqual(2);
     const reasons = new Set(rejected.flatMap((c) => c.reasons));
-    expect(reasons.has('compact_shape')).toBe(true);
     expect(reasons.has('low_wind') || reasons.has('diffuse_edge') || reasons.has('dark_surroundings')).toBe(true);
   });
 
@@ -176,27 +194,71 @@ describe('oil slicks on the real North-Sea crop (about 20 ships, no slicks)', ()
     for (const c of result.candidates) expect(c.reasons).toContain('low_wind');
   }, 60_000);
 
-  it('… and without the low-wind veto nothing is reported either: the model reaches its threshold on one small region, which compact_shape vetoes', async () => {
+  it('… and without the low-wind veto nothing is reported either: no region reaches the calibrated threshold', async () => {
     // A low-wind speed of 0.3 m/s switches the calm-sea rule off. The models trained on the 8-bit
     // chips alone could not know that −26 dB is calm sea: 6 of its ~100 dark regions, all
     // 0.03–0.05 km² and below 4 dB of contrast, reached their threshold (5 with the 14-feature
     // model). Since issue 24 §2 the model is also fitted on the training chips presented as
-    // calibrated σ0 at CMOD5.N's sea level for 3–10 m/s: one region (0.035 km², 3.4 dB, p 0.78)
-    // still reaches the threshold, and `compact_shape` vetoes it (docs/oilslick.md).
+    // calibrated σ0 at CMOD5.N's sea level for 3–10 m/s; the model before candidate G took one
+    // region (0.035 km², p 0.78) over its threshold, which `compact_shape` vetoed. G's calibrated
+    // threshold (0.778) is over every region here: the highest measured p 0.564 (docs/oilslick.md).
     const result = await detectSlicksInSafeDetailed(NORTH_SEA_SAFE, { params: { lowWindSpeed: 0.3 } });
     expect(result.collection.features).toHaveLength(0);
     const threshold = oilProbabilityThreshold(resolveOilSlickParams());
     const scored = result.candidates.filter((c) => !c.reasons.includes('too_small'));
     expect(scored.length).toBeGreaterThanOrEqual(50);
-    const overThreshold = scored.filter((c) => c.oilProbability >= threshold);
-    expect(overThreshold.length).toBeLessThanOrEqual(1);
-    for (const c of overThreshold) {
-      expect(c.features.areaSqkm).toBeLessThan(0.05);
-      expect(c.reasons).toContain('compact_shape');
-    }
+    const highest = Math.max(...scored.map((c) => c.oilProbability));
+    expect(highest).toBeCloseTo(0.564, 2);
+    expect(highest).toBeLessThan(threshold);
     for (const c of result.candidates) {
       expect(c.reasons).not.toContain('low_wind');
       expect(c.isSlick).toBe(false);
     }
+  }, 60_000);
+});
+
+describe('the `low_wind` veto on a slick at 2.5 m/s (synthetic SAFE, 20 × 15 km, VV)', () => {
+  let dir: string;
+  let productPath: string;
+  let slick: Polygon;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'sarwatch-oilslick-calm-'));
+    const written = await writeSafeGrd(dir, {
+      seed: 7,
+      start: '2024-05-01T17:30:00',
+      center: CENTER,
+      width: 2000,
+      height: 1500,
+      pols: ['VV'],
+      wind: { speed: 2.5, directionDeg: 200 },
+      slicks: [{ id: 'long', path: [km(-6, -2), km(0, 0), km(5, 2)], widthM: [150, 500] }],
+    });
+    productPath = written.productPath;
+    slick = (JSON.parse(readFileSync(written.groundTruthPath, 'utf8')) as { features: TruthFeature[] }).features.find((f) => f.properties.id === 'long')!.geometry;
+  }, 60_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the model scores the slick over its threshold, and `low_wind` (the service default) vetoes it; without the veto it is reported', async () => {
+    // Below 3 m/s CMOD5.N gives no Bragg roughness for oil to damp: `low_wind` stays a veto as the
+    // model's domain limit (no training chip has a sea under 3 m/s). Measured: one candidate of
+    // 4.7 km², p 0.959.
+    const threshold = oilProbabilityThreshold(resolveOilSlickParams());
+    expect(resolveOilSlickParams().vetoRules).toEqual(['low_wind']);
+    const vetoed = await detectSlicksInSafeDetailed(productPath, { workers: 0 });
+    expect(vetoed.collection.features).toHaveLength(0);
+    const scored = vetoed.candidates.filter((c) => !c.reasons.includes('too_small'));
+    expect(scored).toHaveLength(1);
+    expect(scored[0]!.oilProbability).toBeCloseTo(0.959, 2);
+    expect(scored[0]!.oilProbability).toBeGreaterThanOrEqual(threshold);
+    expect(scored[0]!.reasons).toEqual(['low_wind']);
+    expect(scored[0]!.isSlick).toBe(false);
+    const unvetoed = await detectSlicksInSafeDetailed(productPath, { workers: 0, params: { vetoRules: [] } });
+    expect(unvetoed.collection.features).toHaveLength(1);
+    expect(overlapping(slick, unvetoed.collection.features.map((f) => f.geometry))).toHaveLength(1);
+    expect(unvetoed.collection.features[0]!.properties.oil_probability).toBeCloseTo(scored[0]!.oilProbability, 3);
   }, 60_000);
 });

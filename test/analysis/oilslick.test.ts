@@ -318,7 +318,7 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(onIt.length).toBeGreaterThan(0);
     for (const c of onIt) {
       // diffuse_edge is no veto by default any more (issue 24 §2: on the real chips as σ0 it
-      // removed half the slicks); the 30-feature model rejects the film (p 0.61 < 0.763).
+      // removed half the slicks); the model rejects the film (candidate G: p 0.058 < 0.778).
       expect(c.isSlick).toBe(false);
       expect(c.reasons).toContain('low_probability');
       expect(c.reasons).toContain('diffuse_edge');
@@ -338,7 +338,7 @@ describe('oil slicks: dark-spot detection and look-alike rules (generated sea, 1
     expect(resolveOilSlickParams({ thresholdShiftDb: 3 }).thresholdShiftDb).toBe(3);
     expect(DEFAULT_OIL_SLICK_PARAMS.minAreaSqkm).toBe(0.03);
     expect(DEFAULT_OIL_SLICK_PARAMS.thresholdShiftDb).toBe(2);
-    expect(DEFAULT_OIL_SLICK_PARAMS.vetoRules).toEqual(['low_wind', 'compact_shape']);
+    expect(DEFAULT_OIL_SLICK_PARAMS.vetoRules).toEqual(['low_wind']);
     expect(() => resolveOilSlickParams({ vetoRules: ['no_such_rule' as never] })).toThrow(RangeError);
     expect(() => resolveOilSlickParams({ minOilProbability: 1.5 })).toThrow(RangeError);
   });

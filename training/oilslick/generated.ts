@@ -73,13 +73,14 @@ const CACHE_DIR = path.join(repoRoot, '.tmp/oilslick-generated');
 export type GeneratedSetName = HardSetName | 'basic';
 
 /**
- * The training mix's scenes. The fifth pass's scenes (strong-wind variants, basic scenes) join only
- * with `fifth` (default: OIL_MIX_FIFTH=1), its fast-drop basic variants only with `fastDrop`
- * (default: OIL_MIX_FAST_DROP=1): neither candidate was adopted, and without them the list (and so
- * the folds by scene) is the committed model's, so `npm run train:oilslick` still reproduces it.
+ * The training mix's scenes. The fifth pass's scenes (strong-wind variants, basic scenes) and its
+ * fast-drop basic variants are in the committed model's mix (candidate G, issue 24 §2), so they are
+ * on by default and `npm run train:oilslick` reproduces it. OIL_MIX_FIFTH=0 leaves out the fifth
+ * pass's scenes, OIL_MIX_FAST_DROP=0 the fast-drop variants: both 0 give the fourth pass's mix (the
+ * list, and so the folds by scene, of the model before G).
  */
 export function generatedScenes(
-  opts: { fifth?: boolean; fastDrop?: boolean } = { fifth: process.env.OIL_MIX_FIFTH === '1', fastDrop: process.env.OIL_MIX_FAST_DROP === '1' },
+  opts: { fifth?: boolean; fastDrop?: boolean } = { fifth: process.env.OIL_MIX_FIFTH !== '0', fastDrop: process.env.OIL_MIX_FAST_DROP !== '0' },
 ): Array<{ set: GeneratedSetName; variant: number; wind: number; index: number }> {
   const out: Array<{ set: GeneratedSetName; variant: number; wind: number; index: number }> = [];
   for (let v = 1; v <= GENERATED_VARIANTS; v++) {

@@ -55,16 +55,17 @@ export interface OilSlickParams {
    * rules the real chips support when presented as calibrated σ0 (issue 24 §2, eval/oilCalibrated.ts:
    * the validation chips with their sea at CMOD5.N's level for 3–10 m/s): `low_wind` (physics
    * the chips cannot teach the model, and on them it cost 1 hit of 246 for 3 false alarms of
-   * 651 fewer) and `compact_shape` (round smooth blobs: rain cells, wind shadows; 0.878 → 0.813
-   * hit rate, 0.092 → 0.060 false-alarm rate, ≥ 0.80 in every wind range). `diffuse_edge`
+   * 651 fewer). `compact_shape` (round smooth blobs: rain cells, wind shadows) was a veto until
+   * issue 24 §2's sixth pass and is now informative only (below). `diffuse_edge`
    * is no longer a veto: on the same chips it removed half the real slicks (hit rate 0.88 →
    * 0.50); the edge enters the model as three inputs instead (edge gradient, per contrast, per
    * the surroundings' spread). Every other rule cost far more (docs/oilslick.md). 8-bit images
    * run with none (greyDetect.ts). Measured against a raised threshold at the same number of
    * false alarms (training/oilslick/vetoTable.ts; docs/oilslick.md, sixth pass), `compact_shape`
    * keeps 8–11 fewer real slicks on the 8-bit chips and on four calibrated wind draws — not
-   * supported by the real data; it stays only until a model with a calibrated threshold of its own
-   * (model.ts `calibratedThreshold`) takes over its false alarms.
+   * supported by the real data — so it was dropped when the model got a calibrated threshold of
+   * its own (model.ts `calibratedThreshold`, 0.778) that takes over its false alarms (candidate G).
+   * `low_wind` stays as the model's domain limit (CMOD5.N: no Bragg roughness below 3 m/s).
    */
   vetoRules: LookAlikeRule[];
   /** Mean damping (background − region, dB) a slick must reach. */
@@ -110,7 +111,7 @@ export const DEFAULT_OIL_SLICK_PARAMS: Readonly<OilSlickParams> = Object.freeze(
   minAreaSqkm: 0.03,
   minOilProbability: null,
   scaledInput: false,
-  vetoRules: ['low_wind', 'compact_shape'],
+  vetoRules: ['low_wind'],
   minContrastDb: 3.5,
   lowWindSpeed: 3,
   maxSurroundDarkFraction: 0.15,
