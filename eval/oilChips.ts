@@ -5,10 +5,11 @@
  * A chip with oil is a hit when at least one slick is reported; a chip without oil is a false
  * alarm when any is. Targets (issue 11): hit rate ≥ 0.85 at false-alarm rate ≤ 0.10.
  *
- * Two decisions are scored: the 8-bit default (the model alone) and the calibrated-scene
- * default's shape veto (the model plus compact_shape; low_wind cannot apply to chips, whose
- * absolute level is unknown, nor diffuse_edge, whose dB per metre depend on the chip's unknown
- * grey scaling; docs/oilslick.md gives that rule's out-of-fold cost).
+ * Two decisions are scored: the 8-bit default (the model alone) and the model plus the
+ * compact_shape veto (the calibrated default's until candidate G dropped it: on these chips it
+ * removes as many slicks as no-oil chips; low_wind cannot apply to chips, whose absolute level is
+ * unknown, nor diffuse_edge, whose dB per metre depend on the chip's unknown grey scaling;
+ * docs/oilslick.md gives those rules' costs).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -55,7 +56,7 @@ export async function evalOilChips(repoRoot: string): Promise<OilChipEval> {
     vetoed.push({ label: chip.label, score: Math.max(0, ...eligible.filter((c) => !c.reasons.includes('compact_shape')).map((c) => c.oilProbability)) });
   }
   const row = (decision: string, scores: Array<{ label: 0 | 1; score: number }>): ChipEvalRow => ({ decision, ...chipRates(scores, threshold), auc: rocAuc(scores) });
-  const rows = [row('model alone (8-bit default)', plain), row('model + compact_shape veto (calibrated default minus diffuse_edge)', vetoed)];
+  const rows = [row('model alone (8-bit default)', plain), row('model + compact_shape veto (the calibrated default before candidate G)', vetoed)];
   // The engine's own verdicts must agree with the scores at the threshold.
   const hitsByEngine = plain.filter((p) => p.label === 1 && p.slicks > 0).length;
   if (hitsByEngine !== rows[0]!.hits) throw new Error(`chip eval: ${hitsByEngine} oil chips with slicks, ${rows[0]!.hits} by score`);

@@ -11,7 +11,8 @@
 // re-pinning), so detections and geometries are unchanged.
 // Re-pinned deliberately for issue 24 (oilslick only): outlines grow up to 300 m through
 // connected dark cells, fragments near an accepted slick join it (candidates carry fragmentOf),
-// and the calibrated vetoes are low_wind and compact_shape (docs/oilslick.md, Issue 24).
+// and the calibrated vetoes were low_wind and compact_shape (docs/oilslick.md, Issue 24); since
+// candidate G (low_wind only, its own calibrated threshold) these pins are unchanged.
 // Re-pinned deliberately for issue 24 §3 (idlefarm only): idle now means fallow, the model
 // (src/analysis/idlefarm/model.json, refitted) also weighs a harvest (VH fall with VH/VV) and
 // meadow cuts (VH/VV dips where VH falls), and result.zip reports vh_fall_db, vh_vv_fall_db, cuts and cut_depth_db; on this
