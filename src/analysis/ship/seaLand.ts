@@ -192,6 +192,24 @@ interface FlatTrees {
   right: Int32Array;
   value: Float64Array;
   missingLeft: Uint8Array;
+  /**
+   * The same trees as complete binary trees of depth `depth` in heap order (node n's children
+   * 2n + 1 and 2n + 2): per tree 2^depth − 1 split nodes (`heapFeature`, `heapThreshold`) and
+   * 2^depth leaves (`heapValue`). A leaf above the last level becomes a split on feature 0 at
+   * +∞ with the leaf copied to both sides, so a finite feature vector ends at the same value.
+   * Null when a tree is deeper than HEAP_MAX_DEPTH.
+   */
+  depth: number;
+  heapFeature: Int32Array | null;
+  heapThreshold: Float64Array | null;
+  heapValue: Float64Array | null;
+}
+
+/** Deeper trees keep the linked walk only (2^depth leaves per tree). */
+const HEAP_MAX_DEPTH = 8;
+
+function treeDepth(t: GbtModel['trees'][number], k = 0): number {
+  return t.feature[k]! < 0 ? 0 : 1 + Math.max(treeDepth(t, t.left[k]!), treeDepth(t, t.right[k]!));
 }
 
 const flatCache = new WeakMap<GbtModel, FlatTrees>();
@@ -209,6 +227,10 @@ function flatTrees(model: GbtModel): FlatTrees {
     right: new Int32Array(size),
     value: new Float64Array(size),
     missingLeft: new Uint8Array(size),
+    depth: 0,
+    heapFeature: null,
+    heapThreshold: null,
+    heapValue: null,
   };
   let at = 0;
   model.trees.forEach((t, i) => {
@@ -223,6 +245,29 @@ function flatTrees(model: GbtModel): FlatTrees {
     }
     at += t.feature.length;
   });
+  const depth = model.trees.reduce((d, t) => Math.max(d, treeDepth(t)), 0);
+  if (depth <= HEAP_MAX_DEPTH) {
+    const inner = (1 << depth) - 1;
+    const leaves = 1 << depth;
+    const hf = new Int32Array(model.trees.length * inner);
+    const ht = new Float64Array(model.trees.length * inner);
+    const hv = new Float64Array(model.trees.length * leaves);
+    model.trees.forEach((t, i) => {
+      const place = (node: number, slot: number, level: number) => {
+        if (level === depth) {
+          hv[i * leaves + slot - inner] = t.value[node]!;
+          return;
+        }
+        const leaf = t.feature[node]! < 0;
+        hf[i * inner + slot] = leaf ? 0 : t.feature[node]!;
+        ht[i * inner + slot] = leaf ? Infinity : t.threshold[node]!;
+        place(leaf ? node : t.left[node]!, 2 * slot + 1, level + 1);
+        place(leaf ? node : t.right[node]!, 2 * slot + 2, level + 1);
+      };
+      place(0, 0, 0);
+    });
+    Object.assign(f, { depth, heapFeature: hf, heapThreshold: ht, heapValue: hv });
+  }
   flatCache.set(model, f);
   return f;
 }
@@ -240,17 +285,55 @@ export function seaLandProbability(f: SeaLandFeatures, model: Pick<SeaLandModel,
   const trees = roots.length;
   const planes = f.planes;
   const x = new Float64Array(SEA_LAND_FEATURE_COUNT);
+  const { depth, heapFeature: hf, heapThreshold: ht, heapValue: hv } = t;
+  const inner = (1 << depth) - 1;
   for (let k = 0; k < m; k++) {
     if (!f.valid[k]) continue;
-    for (let j = 0, o = k; j < SEA_LAND_FEATURE_COUNT; j++, o += m) x[j] = planes[o]!;
+    let finite = true;
+    for (let j = 0, o = k; j < SEA_LAND_FEATURE_COUNT; j++, o += m) {
+      const v = planes[o]!;
+      x[j] = v;
+      if (v - v !== 0) finite = false;
+    }
     let s = t.base;
-    for (let i = 0; i < trees; i++) {
-      let n = roots[i]!;
-      for (let j = feature[n]!; j >= 0; j = feature[n]!) {
-        const v = x[j]!;
-        n = (v - v === 0 ? v < threshold[n]! : missingLeft[n] === 1) ? left[n]! : right[n]!;
+    if (finite && hf && ht && hv) {
+      // Every feature finite (the usual cell): the complete trees, no missing side, no branch on the path.
+      // Four trees walked side by side (independent paths), their leaves added in tree order.
+      let i = 0;
+      for (let b = 0, l = -inner; i + 4 <= trees; i += 4, b += 4 * inner, l += 4 * (inner + 1)) {
+        let n0 = 0;
+        let n1 = 0;
+        let n2 = 0;
+        let n3 = 0;
+        const b1 = b + inner;
+        const b2 = b1 + inner;
+        const b3 = b2 + inner;
+        for (let d = 0; d < depth; d++) {
+          n0 = 2 * n0 + 2 - +(x[hf[b + n0]!]! < ht[b + n0]!);
+          n1 = 2 * n1 + 2 - +(x[hf[b1 + n1]!]! < ht[b1 + n1]!);
+          n2 = 2 * n2 + 2 - +(x[hf[b2 + n2]!]! < ht[b2 + n2]!);
+          n3 = 2 * n3 + 2 - +(x[hf[b3 + n3]!]! < ht[b3 + n3]!);
+        }
+        const leaves = inner + 1;
+        s += hv[l + n0]!;
+        s += hv[l + leaves + n1]!;
+        s += hv[l + 2 * leaves + n2]!;
+        s += hv[l + 3 * leaves + n3]!;
       }
-      s += value[n]!;
+      for (let b = i * inner, l = i * (inner + 1) - inner; i < trees; i++, b += inner, l += inner + 1) {
+        let n = 0;
+        for (let d = 0; d < depth; d++) n = 2 * n + 2 - +(x[hf[b + n]!]! < ht[b + n]!);
+        s += hv[l + n]!;
+      }
+    } else {
+      for (let i = 0; i < trees; i++) {
+        let n = roots[i]!;
+        for (let j = feature[n]!; j >= 0; j = feature[n]!) {
+          const v = x[j]!;
+          n = (v - v === 0 ? v < threshold[n]! : missingLeft[n] === 1) ? left[n]! : right[n]!;
+        }
+        s += value[n]!;
+      }
     }
     land[k] = sigmoid(s);
   }
