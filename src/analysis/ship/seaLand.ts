@@ -77,6 +77,52 @@ export function cellGrid(width: number, height: number, spacing: { range: number
 const db = (x: number) => 10 * Math.log10(Math.max(x, 1e-12));
 
 /**
+ * The k-th smallest of `a` (0-based), as `a.sort()[k]` would give it (NaN sorted last), found by
+ * partitioning `a` in place (its order is left changed): linear time, where the typed sort of
+ * 2.6 M cell means cost 1.5–2.5 CPU s on a 3253² tile.
+ */
+export function orderStatistic(a: Float64Array, k: number): number {
+  // NaN to the end, as the sort puts it.
+  let n = a.length;
+  for (let i = 0; i < n; ) {
+    if (a[i] !== a[i]) {
+      n--;
+      const t = a[i]!;
+      a[i] = a[n]!;
+      a[n] = t;
+    } else i++;
+  }
+  if (k >= n) return Number.NaN;
+  let lo = 0;
+  let hi = n - 1;
+  while (hi > lo) {
+    // Median of three as the pivot, then a three-way partition (< pivot, = pivot, > pivot).
+    const mid = (lo + hi) >>> 1;
+    const x = a[lo]!;
+    const y = a[mid]!;
+    const z = a[hi]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let lt = lo;
+    let gt = hi;
+    let i = lo;
+    while (i <= gt) {
+      const v = a[i]!;
+      if (v < pivot) {
+        a[i++] = a[lt]!;
+        a[lt++] = v;
+      } else if (v > pivot) {
+        a[i] = a[gt]!;
+        a[gt--] = v;
+      } else i++;
+    }
+    if (k < lt) hi = lt - 1;
+    else if (k > gt) lo = gt + 1;
+    else return pivot;
+  }
+  return a[k]!;
+}
+
+/**
  * The feature planes of every cell (`target` ≠ 0: pixels to look at). The box statistics are
  * written straight into their planes (boxMean gives NaN off the valid cells, as the planes
  * hold there) and the dark level is read off the sorted cell means: no per-cell allocation,
@@ -119,9 +165,10 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
   const planes = new Float32Array(SEA_LAND_FEATURE_COUNT * m).fill(Number.NaN);
   const out: SeaLandFeatures = { ...g, valid, planes };
   if (n === 0) return out;
-  const finite = s1.subarray(0, n).sort();
-  const dark = Math.max(finite[Math.floor(0.1 * (n - 1))]!, 1e-12);
-  const darkLevelDb = db(finite[n >> 1]! / dark);
+  // The 10th percentile and the median of the cell means, as the sorted list would give them.
+  const finite = s1.subarray(0, n);
+  const dark = Math.max(orderStatistic(finite, Math.floor(0.1 * (n - 1))), 1e-12);
+  const darkLevelDb = db(orderStatistic(finite, n >> 1) / dark);
   const plane = (name: (typeof SEA_LAND_FEATURES)[number]) => planes.subarray(SEA_LAND_FEATURES.indexOf(name) * m, (SEA_LAND_FEATURES.indexOf(name) + 1) * m);
   // Cell level (dB over the dark level) and its square, bright and dark indicators.
   const cdb = plane('cellDb');
