@@ -124,9 +124,10 @@ export function orderStatistic(a: Float64Array, k: number): number {
 
 /**
  * The feature planes of every cell (`target` ≠ 0: pixels to look at). The box statistics are
- * written straight into their planes (boxMean gives NaN off the valid cells, as the planes
- * hold there) and the dark level is read off the sorted cell means: no per-cell allocation,
- * the same numbers as the plane-by-plane form it replaced (test/analysis/shipSeaLand.test.ts).
+ * written straight into their planes (boxMean gives NaN off the valid cells, as the planes hold
+ * there, and those are left as it wrote them: the same NaN bits) and the dark level is selected
+ * (orderStatistic), not sorted: no per-cell allocation, the same bits as the plane-by-plane
+ * form it replaced (test/analysis/shipSeaLandGolden.test.ts).
  */
 export function seaLandFeatures(values: Float32Array, target: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }): SeaLandFeatures {
   const g = cellGrid(width, height, spacing);
@@ -191,13 +192,13 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
   const box = (src: Float32Array, r: number, into: Float32Array) => boxMean(src, valid, g.cols, g.rows, r, r, into, { scratch });
   RADII.forEach((r, j) => {
     const a = box(mean, r, plane(SEA_LAND_FEATURES[2 + j]!));
-    for (let k = 0; k < m; k++) a[k] = db(a[k]! / dark);
+    for (let k = 0; k < m; k++) if (valid[k]) a[k] = db(a[k]! / dark);
   });
   const squares = cv; // cv is in its plane now: reuse its array for the box means of cdb².
   RADII.slice(0, 3).forEach((r, j) => {
     const a = box(cdb, r, plane(SEA_LAND_FEATURES[6 + j]!));
     const b = box(cdb2, r, squares);
-    for (let k = 0; k < m; k++) a[k] = Math.sqrt(Math.max(0, b[k]! - a[k]! * a[k]!));
+    for (let k = 0; k < m; k++) if (valid[k]) a[k] = Math.sqrt(Math.max(0, b[k]! - a[k]! * a[k]!));
   });
   RADII.slice(1).forEach((r, j) => box(bright, r, plane(SEA_LAND_FEATURES[9 + j]!)));
   RADII.slice(1).forEach((r, j) => box(darkCell, r, plane(SEA_LAND_FEATURES[12 + j]!)));
