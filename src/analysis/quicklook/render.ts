@@ -6,7 +6,7 @@
  * and the quicklook (the same pixels with the AOI's outline and the detections drawn).
  */
 import { Canvas, fillRingSpans, type Colour } from '../../raster/canvas.ts';
-import { boxMean } from '../../raster/boxMean.ts';
+import { boxMeanInPlace } from '../../raster/boxMean.ts';
 import type { MercatorGrid } from './mercator.ts';
 import type { Lattice, SampledRaster } from './sample.ts';
 import type { FlatRings } from './vectors.ts';
@@ -126,26 +126,21 @@ const HIST_LO = -80;
 const HIST_BIN = 0.05;
 const HIST_BINS = Math.ceil(120 / HIST_BIN);
 
-/** Each value's histogram bin, −1 for a value at or below the floor (or NaN): not counted in the stretch. */
-function binsOf(db: Float32Array): Int16Array {
-  const bins = new Int16Array(db.length);
-  for (let i = 0; i < db.length; i++) {
-    const v = db[i]!;
-    bins[i] = v > FLOOR_DB + 0.01 ? Math.max(0, Math.min(HIST_BINS - 1, Math.floor((v - HIST_LO) / HIST_BIN))) : -1;
-  }
-  return bins;
-}
-
-/** The p-th percentiles of the output pixels' values above the floor (0.05 dB bins): each pixel counts its sampled value's bin. */
-function percentiles(index: Int32Array, bins: Int16Array, ps: readonly number[]): number[] {
+/**
+ * The p-th percentiles of the output pixels' values above the floor (0.05 dB bins): each pixel
+ * counts its sampled value's bin, worked out where it is counted (no array of every sampled
+ * value's bin: as many fresh bytes as values cost more in page faults than the arithmetic);
+ * a value at or below the floor (or NaN) is not counted.
+ */
+function percentiles(index: Int32Array, db: Float32Array, ps: readonly number[]): number[] {
   const counts = new Uint32Array(HIST_BINS);
   let n = 0;
   for (let i = 0; i < index.length; i++) {
     const k = index[i]!;
     if (k < 0) continue;
-    const b = bins[k]!;
-    if (b < 0) continue;
-    counts[b]!++;
+    const v = db[k]!;
+    if (!(v > FLOOR_DB + 0.01)) continue;
+    counts[Math.max(0, Math.min(HIST_BINS - 1, Math.floor((v - HIST_LO) / HIST_BIN)))]!++;
     n++;
   }
   return ps.map((p) => {
@@ -244,13 +239,16 @@ class IndexedCanvas extends Canvas {
   }
 }
 
-/** A 3 × 3 mean of the sampled values (linear) where they are data. */
-function smoothed(raster: SampledRaster): Float32Array {
+/**
+ * A 3 × 3 mean of the sampled values (linear) where they are data, over the values themselves
+ * (boxMeanInPlace: boxMean's means bit for bit, without its raster-sized row sums and output).
+ */
+function smoothInPlace(raster: SampledRaster): void {
   const { data, rows, runs } = raster;
   // A plain loop: Uint8Array.from with a mapping function takes seconds on a 2,048² raster.
   const valid = new Uint8Array(data.length);
   for (let i = 0; i < data.length; i++) valid[i] = data[i]! > 0 ? 1 : 0;
-  return boxMean(data, valid, runs, rows, 1, 1);
+  boxMeanInPlace(data, valid, runs, rows, 1, 1);
 }
 
 /** −1 at every output pixel outside the rings. */
@@ -266,7 +264,7 @@ export async function renderQuicklook(input: RenderQuicklookInput): Promise<Rend
   // Near the source's own resolution (a polygon job) each value is one to a few pixels of
   // speckle: a 3 × 3 mean (linear) keeps it from filling the stretch. A whole scene's values
   // already average runs of ten or more pixels.
-  if (input.raster.runLength < SMOOTH_BELOW_RUN) input.raster.data = smoothed(input.raster);
+  if (input.raster.runLength < SMOOTH_BELOW_RUN) smoothInPlace(input.raster);
   // dB, the stretch's bins and the grey levels on the sampled raster (fewer values than the
   // output grid); the output pixels only say which sampled value they show.
   const db = input.raster.data;
@@ -274,7 +272,7 @@ export async function renderQuicklook(input: RenderQuicklookInput): Promise<Rend
   const index = resampleIndex(grid, input.lattice, input.raster);
   if (input.extent) maskOutside(index, projectRings(input.extent, grid, 0, input.extent.ringStart.length - 1), width, height);
 
-  const [lo, hi0] = percentiles(index, binsOf(db), STRETCH_PERCENTILES);
+  const [lo, hi0] = percentiles(index, db, STRETCH_PERCENTILES);
   const hi = Math.max(hi0!, lo! + 1);
   // Both pictures indexed (one byte a pixel) with the same palette; no row filter, fastest
   // deflate (png.ts): on speckle the adaptive filters and higher levels gain little size for
