@@ -2,8 +2,9 @@
  * A quicklook's PNG writer: 8-bit pixels written as an indexed image (one byte a pixel and a
  * palette: the ship/oil/building pictures), RGB, grey + alpha or RGBA, no row filter, deflate
  * level 1 (run-length matches only for indexed pictures) — without pngjs's per-pixel
- * JavaScript passes, and compressed on libuv's pool (zlib's asynchronous deflate) so a quicklook's two pictures compress at once. A caller may
- * write its pixels straight into the filtered rows (rawImage) and hand them over (encodeRaw).
+ * JavaScript passes, and compressed on libuv's pool (zlib's asynchronous deflate) so a
+ * quicklook's two pictures compress at once. A caller may write its pixels straight into the
+ * filtered rows (rawImage) and hand them over (encodeRaw).
  * zlib gives the deflate and the chunks' CRC-32; only the chunk framing is written here.
  */
 import { promisify } from 'node:util';

@@ -1,7 +1,7 @@
 /**
  * Worker-thread half of a quicklook (a task of the analysis pool): the sampled source in dB,
- * stretched between the 2nd and 98th percentiles of the output pixels, each sampled value's
- * grey level worked out once, then resampled onto the Mercator grid as indices; two indexed
+ * resampled onto the Mercator grid as indices of the sampled values, stretched between the 2nd
+ * and 98th percentiles of the output pixels into grey levels; two indexed
  * PNGs with one palette — the overlay (transparent outside the data and the analysed extent)
  * and the quicklook (the same pixels with the AOI's outline and the detections drawn).
  */
@@ -183,31 +183,25 @@ function paletteOf(detection: Colour): Palette {
   return { rgb, alpha: Uint8Array.of(0) };
 }
 
-/** Each sampled value's palette entry in the stretch lo … hi (1 + its grey level), 0 where it has none (NaN). */
-function entriesOf(db: Float32Array, lo: number, hi: number): Uint8Array {
-  const entries = new Uint8Array(db.length);
-  const top = GREY_LEVELS - 1;
-  for (let i = 0; i < db.length; i++) {
-    const v = db[i]!;
-    entries[i] = Number.isFinite(v) ? 1 + Math.round(Math.max(0, Math.min(1, (v - lo) / (hi - lo))) * top) : 0;
-  }
-  return entries;
-}
-
 /**
- * The output pixels' palette entries into `raw` (an indexed rawImage), 0 (transparent) where
- * there is no value. Returns how many have one.
+ * The output pixels' palette entries into `raw` (an indexed rawImage): the value shown in the
+ * stretch lo … hi, 1 + its grey level; 0 (transparent) where there is no value (NaN). Worked
+ * out per output pixel, not once per sampled value into an array: a fresh array of every
+ * sampled value costs more in page faults than the arithmetic (the 4,608² building pair's
+ * 5.2 M values for 4.2 M pixels). Returns how many pixels have a value.
  */
-function paint(index: Int32Array, entries: Uint8Array, width: number, height: number, raw: Uint8Array): number {
+function paint(index: Int32Array, db: Float32Array, lo: number, hi: number, width: number, height: number, raw: Uint8Array): number {
+  const top = GREY_LEVELS - 1;
   let validPixels = 0;
   for (let y = 0; y < height; y++) {
     const o = rawRowStart('indexed', width, y);
     for (let x = 0, i = y * width; x < width; x++, i++) {
       const k = index[i]!;
       if (k < 0) continue;
-      const e = entries[k]!;
-      raw[o + x] = e;
-      if (e) validPixels++;
+      const v = db[k]!;
+      if (!Number.isFinite(v)) continue;
+      raw[o + x] = 1 + Math.round(Math.max(0, Math.min(1, (v - lo) / (hi - lo))) * top);
+      validPixels++;
     }
   }
   return validPixels;
@@ -279,7 +273,7 @@ export async function renderQuicklook(input: RenderQuicklookInput): Promise<Rend
   // 4× the time. The overlay is compressed while the quicklook (its copy) is drawn on.
   const palette = paletteOf(style.colour);
   const overlayRaw = rawImage('indexed', width, height);
-  const validPixels = paint(index, entriesOf(db, lo!, hi), width, height, overlayRaw);
+  const validPixels = paint(index, db, lo!, hi, width, height, overlayRaw);
   const quicklookRaw = Buffer.from(overlayRaw);
   const overlay = encodeRaw(overlayRaw, 'indexed', width, height, palette);
 
