@@ -360,14 +360,14 @@ function columnStep(row: Float64Array, width: number, height: number, rv: number
   }
 }
 
-/** out[base + x] = invalid pixels of row `base` in columns x − r … x + r (clipped). */
-function rowMissingCounts(valid: Uint8Array, base: number, width: number, r: number, out: Int32Array): void {
+/** out[outBase + x] = invalid pixels of row `base` in columns x − r … x + r (clipped). */
+function rowMissingCounts(valid: Uint8Array, base: number, width: number, r: number, out: Int32Array, outBase = base): void {
   let s = 0;
   for (let x = 0; x < Math.min(r, width); x++) s += valid[base + x] ? 0 : 1;
   for (let x = 0; x < width; x++) {
     if (x + r < width && !valid[base + x + r]) s++;
     if (x - r - 1 >= 0 && !valid[base + x - r - 1]) s--;
-    out[base + x] = s;
+    out[outBase + x] = s;
   }
 }
 
@@ -419,4 +419,88 @@ function meanRowCounted(
     if (c > 0 && (minFraction <= 0 || c >= need * cols[x]!)) out[i] = sum[x]! / c;
     else out[i] = fallback ? fallback[i]! : Number.NaN;
   }
+}
+
+/**
+ * boxMean with its default options (every valid pixel computed, one valid pixel enough, NaN at
+ * the others), value for value the same, written over `values` itself: the masked row sums are
+ * kept for the 2·ry + 2 rows the running column sums still need (a ring), not for the whole
+ * raster. For a caller with no other use for its input (a quicklook's sampled raster): no
+ * raster-sized scratch or output — boxMean's row sums are 8 bytes a pixel, and on this machine
+ * the first touch of a fresh 42 MB array (a 5 M-value raster) costs ~130 ms CPU in page faults
+ * alone. Each row's sums are taken before the row is overwritten; the column sums, the invalid
+ * pixels per window and the means are boxMean's operations in boxMean's order.
+ */
+export function boxMeanInPlace(values: Float32Array, valid: Uint8Array, width: number, height: number, rx: number, ry: number, scratch: BoxScratch = new BoxScratch()): Float32Array {
+  const n = width * height;
+  if (values.length !== n || valid.length !== n) throw new RangeError(`boxMeanInPlace: arrays must hold ${width} × ${height} values`);
+  if (n === 0) return values;
+  const r = Math.min(rx, width - 1);
+  const cy = Math.min(ry, height - 1);
+  const slots = 2 * cy + 2;
+  const rowSum = scratch.get('boxRingRow', slots * width);
+  const missing = scratch.array('boxRingMissing', Int32Array, slots * width);
+  const rowMissing = scratch.array('boxRingRowMissing', Uint8Array, slots);
+  const masked = scratch.get('boxMaskedRow', width);
+  const cols = windowColumns(width, r, scratch);
+  const sum = scratch.get('boxColumnSum', width);
+  const absent = scratch.get('boxColumnMissing', width).fill(0);
+  let prepared = 0;
+  // Row k's masked sums (and, when it has invalid pixels, its invalid counts) into its slot.
+  const prepare = (last: number) => {
+    for (const to = Math.min(last, height - 1); prepared <= to; prepared++) {
+      const k = prepared;
+      const o = k * width;
+      const at = (k % slots) * width;
+      let all = 1;
+      for (let x = 0; x < width; x++) {
+        const v = values[o + x]!;
+        const ok = valid[o + x]!;
+        masked[x] = ok && v === v ? v : 0;
+        all &= ok !== 0 ? 1 : 0;
+      }
+      rowSumsOfValues(masked, 0, width, r, rowSum.subarray(at, at + width));
+      rowMissing[k % slots] = 1 - all;
+      if (!all) rowMissingCounts(valid, o, width, r, missing, at);
+    }
+  };
+  let absentRows = 0;
+  for (let y = 0; y < height; y++) {
+    prepare(y + cy);
+    // boxMean's columnStep over the ring's slots.
+    if (y === 0) {
+      sum.fill(0);
+      for (let k = 0; k <= cy; k++) {
+        const base = (k % slots) * width;
+        for (let x = 0; x < width; x++) sum[x]! += rowSum[base + x]!;
+      }
+    } else {
+      const add = y + cy;
+      const drop = y - cy - 1;
+      const a = (add % slots) * width;
+      const d = drop >= 0 ? (drop % slots) * width : 0;
+      if (add < height && drop >= 0) for (let x = 0; x < width; x++) sum[x] = sum[x]! + rowSum[a + x]! - rowSum[d + x]!;
+      else if (add < height) for (let x = 0; x < width; x++) sum[x] = sum[x]! + rowSum[a + x]!;
+      else if (drop >= 0) for (let x = 0; x < width; x++) sum[x] = sum[x]! - rowSum[d + x]!;
+    }
+    // Invalid pixels per window: rows entering (row 0: the first cy + 1) and leaving.
+    for (let k = y === 0 ? 0 : y + cy; k <= y + cy && k < height; k++) {
+      if (!rowMissing[k % slots]) continue;
+      for (let x = 0, m = (k % slots) * width; x < width; x++) absent[x]! += missing[m + x]!;
+      absentRows++;
+    }
+    const drop = y - cy - 1;
+    if (drop >= 0 && rowMissing[drop % slots]) {
+      for (let x = 0, m = (drop % slots) * width; x < width; x++) absent[x]! -= missing[m + x]!;
+      absentRows--;
+    }
+    const rows = Math.min(height - 1, y + cy) - Math.max(0, y - cy) + 1;
+    const o = y * width;
+    if (absentRows > 0) {
+      for (let x = 0; x < width; x++) values[o + x] = valid[o + x] ? sum[x]! / (rows * cols[x]! - absent[x]!) : Number.NaN;
+    } else {
+      for (let x = 0; x < width; x++) values[o + x] = valid[o + x] ? sum[x]! / (rows * cols[x]!) : Number.NaN;
+    }
+  }
+  return values;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/prng.ts';
-import { BoxScratch, boxCount, boxMean, boxSum, maskedBoxSums } from '../../src/raster/boxMean.ts';
+import { BoxScratch, boxCount, boxMean, boxMeanInPlace, boxSum, maskedBoxSums } from '../../src/raster/boxMean.ts';
 
 // Golden fixtures worked out by hand (integer sums, so the expected means are exact; the
 // Float32 outputs are compared with Math.fround of the exact quotient).
@@ -224,4 +224,51 @@ describe('boxMean changedRows (the second background pass)', () => {
       }
     });
   }
+});
+
+describe('boxMeanInPlace (a quicklook\'s 3 × 3 mean over its own sampled raster)', () => {
+  // boxMean with its default options, bit for bit, on the same kinds of rasters as above: values
+  // whose float64 sums round, no-data spread out or in a few rows only, NaN at a valid pixel,
+  // radii small and beyond the raster (the ring of row sums then holds every row), one row or
+  // one column. One scratch across trials of different sizes, as a pool thread keeps it.
+  const rand = mulberry32(77);
+  const scratch = new BoxScratch();
+  for (let trial = 0; trial < 40; trial++) {
+    it(`trial ${trial}`, () => {
+      const w = trial === 0 ? 1 : 1 + Math.floor(rand() * 90);
+      const h = trial === 1 ? 1 : 1 + Math.floor(rand() * 90);
+      const n = w * h;
+      const values = Float32Array.from({ length: n }, () => (rand() < 0.05 ? (rand() < 0.5 ? -1 : 1) * 10 ** (12 + rand() * 6) : (rand() - 0.3) * 10 ** (rand() * 8 - 4)));
+      if (trial % 7 === 0) values[Math.floor(rand() * n)] = Number.NaN;
+      const valid = new Uint8Array(n);
+      if (trial % 3 === 2) {
+        // No-data in a few rows only.
+        valid.fill(1);
+        for (let k = 0; k < 1 + (trial % 4); k++) {
+          const y = Math.floor(rand() * h);
+          for (let x = 0; x < w; x++) if (rand() < 0.3) valid[y * w + x] = 0;
+        }
+      } else {
+        const density = [1, 0.97, 0.6, 0.1][trial % 4]!;
+        for (let i = 0; i < n; i++) valid[i] = rand() < density ? 1 : 0;
+      }
+      const rx = trial % 4 === 3 ? 1 : Math.floor(rand() * (trial % 5 === 0 ? 120 : 12));
+      const ry = trial % 4 === 3 ? 1 : Math.floor(rand() * (trial % 5 === 1 ? 120 : 12));
+      const expected = boxMean(values, valid, w, h, rx, ry);
+      const got = values.slice();
+      expect(boxMeanInPlace(got, valid, w, h, rx, ry, scratch)).toBe(got);
+      let differ = 0;
+      let nan = 0;
+      for (let i = 0; i < n; i++) {
+        if (!Object.is(got[i], expected[i])) differ++;
+        if (Number.isNaN(got[i]!)) nan++;
+      }
+      expect(differ).toBe(0);
+      // NaN exactly at the invalid centres (and nowhere else unless a NaN value was in the window).
+      if (trial % 7 !== 0) expect(nan).toBe(n - valid.reduce((a, b) => a + b, 0));
+    });
+  }
+  it('rejects arrays of the wrong size', () => {
+    expect(() => boxMeanInPlace(new Float32Array(5), new Uint8Array(6), 3, 2, 1, 1)).toThrow(RangeError);
+  });
 });
