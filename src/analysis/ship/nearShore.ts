@@ -3,7 +3,9 @@
 // the candidate classifier, and the rest of the tile by the default detector. The distance is a
 // chamfer distance over blocks of about BLOCK_M metres (a block is land when any of its pixels
 // is), so the band's edge is good to a block's diagonal (≈ 70 m). Pure, on typed arrays;
-// imports nothing.
+// imports only the shared chamfer transform.
+
+import { chamferInPlace } from '../../raster/chamfer.ts';
 
 /** Block size (m) of the distance transforms. */
 export const BLOCK_M = 50;
@@ -28,29 +30,7 @@ export interface NearShoreBand {
 function chamfer(from: Uint8Array, rows: number, cols: number, dy: number, dx: number): Float32Array {
   const d = new Float32Array(rows * cols);
   for (let k = 0; k < d.length; k++) d[k] = from[k] ? 0 : Infinity;
-  const dd = Math.hypot(dx, dy);
-  const relax = (k: number, r: number, c: number, step: number) => {
-    if (r < 0 || r >= rows || c < 0 || c >= cols) return;
-    const v = d[r * cols + c]! + step;
-    if (v < d[k]!) d[k] = v;
-  };
-  for (let r = 0; r < rows; r++)
-    for (let c = 0; c < cols; c++) {
-      const k = r * cols + c;
-      relax(k, r - 1, c - 1, dd);
-      relax(k, r - 1, c, dy);
-      relax(k, r - 1, c + 1, dd);
-      relax(k, r, c - 1, dx);
-    }
-  for (let r = rows - 1; r >= 0; r--)
-    for (let c = cols - 1; c >= 0; c--) {
-      const k = r * cols + c;
-      relax(k, r + 1, c + 1, dd);
-      relax(k, r + 1, c, dy);
-      relax(k, r + 1, c - 1, dd);
-      relax(k, r, c + 1, dx);
-    }
-  return d;
+  return chamferInPlace(d, rows, cols, dy, dx);
 }
 
 /**

@@ -14,6 +14,7 @@
 import { committedModel } from '../common/committedModel.ts';
 import { sigmoid, type GbtModel } from '../oilslick/gbt.ts';
 import { BoxScratch, boxMean } from '../../raster/boxMean.ts';
+import { chamferInPlace } from '../../raster/chamfer.ts';
 
 /** Cell size (m) along each axis. */
 export const CELL_M = 20;
@@ -407,30 +408,7 @@ export function withLandDistance(f: SeaLandField, spacing: { range: number; azim
   const { rows, cols } = f;
   const d = new Float32Array(rows * cols);
   for (let k = 0; k < d.length; k++) d[k] = f.land[k]! >= threshold ? 0 : LAND_DISTANCE_CAP_M;
-  const dy = f.cellRows * spacing.azimuth;
-  const dx = f.cellCols * spacing.range;
-  const dd = Math.hypot(dx, dy);
-  const relax = (k: number, r: number, c: number, step: number) => {
-    if (r < 0 || r >= rows || c < 0 || c >= cols) return;
-    const v = d[r * cols + c]! + step;
-    if (v < d[k]!) d[k] = v;
-  };
-  for (let r = 0; r < rows; r++)
-    for (let c = 0; c < cols; c++) {
-      const k = r * cols + c;
-      relax(k, r - 1, c - 1, dd);
-      relax(k, r - 1, c, dy);
-      relax(k, r - 1, c + 1, dd);
-      relax(k, r, c - 1, dx);
-    }
-  for (let r = rows - 1; r >= 0; r--)
-    for (let c = cols - 1; c >= 0; c--) {
-      const k = r * cols + c;
-      relax(k, r + 1, c + 1, dd);
-      relax(k, r + 1, c, dy);
-      relax(k, r + 1, c - 1, dd);
-      relax(k, r, c + 1, dx);
-    }
+  chamferInPlace(d, rows, cols, f.cellRows * spacing.azimuth, f.cellCols * spacing.range);
   return { ...f, distanceM: d };
 }
 
