@@ -6,11 +6,11 @@
 //
 // The quicklook's strided read (src/analysis/quicklook/sample.ts) takes one line per block (its
 // middle line) and the mean of the finite values over each run of runLength pixels; this pools
-// exactly that line and those pixels (lines = 1), or `lines` lines centred on it. Ship's copy
-// (ship/tile.ts poolDn2) is the same walk over DN²: the two could share one pooling loop over
-// a value transform (v·v for DN, v for linear values; zero or NaN as "no data").
+// exactly that line and those pixels (lines = 1), or `lines` lines centred on it, over the same
+// walk as the ship and oil tiles' DN² copy (common/quicklookCopy.ts forEachPooledSpan).
 
 import type { BlockGrid, PooledValues } from '../port.ts';
+import { emptyPart, forEachPooledSpan } from '../common/quicklookCopy.ts';
 import type { PixelRect } from './tile.ts';
 
 /** Where a tile's read sits on the quicklook's blocks, and which of its bands they pool: plain data, sent with each tile. */
@@ -33,54 +33,27 @@ export interface PooledValuesPart {
   counts: Uint32Array;
 }
 
-const EMPTY: PooledValuesPart = { rowFrom: 0, runFrom: 0, rows: 0, runs: 0, sum: new Float64Array(0), counts: new Uint32Array(0) };
-
 /**
  * Sums and counts of the finite values of `values` (row-major, `width` wide; its pixel (0, 0) is
  * the grid's raster pixel (origin.row, origin.col)) within `core`, per block of `grid`: only
  * each block's `lines` middle lines, and columns up to grid.x0 + grid.width.
  */
 export function poolLinear(values: Float32Array, width: number, core: PixelRect, origin: { row: number; col: number }, grid: BlockGrid): PooledValuesPart {
-  const { rowStep, runLength } = grid;
-  const gridWidth = Math.min(grid.width ?? grid.runs * runLength, grid.runs * runLength);
-  // Grid-relative rows and columns of the core.
-  const r0 = Math.max(0, origin.row + core.y0 - grid.y0);
-  const r1 = Math.min(grid.rows * rowStep, origin.row + core.y0 + core.height - grid.y0);
-  const c0 = Math.max(0, origin.col + core.x0 - grid.x0);
-  const c1 = Math.min(gridWidth, origin.col + core.x0 + core.width - grid.x0);
-  if (!(r1 > r0 && c1 > c0)) return EMPTY;
-  const rowFrom = Math.floor(r0 / rowStep);
-  const runFrom = Math.floor(c0 / runLength);
-  const rows = Math.floor((r1 - 1) / rowStep) - rowFrom + 1;
-  const runs = Math.floor((c1 - 1) / runLength) - runFrom + 1;
-  const sum = new Float64Array(rows * runs);
-  const counts = new Uint32Array(rows * runs);
-  const dy = grid.y0 - origin.row;
-  const dx = grid.x0 - origin.col;
-  const first = (rowStep >> 1) - (grid.lines >> 1);
-  for (let r = r0; r < r1; r++) {
-    const inBlock = r % rowStep;
-    if (inBlock < first || inBlock >= first + grid.lines) continue;
-    const base = (Math.floor(r / rowStep) - rowFrom) * runs - runFrom;
-    const line = (r + dy) * width + dx;
-    for (let c = c0; c < c1; ) {
-      const k = base + Math.floor(c / runLength);
-      const spanEnd = Math.min(c1, c - (c % runLength) + runLength);
-      let s = 0;
-      let n = 0;
-      for (let i = line + c, end = line + spanEnd; i < end; i++) {
-        const v = values[i]!;
-        // NaN (no data) and ±Infinity left out, as the strided read's run means leave them out.
-        if (v - v === 0) {
-          s += v;
-          n++;
-        }
+  const { rowFrom, runFrom, rows, runs, sumDn2: sum, counts } = emptyPart({ x0: origin.col + core.x0, y0: origin.row + core.y0, width: core.width, height: core.height }, grid);
+  forEachPooledSpan(width, core, origin, grid, { rowFrom, runFrom, runs }, (k, from, to) => {
+    let s = 0;
+    let n = 0;
+    for (let i = from; i < to; i++) {
+      const v = values[i]!;
+      // NaN (no data) and ±Infinity left out, as the strided read's run means leave them out.
+      if (v - v === 0) {
+        s += v;
+        n++;
       }
-      sum[k]! += s;
-      counts[k]! += n;
-      c = spanEnd;
     }
-  }
+    sum[k]! += s;
+    counts[k]! += n;
+  });
   return { rowFrom, runFrom, rows, runs, sum, counts };
 }
 

@@ -5,8 +5,9 @@
 // grid's origin, so a block cut by a tile edge gets its parts from both tiles and the parts add
 // up exactly. The detector merges the parts (mergePooled) and the worker's quicklook calibrates
 // and denoises each block mean as the strided read does a run (quicklook/index.ts pooledRaster).
-// Used by the ship (ship/tile.ts) and oil-slick (oilslick/sceneTile.ts) tiles. Pure typed
-// arrays: runs on the analysis pool's threads; imports only the port's types.
+// Used by the ship (ship/tile.ts) and oil-slick (oilslick/sceneTile.ts) tiles; the building
+// pair's tiles pool linear values over the same walk (forEachPooledSpan; change/quicklookCopy.ts).
+// Pure typed arrays: runs on the analysis pool's threads; imports only the port's types.
 import type { BlockGrid, PooledBlocks } from '../port.ts';
 
 /** One tile's part: blocks rowFrom … rowFrom + rows − 1, runFrom … runFrom + runs − 1 of the grid. */
@@ -32,7 +33,7 @@ function gridRange(win: Window, grid: BlockGrid): { r0: number; r1: number; c0: 
   const r0 = Math.max(0, win.y0 - grid.y0);
   const r1 = Math.min(grid.rows * grid.rowStep, win.y0 + win.height - grid.y0);
   const c0 = Math.max(0, win.x0 - grid.x0);
-  const c1 = Math.min(grid.runs * grid.runLength, win.x0 + win.width - grid.x0);
+  const c1 = Math.min(grid.runs * grid.runLength, grid.width ?? Infinity, win.x0 + win.width - grid.x0);
   return r1 > r0 && c1 > c0 ? { r0, r1, c0, c1 } : null;
 }
 
@@ -53,6 +54,43 @@ function firstPooledLine(grid: BlockGrid): number {
 }
 
 /**
+ * Calls `span(k, from, to)` for each run of pooled pixels of `core` (tile-local; the tile's pixel
+ * (0, 0) is full-image `origin`; the tile's rows are `width` long): `k` the block's index in
+ * `part` (a part over the blocks `core` reaches: emptyPart), [from, to) the run's indices in the
+ * tile's row-major array — each block's `lines` middle lines, cut at the core's and the grid's
+ * edges. One walk for every copy: DN² (poolDn2) and linear values (change/quicklookCopy.ts).
+ */
+export function forEachPooledSpan(
+  width: number,
+  core: Window,
+  origin: { row: number; col: number },
+  grid: BlockGrid,
+  part: { rowFrom: number; runFrom: number; runs: number },
+  span: (k: number, from: number, to: number) => void,
+): void {
+  const range = gridRange({ x0: origin.col + core.x0, y0: origin.row + core.y0, width: core.width, height: core.height }, grid);
+  if (!range) return;
+  const { r0, r1, c0, c1 } = range;
+  const { rowStep, runLength } = grid;
+  const { rowFrom, runFrom, runs } = part;
+  // Grid-relative (r, c) → tile-local (r + grid.y0 − origin.row, c + grid.x0 − origin.col).
+  const dy = grid.y0 - origin.row;
+  const dx = grid.x0 - origin.col;
+  const first = firstPooledLine(grid);
+  for (let r = r0; r < r1; r++) {
+    const inBlock = r % rowStep;
+    if (inBlock < first || inBlock >= first + grid.lines) continue;
+    const base = (Math.floor(r / rowStep) - rowFrom) * runs - runFrom;
+    const line = (r + dy) * width + dx;
+    for (let c = c0; c < c1; ) {
+      const spanEnd = Math.min(c1, c - (c % runLength) + runLength);
+      span(base + Math.floor(c / runLength), line + c, line + spanEnd);
+      c = spanEnd;
+    }
+  }
+}
+
+/**
  * Sums of DN² and counts of the valid pixels of `core` (tile-local; the tile's pixel (0, 0) is
  * full-image `origin`) per block of `grid`; pixels outside the grid's blocks are left out. `dn`
  * is DN as read (0 where there is no data; `nodata`, the TIFF's no-data value, is left out too).
@@ -65,39 +103,21 @@ export function poolDn2(
   grid: BlockGrid,
   nodata = 0,
 ): PooledPart {
-  const win = { x0: origin.col + core.x0, y0: origin.row + core.y0, width: core.width, height: core.height };
-  const part = emptyPart(win, grid);
-  const range = gridRange(win, grid);
-  if (!range) return part;
-  const { r0, r1, c0, c1 } = range;
-  const { rowStep, runLength } = grid;
-  const { rowFrom, runFrom, runs, sumDn2, counts } = part;
-  // Grid-relative (r, c) → tile-local (r + grid.y0 − origin.row, c + grid.x0 − origin.col).
-  const dy = grid.y0 - origin.row;
-  const dx = grid.x0 - origin.col;
-  const first = firstPooledLine(grid);
-  for (let r = r0; r < r1; r++) {
-    const inBlock = r % rowStep;
-    if (inBlock < first || inBlock >= first + grid.lines) continue;
-    const base = (Math.floor(r / rowStep) - rowFrom) * runs - runFrom;
-    const line = (r + dy) * width + dx;
-    for (let c = c0; c < c1; ) {
-      const k = base + Math.floor(c / runLength);
-      const spanEnd = Math.min(c1, c - (c % runLength) + runLength);
-      let sum = 0;
-      let n = 0;
-      // DN is 0 wherever the pixel has no data: no branch on a validity mask.
-      for (let i = line + c, end = line + spanEnd; i < end; i++) {
-        const v = dn[i]!;
-        const ok = v !== 0 && v !== nodata;
-        sum += ok ? v * v : 0;
-        n += ok ? 1 : 0;
-      }
-      c = spanEnd;
-      sumDn2[k]! += sum;
-      counts[k]! += n;
+  const part = emptyPart({ x0: origin.col + core.x0, y0: origin.row + core.y0, width: core.width, height: core.height }, grid);
+  const { sumDn2, counts } = part;
+  forEachPooledSpan(width, core, origin, grid, part, (k, from, to) => {
+    let sum = 0;
+    let n = 0;
+    // DN is 0 wherever the pixel has no data: no branch on a validity mask.
+    for (let i = from; i < to; i++) {
+      const v = dn[i]!;
+      const ok = v !== 0 && v !== nodata;
+      sum += ok ? v * v : 0;
+      n += ok ? 1 : 0;
     }
-  }
+    sumDn2[k]! += sum;
+    counts[k]! += n;
+  });
   return part;
 }
 
