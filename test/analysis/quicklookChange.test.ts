@@ -18,10 +18,11 @@ import { openRasterProduct } from '../../src/imagery/index.ts';
 import { quicklookBlocksFor } from '../../src/worker/quicklook.ts';
 import type { AnalysisContext, BlockGrid, PooledValues, ResolvedInput } from '../../src/analysis/port.ts';
 import type { Polygon } from '../../src/geo/types.ts';
+import { S1_DATA } from '../helpers/samples.ts';
 
 afterAll(() => closeAnalysisPool());
 
-const DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '../../../shared/data/s1/rtc-stack-santabarbara/tests/test_data/cropped/10SGD/137');
+const DIR = path.join(S1_DATA, 'rtc-stack-santabarbara/tests/test_data/cropped/10SGD/137');
 const file = (date: string, stamp: string, pol: 'VV' | 'VH') => path.join(DIR, date, `OPERA_L2_RTC-S1_T137-292320-IW1_${stamp}_S1A_30_v1.0_${pol}.tif`);
 const PRE = { vv: file('2023-12-03', '20231203T015910Z_20231203T124004Z', 'VV'), vh: file('2023-12-03', '20231203T015910Z_20231203T124004Z', 'VH') };
 const POST = { vv: file('2023-12-15', '20231215T015909Z_20231215T143038Z', 'VV'), vh: file('2023-12-15', '20231215T015909Z_20231215T143038Z', 'VH') };
