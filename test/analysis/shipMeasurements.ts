@@ -15,7 +15,7 @@ import { detectShipsInProduct, detectShipsInTile, type ShipParamsInput } from '.
 import { openSafeProduct } from '../../src/imagery/index.ts';
 import { NORTH_SEA_SAFE, NORTH_SEA_TRUTH } from '../imagery/fixtures.ts';
 import { scoreDetections, type TruthPoint } from './shipEval.ts';
-import { gammaClutter, generateSea, type SynthScene } from './synthSea.ts';
+import { gammaClutter, generateSea, scoreScene, type SynthScene } from './synthSea.ts';
 
 const CONFIGS: Record<string, ShipParamsInput> = {
   'default (K, PFA 1e-8)': {},
@@ -94,21 +94,6 @@ const NEAR_CONFIGS: Record<string, ShipParamsInput> = {
   'near-shore classifier within 2 km of land (nearShore on)': { nearShore: { enabled: true } },
 };
 
-function matchScene(found: Array<{ centroidRow: number; centroidCol: number }>, scene: SynthScene): { tp: number; fp: number; fn: number } {
-  const pairs: Array<{ d: number; i: number; j: number }> = [];
-  found.forEach((det, i) =>
-    scene.vessels.forEach((v, j) => {
-      const d = Math.hypot((det.centroidRow - v.row) * scene.spacing.azimuth, (det.centroidCol - v.col) * scene.spacing.range);
-      if (d <= 100) pairs.push({ d, i, j });
-    }),
-  );
-  pairs.sort((a, b) => a.d - b.d);
-  const di = new Set<number>();
-  const vj = new Set<number>();
-  for (const p of pairs) if (!di.has(p.i) && !vj.has(p.j)) (di.add(p.i), vj.add(p.j));
-  return { tp: vj.size, fp: found.length - di.size, fn: scene.vessels.length - vj.size };
-}
-
 async function nearShore(): Promise<void> {
   const sets: Record<string, SynthScene[]> = { 'shipTile.test scenes (8 × 768², VH, 160 vessels)': [], 'synthetic scenes (12 × 1024², 360 vessels)': [] };
   for (const wind of [3, 5, 7, 10]) for (const seed of [1, 2]) sets['shipTile.test scenes (8 × 768², VH, 160 vessels)']!.push(generateSea({ width: 768, height: 768, windSpeed: wind, seed: 100 * wind + seed, vessels: 20, channels: ['VH'] }));
@@ -127,7 +112,7 @@ async function nearShore(): Promise<void> {
       let [tp, fp, fn] = [0, 0, 0];
       for (const scene of scenes) {
         const input = { sigma0: { vh: scene.vh, ...(set.includes('VH') ? {} : { vv: scene.vv }) }, valid: scene.valid, width: scene.width, height: scene.height, pixelSpacing: scene.spacing, core: { x0: 0, y0: 0, width: scene.width, height: scene.height } };
-        const s = matchScene(detectShipsInTile(input, params), scene);
+        const s = scoreScene(detectShipsInTile(input, params), scene);
         tp += s.tp;
         fp += s.fp;
         fn += s.fn;

@@ -3,7 +3,7 @@ import { BrightSourceMap, findAzimuthAmbiguities, type AmbiguityGeometry } from 
 import { detectShipsInTile, requiredHalo, type ShipDetection, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
 import { DEFAULT_SHIP_PARAMS, resolveShipParams } from '../../src/analysis/ship/params.ts';
 import { planTiles } from '../../src/imagery/index.ts';
-import { generateSea, type SynthScene } from './synthSea.ts';
+import { generateSea, scoreScene as score, type SynthScene } from './synthSea.ts';
 
 function wholeTile(scene: SynthScene, channels: Array<'vh' | 'vv'> = ['vh']): ShipTileInput {
   return {
@@ -14,26 +14,6 @@ function wholeTile(scene: SynthScene, channels: Array<'vh' | 'vv'> = ['vh']): Sh
     pixelSpacing: scene.spacing,
     core: { x0: 0, y0: 0, width: scene.width, height: scene.height },
   };
-}
-
-/** Greedy one-to-one matching of detection centroids to vessel centres within 100 m. */
-function score(detections: ShipDetection[], scene: SynthScene): { tp: number; fp: number; fn: number } {
-  const pairs: Array<{ d: number; i: number; j: number }> = [];
-  detections.forEach((det, i) =>
-    scene.vessels.forEach((v, j) => {
-      const d = Math.hypot((det.centroidRow - v.row) * scene.spacing.azimuth, (det.centroidCol - v.col) * scene.spacing.range);
-      if (d <= 100) pairs.push({ d, i, j });
-    }),
-  );
-  pairs.sort((a, b) => a.d - b.d);
-  const di = new Set<number>();
-  const vj = new Set<number>();
-  for (const p of pairs) {
-    if (di.has(p.i) || vj.has(p.j)) continue;
-    di.add(p.i);
-    vj.add(p.j);
-  }
-  return { tp: vj.size, fp: detections.length - di.size, fn: scene.vessels.length - vj.size };
 }
 
 function subWindow<T extends Float32Array | Uint8Array>(a: T, width: number, w: { x0: number; y0: number; width: number; height: number }, make: (n: number) => T): T {

@@ -285,3 +285,23 @@ export function gammaClutter(width: number, height: number, options: { looks: nu
   }
   return out;
 }
+
+/** Greedy one-to-one matching of detection centroids to vessel centres within 100 m. */
+export function scoreScene(detections: ReadonlyArray<{ centroidRow: number; centroidCol: number }>, scene: SynthScene): { tp: number; fp: number; fn: number } {
+  const pairs: Array<{ d: number; i: number; j: number }> = [];
+  detections.forEach((det, i) =>
+    scene.vessels.forEach((v, j) => {
+      const d = Math.hypot((det.centroidRow - v.row) * scene.spacing.azimuth, (det.centroidCol - v.col) * scene.spacing.range);
+      if (d <= 100) pairs.push({ d, i, j });
+    }),
+  );
+  pairs.sort((a, b) => a.d - b.d);
+  const di = new Set<number>();
+  const vj = new Set<number>();
+  for (const p of pairs) {
+    if (di.has(p.i) || vj.has(p.j)) continue;
+    di.add(p.i);
+    vj.add(p.j);
+  }
+  return { tp: vj.size, fp: detections.length - di.size, fn: scene.vessels.length - vj.size };
+}
