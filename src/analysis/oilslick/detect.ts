@@ -278,14 +278,8 @@ export function classifyRegions(
 
 // ------------------------------------------------------------- in-memory rasters
 
-export interface SlickRasterInput {
-  sigma0VV: Float32Array;
-  valid: Uint8Array;
-  land?: Uint8Array;
-  width: number;
-  height: number;
-  pixelSpacing: PixelSpacing;
-}
+/** A whole in-memory raster: a tile's input without a core (the runner cuts the tiles). */
+export type SlickRasterInput = Omit<SlickTileInput, 'core'>;
 
 export interface RasterRunOptions {
   /** Tile core size (full-resolution pixels); default: params.tileSize. */
