@@ -361,31 +361,40 @@ describe('issue 21 §3: the stream limit of a key across API processes (REDIS_UR
     const prefix = `${uniqueQueueName()}:event-streams`;
     const dying = new RedisStreamSlots({ redisUrl: REDIS_URL, prefix, perKey: 1, leaseMs: 600 });
     const alive = new RedisStreamSlots({ redisUrl: REDIS_URL, prefix, perKey: 1, leaseMs: 600 });
+    // A live process's slot: renewed every 800 ms, its lease 2.4 s.
+    const keeper = new RedisStreamSlots({ redisUrl: REDIS_URL, prefix, perKey: 1, leaseMs: 2400 });
     try {
+      // The leases are on Redis's clock (TIME), the same one as Date.now() here: a lease taken
+      // after `taken` cannot end before `taken` + its length, however slow this process is.
+      const taken = Date.now();
       expect(await dying.acquire('key1')).not.toBeNull();
       expect(await alive.acquire('key1')).toBeNull();
       expect(await alive.acquire('key2')).not.toBeNull();
       // The process is gone: no renewal, no release.
       dying['client']!.disconnect();
-      const t0 = Date.now();
       let got = await alive.acquire('key1');
-      while (!got && Date.now() - t0 < 5000) {
+      while (!got && Date.now() - taken < 10_000) {
         await new Promise((r) => setTimeout(r, 50));
         got = await alive.acquire('key1');
       }
       expect(got).not.toBeNull();
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
-      // A live process's slot is renewed past its lease.
-      const held = await alive.acquire('key3');
+      // Not before its lease ended (was: 300 ms after the disconnect, which a slow start of the
+      // loop above could reach with the lease already over).
+      expect(Date.now() - taken).toBeGreaterThanOrEqual(600);
+      // A live process's slot is renewed past its lease: waited for on the clock, not a timer.
+      const held = await keeper.acquire('key3');
       expect(held).not.toBeNull();
-      const t1 = Date.now();
-      while (Date.now() - t1 < 1500) await new Promise((r) => setTimeout(r, 100));
+      const leaseEnds = Date.now() + 2400;
+      while (Date.now() <= leaseEnds + 100) await new Promise((r) => setTimeout(r, 100));
+      // Renewals every third of the lease: only a stall of this process over 1.6 s lets it end
+      // (with 600 ms leases before, 400 ms did).
       expect(await alive.acquire('key3')).toBeNull();
       held!();
       expect(await alive.acquire('key3')).not.toBeNull();
     } finally {
       await dying.close();
       await alive.close();
+      await keeper.close();
     }
   });
 });

@@ -70,9 +70,17 @@ describe('BullmqQueue', () => {
     let active = 0;
     let maxActive = 0;
     const done: string[] = [];
+    // The first handlers hold until two run at once: whether two overlap does not depend on
+    // how fast the enqueues below follow each other (150 ms handlers before: enqueues slower
+    // than that on a loaded machine would never overlap them). With concurrency 1 they would
+    // wait for ever, and `until` below fail.
+    let bothRunning!: () => void;
+    const twoAtOnce = new Promise<void>((r) => (bothRunning = r));
     q.consume(async (id) => {
       active++;
       maxActive = Math.max(maxActive, active);
+      if (active === 2) bothRunning();
+      await twoAtOnce;
       await sleep(150);
       active--;
       done.push(id);
