@@ -42,7 +42,7 @@ async function crash(service: Service) {
   await service.db.destroy();
 }
 
-async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -74,7 +74,7 @@ describe('state machine', () => {
     const { apiKey } = await createApiKey(service.db, { accountId });
     const client = new SarwatchClient({ baseUrl: service.url, apiKey });
     const { job_id } = await client.submit('analyze', 'timeseries', periodBody);
-    const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
     const balance = async () => Number((await service.db.selectFrom('accounts').select('balance_micros').where('id', '=', accountId).executeTakeFirstOrThrow()).balance_micros);
     const after = await balance();
     expect(await failJob(service.db, job_id, { code: 'PROCESSING_ERROR', message: 'x' })).toBeNull();
@@ -103,7 +103,7 @@ describe('crash recovery', () => {
     const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
     open.push(second.service);
     client = new SarwatchClient({ baseUrl: second.service.url, apiKey });
-    const job = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    const job = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
     expect(job.status).toBe('completed');
     const row = await second.service.db.selectFrom('jobs').select('attempts').where('id', '=', job_id).executeTakeFirstOrThrow();
     expect(Number(row.attempts)).toBe(2);
@@ -200,7 +200,7 @@ describe('crash recovery', () => {
     const fresh = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
     open.push(fresh.service);
     const client = new SarwatchClient({ baseUrl: fresh.service.url, apiKey });
-    const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
     expect(done.status).toBe('completed');
     // Now the stale worker's analysis ends: it writes its result, loses the completion and
     // cleans up what it wrote. close() waits until it has let go.
