@@ -28,11 +28,16 @@ afterAll(async () => {
   for (const dir of dataDirs) await dropTestStore(dir);
 });
 
-async function boot(dataDir: string, registry: ReturnType<typeof createRegistry>, env: Record<string, string> = {}) {
+/**
+ * A service on `dataDir`. Its leases are 2 s, so a crashed one's jobs come back soon; a worker
+ * whose run must not lose its job (the attempts are counted exactly) gets `leaseSeconds` 30:
+ * on a loaded machine a 2 s lease is lost to a 1.3 s stall between heartbeats.
+ */
+async function boot(dataDir: string, registry: ReturnType<typeof createRegistry>, env: Record<string, string> = {}, leaseSeconds = 2) {
   writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
   if (!dataDirs.includes(dataDir)) dataDirs.push(dataDir);
   const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...(await testStoreEnv(dataDir)), ...env });
-  const service = await startService(config, { queuePollMs: 30, registry, leaseSeconds: 2 });
+  const service = await startService(config, { queuePollMs: 30, registry, leaseSeconds });
   return { service, config };
 }
 
@@ -100,7 +105,7 @@ describe('crash recovery', () => {
     await waitFor(() => client.getJob(job_id), (j) => j.status === 'processing');
     await crash(first.service);
 
-    const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
+    const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]), {}, 30);
     open.push(second.service);
     client = new SarwatchClient({ baseUrl: second.service.url, apiKey });
     const job = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
@@ -197,7 +202,7 @@ describe('crash recovery', () => {
       expect(await requeueJob(tx, job_id, new Date().toISOString())).toBe(true);
     });
     // Another worker (a second process on the same store and objects) runs it to completion.
-    const fresh = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
+    const fresh = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]), {}, 30);
     open.push(fresh.service);
     const client = new SarwatchClient({ baseUrl: fresh.service.url, apiKey });
     const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
