@@ -115,7 +115,7 @@ describe('analysis worker pool', () => {
       const coldCount = cold.runCall(call).then(() => cold.threadCount);
       await warm.runCall(call);
       expect(await coldCount).toBeGreaterThan(0);
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 30_000;
       while (cold.threadCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(warm.threadCount).toBe(2);
       expect(cold.threadCount).toBe(0);

@@ -142,7 +142,7 @@ describe('issue 23 §4: a ship job with ais_id', () => {
     // Through the SDK: uploadAis, waitForAisUpload.
     const up = await t.client.uploadAis(rows.join('\n'));
     expect(up.status).toBe('processing');
-    expect(await t.client.waitForAisUpload(up.ais_id, { initialDelayMs: 25, timeoutMs: 10_000 })).toMatchObject({ status: 'ready', fix_count: 4, vessel_count: 4 });
+    expect(await t.client.waitForAisUpload(up.ais_id, { initialDelayMs: 25, timeoutMs: 30_000 })).toMatchObject({ status: 'ready', fix_count: 4, vessel_count: 4 });
     expect((await t.client.listAisUploads()).ais.map((a) => a.ais_id)).toContain(up.ais_id);
     const submit = await t.http('POST', '/api/v1/detect/ship', { body: job(up.ais_id) });
     expect(submit.status).toBe(200);

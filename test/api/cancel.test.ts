@@ -235,9 +235,9 @@ describe('issue 21 §3: POST /api/v1/jobs/{job_id}/cancel', () => {
     await running.promise;
     await t.client.cancel(job_id);
     finish.resolve();
-    await within(10_000, () => returned, (r) => r);
+    await within(30_000, () => returned, (r) => r);
     // The runner lets go of the job once its completion is refused.
-    await within(10_000, () => t.service.runner['held'].size, (n) => n === 0);
+    await within(30_000, () => t.service.runner['held'].size, (n) => n === 0);
     const row = await jobRow(t.service.db, job_id);
     expect({ status: row.status, error_code: row.error_code, result_key: row.result_key, credits_used_micros: Number(row.credits_used_micros) }).toEqual({
       status: 'failed',

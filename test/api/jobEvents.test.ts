@@ -141,7 +141,7 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
 
     // While nobody listens: a progress change (written to the store), then the end.
     detector.release(1);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (!(await log(t.service.db, job_id)).some((e) => e.progress === 65)) {
       if (Date.now() > deadline) throw new Error('progress 65 never stored');
       await new Promise((r) => setTimeout(r, 20));
@@ -201,7 +201,7 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
     await detector.running;
     // The runner's progress 5 (scenes selected) is written shortly after.
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (!(await log(t.service.db, job_id)).some((e) => e.event === 'progress')) {
       if (Date.now() > deadline) throw new Error('no progress event stored');
       await new Promise((r) => setTimeout(r, 20));
@@ -271,7 +271,7 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
 
     a.close();
     // The server sees the socket close on its own time: poll for the freed slot.
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 30_000;
     let again = await stream(t, job_id);
     while (again.status === 429 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
@@ -343,7 +343,7 @@ describe('issue 21 §3: the stream limit of a key across API processes (REDIS_UR
         expect(over.json.error.code).toBe('TOO_MANY_STREAMS');
       }
       first.close();
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 30_000;
       let again = await stream(b, job_id);
       while (again.status === 429 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 20));
@@ -359,33 +359,45 @@ describe('issue 21 §3: the stream limit of a key across API processes (REDIS_UR
   it('issue 21 §3: the slots of an API process that lost Redis (or died) end with their lease; the others may open streams again', async () => {
     await ensureRedis();
     const prefix = `${uniqueQueueName()}:event-streams`;
-    const dying = new RedisStreamSlots({ redisUrl: REDIS_URL, prefix, perKey: 1, leaseMs: 600 });
+    // The dying process's lease is 2 s: its slot must still be held when `alive` asks next,
+    // unless this process stalls 2 s in between (600 ms before; with two test runs at once on
+    // two cores, load 17, this test failed once).
+    const dying = new RedisStreamSlots({ redisUrl: REDIS_URL, prefix, perKey: 1, leaseMs: 2000 });
     const alive = new RedisStreamSlots({ redisUrl: REDIS_URL, prefix, perKey: 1, leaseMs: 600 });
+    // A live process's slot: renewed every 800 ms, its lease 2.4 s.
+    const keeper = new RedisStreamSlots({ redisUrl: REDIS_URL, prefix, perKey: 1, leaseMs: 2400 });
     try {
+      // The leases are on Redis's clock (TIME), the same one as Date.now() here: a lease taken
+      // after `taken` cannot end before `taken` + its length, however slow this process is.
+      const taken = Date.now();
       expect(await dying.acquire('key1')).not.toBeNull();
       expect(await alive.acquire('key1')).toBeNull();
       expect(await alive.acquire('key2')).not.toBeNull();
       // The process is gone: no renewal, no release.
       dying['client']!.disconnect();
-      const t0 = Date.now();
       let got = await alive.acquire('key1');
-      while (!got && Date.now() - t0 < 5000) {
+      while (!got && Date.now() - taken < 10_000) {
         await new Promise((r) => setTimeout(r, 50));
         got = await alive.acquire('key1');
       }
       expect(got).not.toBeNull();
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
-      // A live process's slot is renewed past its lease.
-      const held = await alive.acquire('key3');
+      // Not before its lease ended (was: 300 ms after the disconnect, which a slow start of the
+      // loop above could reach with the lease already over).
+      expect(Date.now() - taken).toBeGreaterThanOrEqual(2000);
+      // A live process's slot is renewed past its lease: waited for on the clock, not a timer.
+      const held = await keeper.acquire('key3');
       expect(held).not.toBeNull();
-      const t1 = Date.now();
-      while (Date.now() - t1 < 1500) await new Promise((r) => setTimeout(r, 100));
+      const leaseEnds = Date.now() + 2400;
+      while (Date.now() <= leaseEnds + 100) await new Promise((r) => setTimeout(r, 100));
+      // Renewals every third of the lease: only a stall of this process over 1.6 s lets it end
+      // (with 600 ms leases before, 400 ms did).
       expect(await alive.acquire('key3')).toBeNull();
       held!();
       expect(await alive.acquire('key3')).not.toBeNull();
     } finally {
       await dying.close();
       await alive.close();
+      await keeper.close();
     }
   });
 });

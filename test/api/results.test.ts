@@ -9,17 +9,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL_SQUARE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { aoiEchoTestDetector, crashingTestDetector } from '../helpers/testDetectors.ts';
 import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
+import type { AnalysisModule } from '../../src/analysis/port.ts';
 import { GoneError, NotReadyError } from '../../src/client/index.ts';
 import { geodesicAreaSqkm, parseAoiWkt } from '../../src/geo/index.ts';
 import { GENERIC_FAILURE_MESSAGE } from '../../src/contract/errors.ts';
 import { sweepExpiredResults } from '../../src/worker/retention.ts';
 
+/**
+ * Reports 50 % and then waits for the test's word before it finishes like aoiEchoTestDetector:
+ * a job that is still running for as long as the test looks at it (a 1.5 s sleep before left
+ * the test that window, whatever the load).
+ */
+let finishShip: () => void = () => {};
+const gatedShip: AnalysisModule = {
+  endpointId: 'ship',
+  async run(request, ctx) {
+    ctx.reportProgress(50);
+    await new Promise<void>((resolve) => (finishShip = resolve));
+    return aoiEchoTestDetector('ship').run(request, ctx);
+  },
+};
+
 let t: TestService;
 beforeAll(async () => {
-  t = await startTestService(
-    {},
-    { credits: 1000, registry: createRegistry([aoiEchoTestDetector('timeseries'), aoiEchoTestDetector('ship', { delayMs: 1500 }), crashingTestDetector('oilslick')]) },
-  );
+  t = await startTestService({}, { credits: 1000, registry: createRegistry([aoiEchoTestDetector('timeseries'), gatedShip, crashingTestDetector('oilslick')]) });
 });
 afterAll(() => t.close());
 
@@ -90,9 +103,17 @@ describe('completed jobs (spec: States, "Job finishes → completed")', () => {
   it('result of a job still running → 409 NOT_READY; progress is visible while it runs', async () => {
     const { job_id } = await t.client.submit('analyze', 'ship', { satellite_id: 'sentinel-1', polygon: SMALL_SQUARE, date: '2022-06-12' });
     await expect(t.client.resultUrl(job_id)).rejects.toBeInstanceOf(NotReadyError);
-    // The test detector reports 50 % and then works for 300 ms.
+    // The detector reports 50 % and then waits until a poll has seen it.
     const seen = new Set<number | null>();
-    const done = await t.client.wait(job_id, { initialDelayMs: 10, maxDelayMs: 20, timeoutMs: 20_000, onPoll: (j) => seen.add(j.progress) });
+    const done = await t.client.wait(job_id, {
+      initialDelayMs: 10,
+      maxDelayMs: 20,
+      timeoutMs: 20_000,
+      onPoll: (j) => {
+        seen.add(j.progress);
+        if (j.progress === 50) finishShip();
+      },
+    });
     expect(seen.has(50)).toBe(true);
     expect(done.progress).toBe(100);
     expect(done.status).toBe('completed');
@@ -154,17 +175,26 @@ describe('failed jobs (spec: Errors → Job failure)', () => {
 
 describe('retention (spec: States, "30 days after completion"; Get result, 410 GONE)', () => {
   it('after retention: 410 GONE with the envelope, the sweeper deletes the object, job metadata stays', async () => {
-    // 0.00002 days ≈ 1.7 s
-    const s = await startTestService({ SARWATCH_RESULT_RETENTION_DAYS: '0.00002', SARWATCH_SWEEP_INTERVAL_SECONDS: '3600' }, {
+    // Retention is set from the completion (completeJob: result_expires_at = completed_at +
+    // the configured days); the retention then ends by moving the expiry into the past. A
+    // retention of 1.7 s before left the 302 below a 1.7 s window after completion and the
+    // 410 a 272 ms margin after a timer: both at the machine's load's mercy.
+    const s = await startTestService({ SARWATCH_RESULT_RETENTION_DAYS: '0.5', SARWATCH_SWEEP_INTERVAL_SECONDS: '3600' }, {
       registry: createRegistry([aoiEchoTestDetector('timeseries')]),
     });
     try {
       const { job_id } = await s.client.submit('analyze', 'timeseries', periodBody);
       const job = await s.client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 100, timeoutMs: 20_000 });
+      const row = await s.service.db.selectFrom('jobs').select(['completed_at', 'result_expires_at']).where('id', '=', job_id).executeTakeFirstOrThrow();
+      expect(Date.parse(row.result_expires_at!) - Date.parse(row.completed_at!)).toBe(0.5 * 86_400_000);
       expect((await s.http('GET', `/api/v1/jobs/${job_id}/result.geojson`)).status).toBe(302);
+      // Nothing to sweep while the retention lasts.
+      expect(await sweepExpiredResults(s.service.db, s.service.objects)).toBe(0);
       const objectFile = path.join(s.dataDir, 'objects', 'results', `${job_id}.1.geojson`);
       expect(fs.existsSync(objectFile)).toBe(true);
-      await new Promise((r) => setTimeout(r, 2000));
+      // The retention is over: its end moved into the past (to a second before the completion).
+      const expired = new Date(Date.parse(row.completed_at!) - 1000).toISOString();
+      await s.service.db.updateTable('jobs').set({ result_expires_at: expired }).where('id', '=', job_id).execute();
       const gone = await s.http('GET', `/api/v1/jobs/${job_id}/result.geojson`);
       expect(gone.status).toBe(410);
       expect(gone.json.error.code).toBe('GONE');

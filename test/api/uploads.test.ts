@@ -57,6 +57,24 @@ const perFeatureTestDetector: AnalysisModule = {
   },
 };
 
+/**
+ * aoiEchoTestDetector('timeseries'), held while `holdTimeseries` is set when it starts: a job
+ * that keeps the one worker busy for as long as a test needs (an 800 ms detector before gave
+ * the test 800 ms to submit and delete, at the machine's load's mercy).
+ */
+let holdTimeseries: Promise<void> | null = null;
+let timeseriesRunning: () => void = () => {};
+const heldTimeseries: AnalysisModule = {
+  endpointId: 'timeseries',
+  async run(request, ctx) {
+    if (holdTimeseries) {
+      timeseriesRunning();
+      await holdTimeseries;
+    }
+    return aoiEchoTestDetector('timeseries').run(request, ctx);
+  },
+};
+
 let t: TestService;
 const MAX_BYTES = 64 * 1024;
 const MAX_FEATURES = 5;
@@ -64,7 +82,7 @@ const MAX_FEATURES = 5;
 beforeAll(async () => {
   t = await startTestService(
     { SARWATCH_MAX_UPLOAD_BYTES: String(MAX_BYTES), SARWATCH_MAX_UPLOAD_FEATURES: String(MAX_FEATURES) },
-    { credits: 1000, registry: createRegistry([aoiEchoTestDetector('timeseries', { delayMs: 800 }), perFeatureTestDetector]) },
+    { credits: 1000, registry: createRegistry([heldTimeseries, perFeatureTestDetector]) },
   );
 });
 afterAll(() => t.close());
@@ -354,13 +372,20 @@ describe('issue 14: polygon_id at submission and preview', () => {
 
   it('issue 14: a job whose upload was deleted before it ran fails with VALIDATION_ERROR, uncharged', async () => {
     const id = await readyUpload();
-    // One worker, busy with a first job (the detector takes 800 ms): the second waits.
+    // One worker, busy with a first job (held until the upload is deleted): the second waits.
+    let release!: () => void;
+    holdTimeseries = new Promise<void>((r) => (release = r));
+    const running = new Promise<void>((r) => (timeseriesRunning = r));
     const first = await t.http('POST', '/api/v1/analyze/timeseries', { body: period({ polygon: TINY_SQUARE }) });
     expect(first.status).toBe(200);
-    for (let i = 0; i < 200 && (await t.client.getJob(first.json.job_id)).status === 'pending'; i++) await new Promise((r) => setTimeout(r, 10));
+    await running;
     const submit = await t.http('POST', '/api/v1/analyze/timeseries', { body: period({ polygon_id: id }) });
     expect(submit.status).toBe(200);
     expect((await t.http('DELETE', `/api/v1/polygons/${id}`)).status).toBe(204);
+    expect((await t.client.getJob(submit.json.job_id)).status).toBe('pending');
+    holdTimeseries = null;
+    release();
+    expect((await waitForTerminal(t.client, first.json.job_id)).status).toBe('completed');
     const job = await waitForTerminal(t.client, submit.json.job_id);
     expect(job.status).toBe('failed');
     expect(job.error_code).toBe('VALIDATION_ERROR');

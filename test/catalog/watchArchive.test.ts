@@ -76,7 +76,7 @@ describe('watchArchive', () => {
     });
     try {
       write(path.join(root, 'incoming'), scene(5));
-      for (let i = 0; i < 100 && added.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 600 && added.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(added).toEqual([[scene(5).id]]);
       expect(indexed.flat().every((p) => p.startsWith(path.join(root, 'incoming')))).toBe(true);
     } finally {
@@ -87,6 +87,7 @@ describe('watchArchive', () => {
   it('a watch whose file events are lost: the folder-mtime scan hands in the changed folder, and its new product is found', async () => {
     const root = tmp();
     fs.mkdirSync(path.join(root, 'deep', 'er'), { recursive: true });
+    fs.mkdirSync(path.join(root, 'probe'));
     const store = new MemorySceneIndexStore();
     await indexArchive(root, store);
     const added: string[] = [];
@@ -102,9 +103,18 @@ describe('watchArchive', () => {
       fallbackScanMs: 200,
     });
     try {
-      await new Promise((r) => setTimeout(r, 100)); // the first scan records the mtimes
+      // The first scan records the mtimes; a product written before it has looked at deep/er
+      // would be part of its baseline and never found (a 100 ms sleep assumed it done). Scans
+      // run one after another, so once a later one reports a change in probe/, the first is
+      // over: files are added to probe/ until a scan hands the folder in.
+      const probe = path.join(root, 'probe');
+      for (let i = 0; !indexed.flat().includes(probe); i++) {
+        if (i >= 600) throw new Error('no scan reported probe/ within 30 s');
+        fs.writeFileSync(path.join(probe, `${i}.txt`), '');
+        await new Promise((r) => setTimeout(r, 50));
+      }
       write(path.join(root, 'deep', 'er'), scene(6));
-      for (let i = 0; i < 100 && added.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 600 && added.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(added).toEqual([scene(6).id]);
       expect(indexed.flat()).toContain(path.join(root, 'deep', 'er'));
     } finally {

@@ -36,7 +36,7 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     comments: [],
     ended: Promise.resolve(),
     isEnded: () => ended,
-    async until(ok, timeoutMs = 10_000) {
+    async until(ok, timeoutMs = 30_000) {
       if (ok(stream)) return;
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {

@@ -28,11 +28,16 @@ afterAll(async () => {
   for (const dir of dataDirs) await dropTestStore(dir);
 });
 
-async function boot(dataDir: string, registry: ReturnType<typeof createRegistry>, env: Record<string, string> = {}) {
+/**
+ * A service on `dataDir`. Its leases are 2 s, so a crashed one's jobs come back soon; a worker
+ * whose run must not lose its job (the attempts are counted exactly) gets `leaseSeconds` 30:
+ * on a loaded machine a 2 s lease is lost to a 1.3 s stall between heartbeats.
+ */
+async function boot(dataDir: string, registry: ReturnType<typeof createRegistry>, env: Record<string, string> = {}, leaseSeconds = 2) {
   writeStacArchive(path.join(dataDir, 'archive', 'fixtures'), northSeaFixtureScenes());
   if (!dataDirs.includes(dataDir)) dataDirs.push(dataDir);
   const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', ...(await testStoreEnv(dataDir)), ...env });
-  const service = await startService(config, { queuePollMs: 30, registry, leaseSeconds: 2 });
+  const service = await startService(config, { queuePollMs: 30, registry, leaseSeconds });
   return { service, config };
 }
 
@@ -42,7 +47,7 @@ async function crash(service: Service) {
   await service.db.destroy();
 }
 
-async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -74,7 +79,7 @@ describe('state machine', () => {
     const { apiKey } = await createApiKey(service.db, { accountId });
     const client = new SarwatchClient({ baseUrl: service.url, apiKey });
     const { job_id } = await client.submit('analyze', 'timeseries', periodBody);
-    const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
     const balance = async () => Number((await service.db.selectFrom('accounts').select('balance_micros').where('id', '=', accountId).executeTakeFirstOrThrow()).balance_micros);
     const after = await balance();
     expect(await failJob(service.db, job_id, { code: 'PROCESSING_ERROR', message: 'x' })).toBeNull();
@@ -100,10 +105,10 @@ describe('crash recovery', () => {
     await waitFor(() => client.getJob(job_id), (j) => j.status === 'processing');
     await crash(first.service);
 
-    const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
+    const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]), {}, 30);
     open.push(second.service);
     client = new SarwatchClient({ baseUrl: second.service.url, apiKey });
-    const job = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    const job = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
     expect(job.status).toBe('completed');
     const row = await second.service.db.selectFrom('jobs').select('attempts').where('id', '=', job_id).executeTakeFirstOrThrow();
     expect(Number(row.attempts)).toBe(2);
@@ -197,10 +202,10 @@ describe('crash recovery', () => {
       expect(await requeueJob(tx, job_id, new Date().toISOString())).toBe(true);
     });
     // Another worker (a second process on the same store and objects) runs it to completion.
-    const fresh = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
+    const fresh = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]), {}, 30);
     open.push(fresh.service);
     const client = new SarwatchClient({ baseUrl: fresh.service.url, apiKey });
-    const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    const done = await client.wait(job_id, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
     expect(done.status).toBe('completed');
     // Now the stale worker's analysis ends: it writes its result, loses the completion and
     // cleans up what it wrote. close() waits until it has let go.

@@ -39,14 +39,17 @@ afterAll(async () => {
 describe('monitors over a STAC catalog (stand-in server)', () => {
   it('items acquired before the monitor existed never run it; a newer item runs it once, however often the poll sees it', async () => {
     const m = (await t.http('POST', '/api/v1/monitors', { body: { endpoint_id: 'ship', family: 'detect', polygon: SMALL_SQUARE, condition: { min_count: 1 }, max_credits_per_month: 100 } })).json;
-    await new Promise((r) => setTimeout(r, 1000)); // three polls over the 2022 item only
-    expect((await t.http('GET', `/api/v1/monitors/${m.monitor_id}`)).json.runs.total).toBe(0);
     const searches = () => standIn.requests.filter((r) => r.path === '/stac/search').length;
+    // Three polls over the 2022 item only: counted at the stand-in, not assumed from a 1 s sleep
+    // (fewer polls on a loaded machine would have let this pass without looking).
+    const start = searches();
+    while (searches() < start + 3) await new Promise((r) => setTimeout(r, 50));
+    expect((await t.http('GET', `/api/v1/monitors/${m.monitor_id}`)).json.runs.total).toBe(0);
     const before = searches();
     const fresh = itemAt(new Date(Date.now() + 60_000), 1);
     standIn.items.get('sentinel-1-grd')!.push(fresh);
     let jobs: any[] = [];
-    for (let i = 0; i < 100 && jobs.length === 0; i++) {
+    for (let i = 0; i < 300 && jobs.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 100));
       jobs = (await t.http('GET', '/api/v1/jobs')).json.jobs.filter((j: any) => j.monitor_id === m.monitor_id);
     }

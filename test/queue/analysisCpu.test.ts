@@ -26,16 +26,20 @@ describe.runIf(linux)('analysis CPU account', () => {
     const before = analysisCpu();
     const cpu0 = processCpu();
     const main0 = threadCpuSeconds()!;
-    const out = await runTileTask({ task: threadTasks.spinOnWorker, input: { ms: 400 } });
+    const wall0 = performance.now();
+    const out = await runTileTask({ task: threadTasks.spinOnWorker, input: { cpuSeconds: 0.1 } });
+    const wall = (performance.now() - wall0) / 1000;
     const spent = processCpu() - cpu0;
     const onMain = threadCpuSeconds()! - main0;
     const after = analysisCpu();
     expect(out.spins).toBeGreaterThan(0);
     const tasks = after.tileTasks - before.tileTasks;
-    // The thread spun 400 ms of wall time: on a loaded machine it got less CPU than that, but
-    // some (ticks of 10 ms), and never more than the process spent outside this thread.
-    expect(tasks).toBeGreaterThan(0.02);
-    expect(tasks).toBeLessThanOrEqual(0.4 + 0.02);
+    // The thread spun until it had used 0.1 CPU s by its own count (ticks of 10 ms): that much
+    // whatever the machine's load (a 400 ms wall-time spin before got a thread ~40 ms at load
+    // 20 on two cores, against a bound of 20 ms); never more than the call's wall time, nor
+    // than the process spent outside this thread.
+    expect(tasks).toBeGreaterThanOrEqual(0.1 - 0.01);
+    expect(tasks).toBeLessThanOrEqual(wall + 0.02);
     expect(tasks).toBeLessThanOrEqual(spent - onMain + 0.02);
     expect(after.merge).toBe(before.merge);
   });
@@ -48,11 +52,11 @@ describe.runIf(linux)('analysis CPU account', () => {
     await mapTiles(
       plan,
       null,
-      { run: threadTasks.spinOnWorker, params: undefined, input: () => ({ input: { ms: 100 }, keep: undefined }) },
+      { run: threadTasks.spinOnWorker, params: undefined, input: () => ({ input: { cpuSeconds: 0.03 }, keep: undefined }) },
       () => {
-        // Each merge keeps this thread busy for 150 ms of wall time.
-        const end = performance.now() + 150;
-        while (performance.now() < end) merged += 0;
+        // Each merge keeps this thread busy until it has used 50 ms of CPU (not wall time: see above).
+        const cpu0 = threadCpuSeconds()!;
+        while (threadCpuSeconds()! - cpu0 < 0.05) merged += 0;
         merged++;
       },
       { threads: 2 },
@@ -61,9 +65,9 @@ describe.runIf(linux)('analysis CPU account', () => {
     const after = analysisCpu();
     expect(merged).toBe(3);
     const merge = after.merge - before.merge;
-    expect(merge).toBeGreaterThan(0.02);
+    expect(merge).toBeGreaterThanOrEqual(3 * 0.05 - 0.01);
     expect(merge).toBeLessThanOrEqual(onMain + 0.01);
-    expect(after.tileTasks - before.tileTasks).toBeGreaterThan(0.02);
+    expect(after.tileTasks - before.tileTasks).toBeGreaterThanOrEqual(3 * 0.03 - 0.01);
   });
 
   it('a worker reports the account on /metrics', async () => {

@@ -70,9 +70,17 @@ describe('BullmqQueue', () => {
     let active = 0;
     let maxActive = 0;
     const done: string[] = [];
+    // The first handlers hold until two run at once: whether two overlap does not depend on
+    // how fast the enqueues below follow each other (150 ms handlers before: enqueues slower
+    // than that on a loaded machine would never overlap them). With concurrency 1 they would
+    // wait for ever, and `until` below fail.
+    let bothRunning!: () => void;
+    const twoAtOnce = new Promise<void>((r) => (bothRunning = r));
     q.consume(async (id) => {
       active++;
       maxActive = Math.max(maxActive, active);
+      if (active === 2) bothRunning();
+      await twoAtOnce;
       await sleep(150);
       active--;
       done.push(id);
@@ -121,8 +129,10 @@ describe('the service on PostgreSQL + BullMQ', () => {
   }
 
   it('jobs submitted through two processes each run once and are charged once', async () => {
-    const a = await boot(createRegistry([aoiEchoTestDetector('timeseries', { delayMs: 100 })]));
-    const b = await boot(createRegistry([aoiEchoTestDetector('timeseries', { delayMs: 100 })]));
+    // Leases of 30 s: each job must run once, and a 2 s lease is lost to a stall of 1.3 s on a
+    // loaded machine (nothing here waits for a lease to end).
+    const a = await boot(createRegistry([aoiEchoTestDetector('timeseries', { delayMs: 100 })]), { leaseSeconds: 30 });
+    const b = await boot(createRegistry([aoiEchoTestDetector('timeseries', { delayMs: 100 })]), { leaseSeconds: 30 });
     const { accountId } = await createAccount(a.db, { name: 'q', credits: 10_000 });
     const { apiKey } = await createApiKey(a.db, { accountId });
     const clients = [a, b].map((s) => new SarwatchClient({ baseUrl: s.url, apiKey }));
@@ -202,15 +212,17 @@ describe('the service on PostgreSQL + BullMQ', () => {
     services.splice(services.indexOf(doomed), 1);
     await (doomed.queue as BullmqQueue).abandon();
     await doomed.app.close();
-    const survivor = await boot(createRegistry([aoiEchoTestDetector('timeseries')]));
+    // The doomed worker's 2 s lease ends its hold; the survivor's own is 30 s, so its attempt
+    // is not lost to a stall on a loaded machine (the attempts must be exactly 2).
+    const survivor = await boot(createRegistry([aoiEchoTestDetector('timeseries')]), { leaseSeconds: 30 });
     await doomed.db.destroy();
     await until(async () => {
       const row = await survivor.db.selectFrom('jobs').select('status').where('id', '=', job_id).executeTakeFirstOrThrow();
       return row.status === 'completed';
-    }, 30_000);
+    }, 90_000);
     const row = await survivor.db.selectFrom('jobs').select('attempts').where('id', '=', job_id).executeTakeFirstOrThrow();
     expect(row.attempts).toBe(2);
     const ledger = await survivor.db.selectFrom('credit_ledger').select('kind').where('job_id', '=', job_id).execute();
     expect(ledger.map((r) => r.kind).sort()).toEqual(['charge', 'release', 'reserve']);
-  });
+  }, 150_000);
 });

@@ -51,12 +51,22 @@ describe.each(Object.keys(stores))('leases on %s', (kind) => {
     const db = await stores[kind]!();
     let active = 0;
     let maxActive = 0;
+    // A holder keeps the lease until another caller has been refused: whether one is refused
+    // does not depend on the others' statements reaching the store within a 100 ms hold (on a
+    // loaded machine PostgreSQL's backends may not). Were callers queued instead of refused,
+    // the first holder would wait for ever and the test time out.
+    let refusedOnce!: () => void;
+    const aRefusal = new Promise<void>((r) => (refusedOnce = r));
     const racing = Array.from({ length: 10 }, (_, i) =>
       runExclusive(db, 'retention-sweeper', `p${i}`, 60, async () => {
         active++;
         maxActive = Math.max(maxActive, active);
-        await new Promise((r) => setTimeout(r, 100));
+        await aRefusal;
+        await new Promise((r) => setTimeout(r, 20));
         active--;
+      }).then((ran) => {
+        if (!ran) refusedOnce();
+        return ran;
       }),
     );
     const ran = await Promise.all(racing);

@@ -35,10 +35,17 @@ describe('PostgreSQL pool', () => {
       try {
         const killed = await admin.query('select pg_terminate_backend($1) as ok', [pid]);
         expect(killed.rows[0].ok).toBe(true);
+        // pg_terminate_backend only signals the backend: wait until it has exited (on a loaded
+        // machine that can take longer than the 200 ms below gave it), generous deadline.
+        const deadline = Date.now() + 30_000;
+        while ((await admin.query('select 1 from pg_stat_activity where pid = $1', [pid])).rowCount) {
+          if (Date.now() > deadline) throw new Error(`backend ${pid} still running 30 s after pg_terminate_backend`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
       } finally {
         await admin.end();
       }
-      // Let the termination reach the idle client (its error event fires on the pool).
+      // Let the closed socket reach the idle client (its error event fires on the pool).
       await new Promise((r) => setTimeout(r, 200));
       const again = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
       expect(again.rows[0]!.pid).not.toBe(pid);

@@ -10,7 +10,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite.ts';
 import { tempDataDir } from '../helpers/service.ts';
-import { tickGaps } from '../helpers/eventLoop.ts';
+import { intervalTicks } from '../helpers/eventLoop.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -34,21 +34,44 @@ async function count(db: Kysely<any>): Promise<number> {
   return rows.rows[0]!.n;
 }
 
+/**
+ * Runs `statement` while the other connection holds the write lock, and releases the lock once
+ * this process's event loop has turned 20 times (a 5 ms interval) with the statement still
+ * waiting: a store that waited inside SQLite's busy handler would block the loop, the release
+ * would never come before its deadline, and the statement would fail. What the statement
+ * resolved to, whether it settled before the release, and the interval's runs meanwhile.
+ */
+async function releasedAfterTicks<T>(other: SqliteDatabase.Database, statement: () => Promise<T>) {
+  const ticks = intervalTicks();
+  let released = false;
+  let settledBeforeRelease = false;
+  const pending = statement().finally(() => (settledBeforeRelease = !released));
+  pending.catch(() => {});
+  await Promise.race([ticks.reached(20), pending.then(() => undefined, () => undefined)]);
+  const ticksWhilePending = ticks.count();
+  other.exec('COMMIT');
+  released = true;
+  const value = await pending;
+  ticks.stop();
+  return { value, settledBeforeRelease, ticksWhilePending };
+}
+
+// Counts, not times: a bound on the longest pause of the event loop (150 ms before) or on the
+// time waited after a release timer (which can fire early against performance.now() when the
+// loop's cached time is stale) depends on the machine's load. The deadline itself is checked
+// against Date.now() by the store (sqliteBusy.ts), so a lower bound on the time it waited is exact.
 describe('SQLite store and another process holding the write lock', () => {
   it('a transaction waits for the lock asynchronously (the event loop keeps running) and commits once it is released', async () => {
     const { db, other } = open();
     await sql`create table t (n integer)`.execute(db);
     other.exec('BEGIN IMMEDIATE');
-    const gaps = tickGaps();
-    const started = performance.now();
-    setTimeout(() => other.exec('COMMIT'), 400);
-    await db.transaction().execute(async (tx) => {
-      await sql`insert into t values (1)`.execute(tx);
-    });
-    const waited = performance.now() - started;
-    const longestGap = gaps.stop();
-    expect(waited).toBeGreaterThanOrEqual(390);
-    expect(longestGap).toBeLessThan(150);
+    const r = await releasedAfterTicks(other, () =>
+      db.transaction().execute(async (tx) => {
+        await sql`insert into t values (1)`.execute(tx);
+      }),
+    );
+    expect(r.settledBeforeRelease).toBe(false);
+    expect(r.ticksWhilePending).toBeGreaterThanOrEqual(20);
     expect(await count(db)).toBe(1);
   });
 
@@ -56,12 +79,9 @@ describe('SQLite store and another process holding the write lock', () => {
     const { db, other } = open();
     await sql`create table t (n integer)`.execute(db);
     other.exec('BEGIN IMMEDIATE');
-    const gaps = tickGaps();
-    setTimeout(() => other.exec('COMMIT'), 300);
-    const started = performance.now();
-    await sql`insert into t values (1)`.execute(db);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-    expect(gaps.stop()).toBeLessThan(150);
+    const r = await releasedAfterTicks(other, () => sql`insert into t values (1)`.execute(db));
+    expect(r.settledBeforeRelease).toBe(false);
+    expect(r.ticksWhilePending).toBeGreaterThanOrEqual(20);
     expect(await count(db)).toBe(1);
   });
 
@@ -69,14 +89,18 @@ describe('SQLite store and another process holding the write lock', () => {
     const { db, other } = open(300);
     await sql`create table t (n integer)`.execute(db);
     other.exec('BEGIN IMMEDIATE');
-    const gaps = tickGaps();
-    let started = performance.now();
+    // The interval is due 5 ms from now, the store's last retry not before its 300 ms deadline:
+    // with the loop free, the interval runs before the statement fails; blocked, not at all.
+    let ticks = intervalTicks();
+    let started = Date.now();
     await expect(db.transaction().execute((tx) => sql`insert into t values (1)`.execute(tx))).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
-    started = performance.now();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(ticks.stop()).toBeGreaterThanOrEqual(1);
+    ticks = intervalTicks();
+    started = Date.now();
     await expect(sql`insert into t values (2)`.execute(db)).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
-    expect(gaps.stop()).toBeLessThan(150);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(ticks.stop()).toBeGreaterThanOrEqual(1);
     // Reads do not wait for the write lock (WAL).
     expect(await count(db)).toBe(0);
     other.exec('ROLLBACK');

@@ -140,7 +140,7 @@ describe('issue 10.8: shutdown aborts running analyses and requeues their jobs',
     const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
     open.push(second.service);
     const client = new SarwatchClient({ baseUrl: second.service.url, apiKey });
-    const job = await client.wait(jobId, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    const job = await client.wait(jobId, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
     expect(job.status).toBe('completed');
     expect(Number((await jobRow(second.service.db, jobId)).attempts)).toBe(1); // the interrupted run did not count
     expect(await ledgerKinds(second.service.db, jobId)).toEqual(['charge', 'release', 'reserve']);
@@ -173,7 +173,7 @@ describe('issue 10.8: shutdown aborts running analyses and requeues their jobs',
     const second = await boot(dataDir, createRegistry([aoiEchoTestDetector('timeseries')]));
     open.push(second.service);
     const client = new SarwatchClient({ baseUrl: second.service.url, apiKey });
-    const job = await client.wait(jobId, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 10_000 });
+    const job = await client.wait(jobId, { initialDelayMs: 20, maxDelayMs: 50, timeoutMs: 30_000 });
     expect(job.status).toBe('completed');
     const row = await jobRow(second.service.db, jobId);
     expect(Number(row.attempts)).toBe(2);
@@ -193,7 +193,9 @@ describe('issue 10.8: shutdown aborts running analyses and requeues their jobs',
     await new Promise((r) => setTimeout(r, 50));
     const t0 = performance.now();
     await first.service.close(); // without the cut: until Node's headers timeout (≥ 30 s)
-    expect(performance.now() - t0).toBeLessThan(5_000);
+    // Well under the 30 s a close without the cut takes, and far over the 0.3 s grace plus a
+    // loaded machine's slowness (5 s before: no longer needed to tell the two apart).
+    expect(performance.now() - t0).toBeLessThan(20_000);
     await closedByServer;
   });
 

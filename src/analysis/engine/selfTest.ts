@@ -3,6 +3,7 @@ import { threadId, type MessagePort } from 'node:worker_threads';
 import { defineThreadTasks } from '../../threads/task.ts';
 import { ImageryError } from '../../imagery/errors.ts';
 import { JobFailure } from '../../contract/errors.ts';
+import { threadCpuSeconds } from './cpu.ts';
 
 export function sumOnWorker(input: { data: Float32Array }): { threadId: number; sum: number } {
   let sum = 0;
@@ -27,10 +28,20 @@ export function failOnWorker(input: { kind: 'imagery' | 'job' | 'plain'; message
   throw new TypeError(input.message);
 }
 
-/** Keeps its thread busy for `ms` of wall time: the tests of the analysis CPU account (cpu.ts) use it. */
-export function spinOnWorker(input: { ms: number }): { threadId: number; spins: number } {
-  const end = performance.now() + input.ms;
+/**
+ * Keeps its thread busy for `ms` of wall time, or, given `cpuSeconds`, until the thread itself
+ * has used that much CPU (its /proc/thread-self count, where there is one): the tests of the
+ * analysis CPU account (cpu.ts) use it. A fixed wall time gets a thread little CPU on a loaded
+ * machine; a CPU amount is the same however loaded the machine is.
+ */
+export function spinOnWorker(input: { ms?: number; cpuSeconds?: number }): { threadId: number; spins: number } {
   let spins = 0;
+  const cpu0 = input.cpuSeconds === undefined ? null : threadCpuSeconds();
+  if (cpu0 !== null) {
+    while (threadCpuSeconds()! - cpu0 < input.cpuSeconds!) spins++;
+    return { threadId, spins };
+  }
+  const end = performance.now() + (input.ms ?? 0);
   while (performance.now() < end) spins++;
   return { threadId, spins };
 }
