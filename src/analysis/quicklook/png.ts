@@ -12,13 +12,18 @@ import { constants as zlibConstants, crc32, deflate as deflateCb } from 'node:zl
 
 const deflate = promisify(deflateCb);
 
-function chunk(type: string, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  out.set(data, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-  return out;
+/** A chunk's bytes: its data's length, type, data and CRC-32 (of type and data). */
+function chunkLength(data: Uint8Array): number {
+  return 12 + data.length;
+}
+
+/** Writes chunk `type` with `data` at `out[at]`; returns where it ends. */
+function writeChunk(out: Buffer, at: number, type: string, data: Uint8Array): number {
+  out.writeUInt32BE(data.length, at);
+  out.write(type, at + 4, 'latin1');
+  out.set(data, at + 8);
+  out.writeUInt32BE(crc32(data, crc32(out.subarray(at + 4, at + 8))), at + 8 + data.length);
+  return at + 12 + data.length;
 }
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
@@ -39,7 +44,12 @@ export type PngLayout = keyof typeof CHANNELS;
  * (rawRowStart) and hands it to encodeRaw, with no RGBA copy in between.
  */
 export function rawImage(layout: PngLayout, width: number, height: number): Buffer {
-  return Buffer.alloc((width * CHANNELS[layout] + 1) * height);
+  return Buffer.alloc(rawLength(layout, width, height));
+}
+
+/** Bytes of a rawImage: each row's filter byte and pixels. */
+export function rawLength(layout: PngLayout, width: number, height: number): number {
+  return (width * CHANNELS[layout] + 1) * height;
 }
 
 /** Offset of row y's first pixel in a rawImage. */
@@ -68,8 +78,15 @@ export async function encodeRaw(raw: Uint8Array, layout: PngLayout, width: numbe
   header[8] = 8; // bits per sample
   header[9] = { rgb: RGB, greyAlpha: GREY_ALPHA, rgba: RGBA, indexed: INDEXED }[layout];
   // compression, filter method, interlace: 0
-  const colours = palette ? [chunk('PLTE', palette.rgb), ...(palette.alpha.length ? [chunk('tRNS', palette.alpha)] : [])] : [];
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), ...colours, chunk('IDAT', compressed), chunk('IEND', new Uint8Array(0))]);
+  const chunks: Array<[string, Uint8Array]> = [['IHDR', header]];
+  if (palette) chunks.push(['PLTE', palette.rgb], ...(palette.alpha.length ? [['tRNS', palette.alpha] as [string, Uint8Array]] : []));
+  chunks.push(['IDAT', compressed], ['IEND', new Uint8Array(0)]);
+  // One buffer for the file, the compressed data copied into it once.
+  const out = Buffer.allocUnsafe(SIGNATURE.length + chunks.reduce((n, [, data]) => n + chunkLength(data), 0));
+  out.set(SIGNATURE, 0);
+  let at = SIGNATURE.length;
+  for (const [type, data] of chunks) at = writeChunk(out, at, type, data);
+  return out;
 }
 
 /** Rows of RGBA pixels into a rawImage of `layout` (rgb drops alpha, greyAlpha keeps r and alpha). */

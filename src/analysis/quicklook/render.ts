@@ -12,7 +12,7 @@ import type { Lattice, SampledRaster } from './sample.ts';
 import type { FlatRings } from './vectors.ts';
 import { lonLatToMercator } from './mercator.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
-import { encodeRaw, rawImage, rawRowStart, type Palette } from './png.ts';
+import { encodeRaw, rawImage, rawLength, rawRowStart, type Palette } from './png.ts';
 
 export interface DetectionStyle {
   colour: Colour;
@@ -25,6 +25,7 @@ export interface DetectionStyle {
 export interface RenderQuicklookInput {
   grid: MercatorGrid;
   lattice: Lattice;
+  /** The sampled values; its data is the render's working memory (overwritten). */
   raster: SampledRaster;
   /** The analysed extent (the AOI ∩ the imagery): the overlay is transparent outside it. Null: the whole image. */
   extent: FlatRings | null;
@@ -50,21 +51,32 @@ const SMOOTH_BELOW_RUN = 4;
 /** Percentiles of the valid pixels' dB mapped to black and white. */
 export const STRETCH_PERCENTILES: [number, number] = [2, 98];
 
-/** Output pixel coordinates of every ring, as x, y pairs. */
-function projectRings(flat: FlatRings, grid: MercatorGrid, ringFrom: number, ringTo: number): Float64Array[] {
-  const out: Float64Array[] = [];
-  for (let r = ringFrom; r < ringTo; r++) {
-    const a = flat.ringStart[r]!;
-    const b = flat.ringStart[r + 1]!;
-    const ring = new Float64Array(2 * (b - a));
-    for (let p = a; p < b; p++) {
-      const [x, y] = lonLatToMercator(flat.coords[2 * p]!, flat.coords[2 * p + 1]!);
-      ring[2 * (p - a)] = (x - grid.x0) / grid.pixel;
-      ring[2 * (p - a) + 1] = (grid.y0 - y) / grid.pixel;
-    }
-    out.push(ring);
+/**
+ * Output pixel coordinates (x, y pairs) of every point of `flat`, in one array: each ring is then
+ * a view of it (ringsOf), not an array of its own — a building-change result has tens of
+ * thousands of rings.
+ */
+function projectPoints(flat: FlatRings, grid: MercatorGrid): Float64Array {
+  const { coords } = flat;
+  const out = new Float64Array(coords.length);
+  for (let p = 0; p < coords.length; p += 2) {
+    const [x, y] = lonLatToMercator(coords[p]!, coords[p + 1]!);
+    out[p] = (x - grid.x0) / grid.pixel;
+    out[p + 1] = (grid.y0 - y) / grid.pixel;
   }
   return out;
+}
+
+/** Rings ringFrom … ringTo − 1 of `flat` as views of its projected points (projectPoints). */
+function ringsOf(flat: FlatRings, points: Float64Array, ringFrom: number, ringTo: number): Float64Array[] {
+  const out: Float64Array[] = [];
+  for (let r = ringFrom; r < ringTo; r++) out.push(points.subarray(2 * flat.ringStart[r]!, 2 * flat.ringStart[r + 1]!));
+  return out;
+}
+
+/** Every ring of `flat` in output pixel coordinates. */
+function projectRings(flat: FlatRings, grid: MercatorGrid): Float64Array[] {
+  return ringsOf(flat, projectPoints(flat, grid), 0, flat.ringStart.length - 1);
 }
 
 /** σ0 floor of the readers (1e-5, src/imagery SIGMA_FLOOR_LINEAR) in dB: values there are below the noise, not a level of the scene. */
@@ -114,12 +126,18 @@ function insideSpans(rings: Float64Array[] | null, width: number, height: number
  * value. In the same pass the stretch's histogram: each pixel's value above the floor counted
  * in its 0.05 dB bin (NaN and values at the floor are not). One pass and one output-sized
  * array: the pixels' values are then read in order by the painting, not gathered again from
- * the sampled raster.
+ * the sampled raster. Written into `out` (width × height).
  */
-function resampleValues(grid: MercatorGrid, lattice: Lattice, raster: SampledRaster, spans: { rowSpans: Int32Array; spanX: Int32Array }): { values: Float32Array; counts: Uint32Array; counted: number } {
+function resampleValues(
+  grid: MercatorGrid,
+  lattice: Lattice,
+  raster: SampledRaster,
+  spans: { rowSpans: Int32Array; spanX: Int32Array },
+  out: Float32Array,
+): { values: Float32Array; counts: Uint32Array; counted: number } {
   const { width, height } = grid;
   const { step, nx, ny, rows, cols } = lattice;
-  const values = new Float32Array(width * height).fill(Number.NaN);
+  const values = out.fill(Number.NaN);
   const counts = new Uint32Array(HIST_BINS);
   let counted = 0;
   const { rowSpans, spanX } = spans;
@@ -308,12 +326,13 @@ class IndexedCanvas extends Canvas {
 
 /**
  * A 3 × 3 mean of the sampled values (linear) where they are data, over the values themselves
- * (boxMeanInPlace: boxMean's means bit for bit, without its raster-sized row sums and output).
+ * (boxMeanInPlace: boxMean's means bit for bit, without its raster-sized row sums and output);
+ * the validity mask in `spare` when it fits (memory not yet in use).
  */
-function smoothInPlace(raster: SampledRaster): void {
+function smoothInPlace(raster: SampledRaster, spare: ArrayBuffer): void {
   const { data, rows, runs } = raster;
   // A plain loop: Uint8Array.from with a mapping function takes seconds on a 2,048² raster.
-  const valid = new Uint8Array(data.length);
+  const valid = data.length <= spare.byteLength ? new Uint8Array(spare, 0, data.length) : new Uint8Array(data.length);
   for (let i = 0; i < data.length; i++) valid[i] = data[i]! > 0 ? 1 : 0;
   boxMeanInPlace(data, valid, runs, rows, 1, 1);
 }
@@ -324,13 +343,20 @@ export async function renderQuicklook(input: RenderQuicklookInput): Promise<Rend
   // Near the source's own resolution (a polygon job) each value is one to a few pixels of
   // speckle: a 3 × 3 mean (linear) keeps it from filling the stretch. A whole scene's values
   // already average runs of ten or more pixels.
-  if (input.raster.runLength < SMOOTH_BELOW_RUN) smoothInPlace(input.raster);
+  // Working memory: a fresh array's first touch costs more than the arithmetic on it (page
+  // faults: ~3 ms CPU a MB on this machine under load, measured on a 21 MB array), so the render
+  // allocates one output-sized array (each pixel's value) and reuses it and the sampled
+  // raster's own buffer: the validity mask of the 3 × 3 mean in the first before the pixels'
+  // values are written, the overlay's rows in the second once it has been resampled, the
+  // quicklook's rows in the first once the values are painted.
+  const pixels = new Float32Array(width * height);
+  if (input.raster.runLength < SMOOTH_BELOW_RUN) smoothInPlace(input.raster, pixels.buffer);
   // dB on the sampled raster, once a value; then each output pixel's value and the stretch's
   // histogram in one pass.
   const db = input.raster.data;
   toDb(db);
-  const extent = input.extent ? projectRings(input.extent, grid, 0, input.extent.ringStart.length - 1) : null;
-  const { values, counts, counted } = resampleValues(grid, input.lattice, input.raster, insideSpans(extent, width, height));
+  const extent = input.extent ? projectRings(input.extent, grid) : null;
+  const { values, counts, counted } = resampleValues(grid, input.lattice, input.raster, insideSpans(extent, width, height), pixels);
 
   const [lo, hi0] = percentiles(counts, counted, STRETCH_PERCENTILES);
   const hi = Math.max(hi0!, lo! + 1);
@@ -338,17 +364,20 @@ export async function renderQuicklook(input: RenderQuicklookInput): Promise<Rend
   // deflate (png.ts): on speckle the adaptive filters and higher levels gain little size for
   // 4× the time. The overlay is compressed while the quicklook (its copy) is drawn on.
   const palette = paletteOf(style.colour);
-  const overlayRaw = rawImage('indexed', width, height);
+  const bytes = rawLength('indexed', width, height);
+  const overlayRaw = db.byteLength >= bytes ? new Uint8Array(db.buffer, db.byteOffset, bytes).fill(0) : rawImage('indexed', width, height);
   const validPixels = paint(values, lo!, hi, width, height, overlayRaw);
-  const quicklookRaw = Buffer.from(overlayRaw);
+  const quicklookRaw = new Uint8Array(pixels.buffer, 0, bytes);
+  quicklookRaw.set(overlayRaw);
   const overlay = encodeRaw(overlayRaw, 'indexed', width, height, palette);
 
   const canvas = new IndexedCanvas(quicklookRaw, width, height, new Map([[OUTLINE_COLOUR, OUTLINE_ENTRY], [style.colour, DETECTION_ENTRY]]));
-  if (input.outline) for (const ring of projectRings(input.outline, grid, 0, input.outline.ringStart.length - 1)) canvas.ringOutline(ring, 1, OUTLINE_COLOUR);
+  if (input.outline) for (const ring of projectRings(input.outline, grid)) canvas.ringOutline(ring, 1, OUTLINE_COLOUR);
   const { detections } = input;
+  const points = projectPoints(detections, grid);
   const features = detections.featureStart.length - 1;
   for (let f = 0; f < features; f++) {
-    const rings = projectRings(detections, grid, detections.featureStart[f]!, detections.featureStart[f + 1]!);
+    const rings = ringsOf(detections, points, detections.featureStart[f]!, detections.featureStart[f + 1]!);
     for (const ring of rings) canvas.ringOutline(ring, style.width, style.colour);
     const exterior = rings[0];
     if (style.marker && exterior && exterior.length >= 2) {
