@@ -1,6 +1,6 @@
 /**
  * Worker-thread half of a quicklook (a task of the analysis pool): the sampled source in dB,
- * resampled onto the Mercator grid as indices of the sampled values, stretched between the 2nd
+ * resampled onto the Mercator grid (nearest sample, one value an output pixel), stretched between the 2nd
  * and 98th percentiles of the output pixels into grey levels; two indexed PNGs with one
  * palette — the overlay (transparent outside the data and the analysed extent) and the
  * quicklook (the same pixels with the AOI's outline and the detections drawn).
