@@ -7,18 +7,43 @@
  * filtered rows (rawImage) and hand them over (encodeRaw).
  * zlib gives the deflate and the chunks' CRC-32; only the chunk framing is written here.
  */
-import { promisify } from 'node:util';
-import { constants as zlibConstants, crc32, deflate as deflateCb } from 'node:zlib';
+import { constants as zlibConstants, crc32, createDeflate, type ZlibOptions } from 'node:zlib';
 
-const deflate = promisify(deflateCb);
+/**
+ * zlib's deflate of `raw` on libuv's pool (as zlib.deflate), as the pieces zlib wrote: the PNG
+ * frames them into its one IDAT chunk itself, instead of zlib.deflate joining them into a buffer
+ * of their own first (one copy of the compressed picture, and its fresh memory, fewer).
+ */
+function deflatePieces(raw: Uint8Array, options: ZlibOptions): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const pieces: Buffer[] = [];
+    const engine = createDeflate(options);
+    engine.on('data', (piece: Buffer) => pieces.push(piece));
+    engine.on('error', reject);
+    engine.on('end', () => resolve(pieces));
+    engine.end(raw);
+  });
+}
 
-function chunk(type: string, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  out.set(data, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-  return out;
+/** A chunk's bytes: its data's length, type, data and CRC-32 (of type and data). */
+function chunkLength(data: readonly Uint8Array[]): number {
+  return 12 + data.reduce((n, piece) => n + piece.length, 0);
+}
+
+/** Writes chunk `type` with `data` (its pieces, in order) at `out[at]`; returns where it ends. */
+function writeChunk(out: Buffer, at: number, type: string, data: readonly Uint8Array[]): number {
+  const length = chunkLength(data) - 12;
+  out.writeUInt32BE(length, at);
+  out.write(type, at + 4, 'latin1');
+  let crc = crc32(out.subarray(at + 4, at + 8));
+  let o = at + 8;
+  for (const piece of data) {
+    out.set(piece, o);
+    crc = crc32(piece, crc);
+    o += piece.length;
+  }
+  out.writeUInt32BE(crc, o);
+  return o + 4;
 }
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
@@ -39,7 +64,12 @@ export type PngLayout = keyof typeof CHANNELS;
  * (rawRowStart) and hands it to encodeRaw, with no RGBA copy in between.
  */
 export function rawImage(layout: PngLayout, width: number, height: number): Buffer {
-  return Buffer.alloc((width * CHANNELS[layout] + 1) * height);
+  return Buffer.alloc(rawLength(layout, width, height));
+}
+
+/** Bytes of a rawImage: each row's filter byte and pixels. */
+export function rawLength(layout: PngLayout, width: number, height: number): number {
+  return (width * CHANNELS[layout] + 1) * height;
 }
 
 /** Offset of row y's first pixel in a rawImage. */
@@ -61,15 +91,22 @@ export async function encodeRaw(raw: Uint8Array, layout: PngLayout, width: numbe
   // instead of 88 for 1 % more bytes, on the North-Sea crop 15 instead of 28 ms and no larger
   // (docs/quicklook.md, Cost). RGB (the deviation map: flat colours, 3 bytes a pixel) keeps
   // level 1's LZ77 matches, which RLE's distance 1 would miss.
-  const compressed = await deflate(raw, { level: 1, strategy: layout === 'indexed' ? zlibConstants.Z_RLE : zlibConstants.Z_DEFAULT_STRATEGY });
+  const compressed = await deflatePieces(raw, { level: 1, strategy: layout === 'indexed' ? zlibConstants.Z_RLE : zlibConstants.Z_DEFAULT_STRATEGY });
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bits per sample
   header[9] = { rgb: RGB, greyAlpha: GREY_ALPHA, rgba: RGBA, indexed: INDEXED }[layout];
   // compression, filter method, interlace: 0
-  const colours = palette ? [chunk('PLTE', palette.rgb), ...(palette.alpha.length ? [chunk('tRNS', palette.alpha)] : [])] : [];
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), ...colours, chunk('IDAT', compressed), chunk('IEND', new Uint8Array(0))]);
+  const chunks: Array<[string, Uint8Array[]]> = [['IHDR', [header]]];
+  if (palette) chunks.push(['PLTE', [palette.rgb]], ...(palette.alpha.length ? [['tRNS', [palette.alpha]] as [string, Uint8Array[]]] : []));
+  chunks.push(['IDAT', compressed], ['IEND', []]);
+  // One buffer for the file, the compressed data copied into it once (one IDAT chunk).
+  const out = Buffer.allocUnsafe(SIGNATURE.length + chunks.reduce((n, [, data]) => n + chunkLength(data), 0));
+  out.set(SIGNATURE, 0);
+  let at = SIGNATURE.length;
+  for (const [type, data] of chunks) at = writeChunk(out, at, type, data);
+  return out;
 }
 
 /** Rows of RGBA pixels into a rawImage of `layout` (rgb drops alpha, greyAlpha keeps r and alpha). */
