@@ -11,7 +11,7 @@
 import { committedModel } from '../common/committedModel.ts';
 import { gbtPredict, type GbtModel } from '../oilslick/gbt.ts';
 import type { Cluster, ClusterShape } from './cluster.ts';
-import { candidateLandFeatures, type SeaLandField } from './seaLand.ts';
+import { candidateLandFeatures, landAt, type SeaLandField } from './seaLand.ts';
 
 export const CANDIDATE_FEATURES = [
   'peakContrastDb',
@@ -149,4 +149,86 @@ const LAND_DISTANCE = CANDIDATE_FEATURES.indexOf('landDistanceM');
 
 export function candidateProbability(model: CandidateModel, features: number[]): number {
   return gbtPredict(model.model, features);
+}
+
+/** Names of axisFeatures' values (issue 23 §1: a quay or pier piece against a hull). */
+export const AXIS_FEATURES = [
+  'endMaxDb',
+  'endMinDb',
+  'endBrightMax',
+  'endBrightMin',
+  'sideMaxDb',
+  'sideMinDb',
+  'landEndMax',
+  'landEndMin',
+  'landSideMax',
+  'landSideMin',
+] as const;
+
+/**
+ * How the bright structure around a candidate lies along and across its principal axis: does it
+ * continue beyond the candidate's ends (a piece of a pier or quay, or of a split hull) or stop
+ * (a hull on water)? Strips of pixels in the candidate's own frame (centre `cRow`, `cCol`,
+ * tile-local px; axis `orientationDeg` from the row axis towards the columns; `lengthPx` ×
+ * `widthPx`): two end strips beyond its ends, reaching half its length further (4…40 px) and its
+ * width across (≥ 3 px), and two side strips beside it over its length, reaching its width
+ * further (≥ 4 px). Per strip the mean σ0 over `background` (dB) and, for the ends, the share of
+ * pixels at least half the candidate's mean σ0 (`meanValue`); then the larger and the smaller of
+ * each pair, and the land probability (`land`, NaN without one) at the strips' far middles.
+ * Pixels outside the tile are skipped (a strip with none gives NaN).
+ */
+export function axisFeatures(
+  values: Float32Array,
+  width: number,
+  height: number,
+  cRow: number,
+  cCol: number,
+  orientationDeg: number,
+  lengthPx: number,
+  widthPx: number,
+  background: number,
+  meanValue: number,
+  land: SeaLandField | null,
+): number[] {
+  const th = (orientationDeg * Math.PI) / 180;
+  const ur = Math.cos(th);
+  const uc = Math.sin(th);
+  const halfL = lengthPx / 2;
+  const halfW = Math.max(1.5, widthPx / 2);
+  const ext = Math.min(40, Math.max(4, halfL));
+  const sideExt = Math.max(4, widthPx);
+  const strip = (t0: number, t1: number, s0: number, s1: number): [number, number] => {
+    let n = 0;
+    let sum = 0;
+    let bright = 0;
+    for (let t = t0; t <= t1; t += 1)
+      for (let s = s0; s <= s1; s += 1) {
+        const r = Math.round(cRow + t * ur - s * uc);
+        const c = Math.round(cCol + t * uc + s * ur);
+        if (r < 0 || c < 0 || r >= height || c >= width) continue;
+        const v = values[r * width + c]!;
+        n++;
+        sum += v;
+        if (v >= 0.5 * meanValue) bright++;
+      }
+    if (!n || !(background > 0)) return [Number.NaN, Number.NaN];
+    return [sum > 0 ? 10 * Math.log10(sum / n / background) : Number.NaN, bright / n];
+  };
+  const e1 = strip(halfL + 1, halfL + ext, -halfW, halfW);
+  const e2 = strip(-halfL - ext, -halfL - 1, -halfW, halfW);
+  const s1 = strip(-halfL, halfL, halfW + 1, halfW + sideExt);
+  const s2 = strip(-halfL, halfL, -halfW - sideExt, -halfW - 1);
+  const landAtPoint = (t: number, s: number) => {
+    if (!land) return Number.NaN;
+    const r = Math.round(cRow + t * ur - s * uc);
+    const c = Math.round(cCol + t * uc + s * ur);
+    return r < 0 || c < 0 || r >= height || c >= width ? Number.NaN : landAt(land, r, c);
+  };
+  const hi = (a: number, b: number) => (Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.max(a, b));
+  const lo = (a: number, b: number) => (Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.min(a, b));
+  const le1 = landAtPoint(halfL + ext, 0);
+  const le2 = landAtPoint(-halfL - ext, 0);
+  const ls1 = landAtPoint(0, halfW + sideExt);
+  const ls2 = landAtPoint(0, -halfW - sideExt);
+  return [hi(e1[0], e2[0]), lo(e1[0], e2[0]), hi(e1[1], e2[1]), lo(e1[1], e2[1]), hi(s1[0], s2[0]), lo(s1[0], s2[0]), hi(le1, le2), lo(le1, le2), hi(ls1, ls2), lo(ls1, ls2)];
 }
