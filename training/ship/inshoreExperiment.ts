@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { MATCH_DISTANCE_M, SSDD_PIXEL_M, loadSsddChips, type SsddChip } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
-import { AXIS_FEATURES, CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
+import { AXIS_FEATURE_COUNT, CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 import { CANDIDATE_GBT, precisionAtRecall } from './chipCandidates.ts';
@@ -195,7 +195,7 @@ if (which === 'all' || which.includes('merge')) {
 }
 if (which === 'all' || which.includes('axis')) {
   const ax = oof((r) => [...r.x, ...r.axis], CANDIDATE_GBT);
-  report(`+ ${AXIS_FEATURES.length} axis features`, ax);
+  report(`+ ${AXIS_FEATURE_COUNT} axis features`, ax);
   const nearAx = oof((r) => [...r.x, ...r.axis], CANDIDATE_GBT, (i) => near[i]!);
   report('axis features, trees near shore only (17 elsewhere)', Float64Array.from(base, (v, i) => (near[i] ? nearAx[i]! : v)));
   console.log(cpu());
@@ -207,6 +207,18 @@ if (which === 'all' || which.includes('nearmodel')) {
   ] as const) {
     const nearP = oof((r) => r.x, g, (i) => near[i]!);
     report(`near-land trees (${label}) near shore, committed elsewhere`, Float64Array.from(base, (v, i) => (near[i] ? nearP[i]! : v)));
+  }
+  console.log(cpu());
+}
+if (which.includes('axis6')) {
+  // The six intensity features only (the four land ones read the land field, which the
+  // detector takes from the committed segmenter and this fit from the out-of-fold ones).
+  const six = (r: InshoreRow) => [...r.x, ...r.axis.slice(0, 6)];
+  report('+ 6 axis intensity features', oof(six, CANDIDATE_GBT));
+  for (const seed of [1, 2]) {
+    report(`17 features, seed ${seed}`, oof((r) => r.x, { ...CANDIDATE_GBT, seed }));
+    report(`+ 6 axis intensity features, seed ${seed}`, oof(six, { ...CANDIDATE_GBT, seed }));
+    report(`+ 10 axis features, seed ${seed}`, oof((r) => [...r.x, ...r.axis], { ...CANDIDATE_GBT, seed }));
   }
   console.log(cpu());
 }

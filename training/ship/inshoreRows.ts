@@ -3,7 +3,7 @@
  * DEVELOPMENT chips (chipCandidates.ts, exactly as fitClassifier.ts takes them: out-of-fold
  * segmenters, their land cells as mask), written once to a JSON file so that the near-shore
  * experiments (inshoreExperiment.ts) can refit and score without re-running the detector. Per
- * candidate: its 17 features, its label, its chip, run and position, the axis features
+ * candidate: its first 17 features (those before the axis features), its label, its chip, run and position, the axis features
  * (classifier.ts axisFeatures) and, for the diagnosis only, where it lies against the chip's
  * hand-drawn SL-SSDD mask and the nearest ship box. Validation chips are never read.
  *
@@ -11,10 +11,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { SSDD_PIXEL_M, loadSsddChips, readSsddLand } from '../../eval/shipChips.ts';
-import { axisFeatures } from '../../src/analysis/ship/classifier.ts';
+import { AXIS_FEATURES_AT } from '../../src/analysis/ship/classifier.ts';
 import { foldsByRun, runOf } from './seaLandData.ts';
 import { outOfFoldLandModels } from './oofLand.ts';
-import { chipCandidates } from './chipCandidates.ts';
+import { candidateAxisFeatures, chipCandidates } from './chipCandidates.ts';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -70,11 +70,9 @@ for (const chip of chips) {
   }
   dets.forEach((d, i) => {
     const n = d.pixels.rows.length;
-    let sum = 0;
     let onRef = 0;
     for (let j = 0; j < n; j++) {
       const p = d.pixels.rows[j]! * w + d.pixels.cols[j]!;
-      sum += sigma0[p]!;
       if (ref?.[p]) onRef++;
     }
     let best = Infinity;
@@ -87,8 +85,8 @@ for (const chip of chips) {
       chip: chip.number,
       run: runOf(chip),
       inshore: chip.inshore,
-      x: d.candidate!.features,
-      axis: axisFeatures(sigma0, w, h, d.centroidRow, d.centroidCol, d.orientationDeg, d.lengthM / SSDD_PIXEL_M, d.widthM / SSDD_PIXEL_M, d.background, sum / n, land),
+      x: d.candidate!.features.slice(0, AXIS_FEATURES_AT),
+      axis: candidateAxisFeatures(d, sigma0, w, h, land),
       y: y[i]!,
       centroidRow: d.centroidRow,
       centroidCol: d.centroidCol,
