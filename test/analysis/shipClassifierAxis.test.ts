@@ -28,6 +28,8 @@ describe('ship candidate axis features (issue 23 §1: a quay piece against a hul
     expect(f.endBrightMax).toBe(0);
     expect(f.sideMaxDb).toBeCloseTo(0, 6);
     expect(f.sideMinDb).toBeCloseTo(0, 6);
+    expect(f.crossMaxDb).toBeCloseTo(0, 6);
+    expect(f.crossBrightMax).toBe(0);
     // No land field: the land probabilities are missing, not guessed.
     expect([f.landEndMax, f.landEndMin, f.landSideMax, f.landSideMin].every(Number.isNaN)).toBe(true);
   });
@@ -40,6 +42,14 @@ describe('ship candidate axis features (issue 23 §1: a quay piece against a hul
     expect(f.endMinDb).toBeCloseTo(0, 6);
     expect(f.endBrightMin).toBe(0);
     expect(f.sideMaxDb).toBeCloseTo(0, 6);
+  });
+
+  it('a square chunk of a wide pier whose axis lies across it: dark beyond its ends, the pier across them', () => {
+    // A pier 123 m wide (rows 40–80) along the columns; the chunk: rows 40–80, cols 50–61, its axis along the rows (0°).
+    const f = named(axisFeatures(raster([[40, 80, 0, 119, 1]]), W, H, 60, 55.5, 0, 120, 36, spacing, SEA, 1, null));
+    expect(f.endMaxDb).toBeCloseTo(0, 6); // looks like a hull on water along its axis…
+    expect(f.crossMaxDb).toBeCloseTo(20, 6); // …but the bright structure continues across it
+    expect(f.crossBrightMax).toBe(1);
   });
 
   it('a hull moored along a quay: one side bright, the other dark water', () => {
@@ -78,6 +88,7 @@ describe('ship candidate axis features (issue 23 §1: a quay piece against a hul
     const f = candidateFeatures(cluster, shape, values, mask, W, H, spacing, SEA, Number.NaN, null);
     expect(f).toHaveLength(CANDIDATE_FEATURES.length);
     expect(AXIS_FEATURES_AT + AXIS_FEATURE_COUNT).toBe(CANDIDATE_FEATURES.length);
+    expect(f.length - AXIS_FEATURES_AT).toBe(12);
     expect(f.slice(AXIS_FEATURES_AT)).toEqual(axisFeatures(values, W, H, 60, 59.5, 90, 120, 12, spacing, SEA, 1, null));
     expect(named(f.slice(AXIS_FEATURES_AT)).endMaxDb).toBeCloseTo(20, 6);
   });

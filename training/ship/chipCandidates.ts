@@ -54,7 +54,7 @@ export function chipCandidates(chip: SsddChip, landModel: LandModel, opts: { can
     const f = d.candidate!.features;
     f.splice(LAND_AT, 4, ...chipCandidateLandFeatures(d, land));
     // The axis features' four land probabilities from the out-of-fold field too (the intensity ones are the detector's).
-    f.splice(AXIS_FEATURES_AT + 6, 4, ...candidateAxisFeatures(d, sigma0, chip.width, chip.height, land).slice(6));
+    f.splice(AXIS_FEATURES_AT + 6, 4, ...candidateAxisFeatures(d, sigma0, chip.width, chip.height, land).slice(6, 10));
   }
   return { sigma0, land, mask, dets, y: dets.map((_, i) => (false_.has(i) ? 0 : 1)), truePositives: s.truePositives };
 }

@@ -222,3 +222,24 @@ if (which.includes('axis6')) {
   }
   console.log(cpu());
 }
+if (which.includes('ends')) {
+  // Only the end strips (continuation along the axis) and their land: the side strips encode
+  // "bright on both sides", which ships moored side by side share with a chunk of a wide pier.
+  const ends = (r: InshoreRow) => [...r.x, ...r.axis.slice(0, 4), ...r.axis.slice(6, 8)];
+  const endsI = (r: InshoreRow) => [...r.x, ...r.axis.slice(0, 4)];
+  for (const seed of [23, 1, 2]) {
+    report(`+ 6 end features (4 intensity, 2 land), seed ${seed}`, oof(ends, { ...CANDIDATE_GBT, seed }));
+    report(`+ 4 end intensity features, seed ${seed}`, oof(endsI, { ...CANDIDATE_GBT, seed }));
+  }
+  console.log(cpu());
+}
+if (which.includes('cross')) {
+  // The twelve (with the two strips across the axis reaching as far as the end strips), and the
+  // ends with the cross strips only.
+  const sel = (r: InshoreRow) => [...r.x, ...r.axis.slice(0, 4), ...r.axis.slice(6, 8), ...r.axis.slice(10, 12)];
+  for (const seed of [23, 1, 2]) {
+    report(`+ 12 axis features, seed ${seed}`, oof((r) => [...r.x, ...r.axis], { ...CANDIDATE_GBT, seed }));
+    report(`+ 6 end + 2 cross features, seed ${seed}`, oof(sel, { ...CANDIDATE_GBT, seed }));
+  }
+  console.log(cpu());
+}

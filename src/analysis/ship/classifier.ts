@@ -5,7 +5,7 @@
 // oil-slick model (../oilslick/gbt.ts), fitted by training/ship/fitClassifier.ts on the SSDD
 // development chips and stored in classifierModel.json. Three features come from the scene's
 // own sea/land segmentation (seaLand.ts): how land-like the candidate's peak cell and its
-// surroundings are; ten more (axisFeatures) say whether the bright structure continues beyond
+// surroundings are; twelve more (axisFeatures) say whether the bright structure continues beyond
 // the candidate's ends and whether dark water lies beside it (a quay piece against a hull). Imports ../oilslick/gbt.ts, ../common/committedModel.ts, ./cluster.ts (type)
 // and ./seaLand.ts.
 
@@ -43,11 +43,13 @@ export const CANDIDATE_FEATURES = [
   'landEndMin',
   'landSideMax',
   'landSideMin',
+  'crossMaxDb',
+  'crossBrightMax',
 ] as const;
 
-/** The axis features' place in CANDIDATE_FEATURES (the last ten, AXIS_FEATURE_COUNT of them). */
+/** The axis features' place in CANDIDATE_FEATURES (the last AXIS_FEATURE_COUNT of them). */
 export const AXIS_FEATURES_AT = CANDIDATE_FEATURES.indexOf('endMaxDb');
-export const AXIS_FEATURE_COUNT = 10;
+export const AXIS_FEATURE_COUNT = 12;
 
 /** How far (px) the surroundings reach beyond a candidate's bounding box of `bh` × `bw` px. */
 export function surroundGrowPx(bh: number, bw: number): number {
@@ -180,8 +182,12 @@ export function candidateProbability(model: CandidateModel, features: number[]):
  * (≥ 4 samples). Per strip the mean σ0 over `background` (dB) and, for the ends, the share of
  * pixels at least half the candidate's mean σ0 (`meanValue`); then the larger and the smaller of
  * each pair (CANDIDATE_FEATURES 'endMaxDb' … 'sideMinDb'), and the land probability (`land`; NaN
- * without one) at the far middle of each strip ('landEndMax' … 'landSideMin'). Pixels outside
- * the tile are skipped; a strip with none gives NaN.
+ * without one) at the far middle of each strip ('landEndMax' … 'landSideMin'). Last, two cross
+ * strips beside it over its length reaching as far as the end strips, the brighter one's mean
+ * over `background` (dB) and the larger share of bright pixels ('crossMaxDb', 'crossBrightMax'):
+ * a square chunk of a wide pier may have its axis across the pier, dark water beyond its ends,
+ * and the pier continuing across. Pixels outside the tile are skipped; a strip with none gives
+ * NaN.
  */
 export function axisFeatures(
   values: Float32Array,
@@ -243,5 +249,8 @@ export function axisFeatures(
   const le2 = landAtPoint(-halfL - ext, 0);
   const ls1 = landAtPoint(0, halfW + sideExt);
   const ls2 = landAtPoint(0, -halfW - sideExt);
-  return [hi(e1[0], e2[0]), lo(e1[0], e2[0]), hi(e1[1], e2[1]), lo(e1[1], e2[1]), hi(s1[0], s2[0]), lo(s1[0], s2[0]), hi(le1, le2), lo(le1, le2), hi(ls1, ls2), lo(ls1, ls2)];
+  // Across the axis as far as the ends reach (a square chunk of a wide pier, whose axis may lie across it).
+  const x1 = strip(-halfL, halfL, halfW + step, halfW + ext);
+  const x2 = strip(-halfL, halfL, -halfW - ext, -halfW - step);
+  return [hi(e1[0], e2[0]), lo(e1[0], e2[0]), hi(e1[1], e2[1]), lo(e1[1], e2[1]), hi(s1[0], s2[0]), lo(s1[0], s2[0]), hi(le1, le2), lo(le1, le2), hi(ls1, ls2), lo(ls1, ls2), hi(x1[0], x2[0]), hi(x1[1], x2[1])];
 }
