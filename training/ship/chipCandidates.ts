@@ -4,7 +4,7 @@
  * detector with the classifier on at threshold 0 (CFAR at `candidatePfa` plus the sea level,
  * clusters too large for a vessel split — `splitLarge`, the detector's default), the out-of-fold
  * segmenter's land cells as land mask (unless `useMask` is false), the four land features from
- * that out-of-fold field, each candidate labelled by the eval's matching (centroid ≤ 100 m of a
+ * that out-of-fold field (and the four land probabilities of the axis features), each candidate labelled by the eval's matching (centroid ≤ 100 m of a
  * ship's box centre, one-to-one, closest first). Also the trees' options and the threshold-free
  * comparison (precision at fixed recalls) used by both.
  */
@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, type SsddChip } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
-import { CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
+import { AXIS_FEATURES_AT, AXIS_FEATURE_COUNT, CANDIDATE_FEATURES, axisFeatures } from '../../src/analysis/ship/classifier.ts';
 import { landMaskOfField, seaLandModel, seaLandProbability, withLandDistance, type SeaLandField } from '../../src/analysis/ship/seaLand.ts';
 import type { ShipDetection } from '../../src/analysis/ship/tile.ts';
 import type { GbtOptions } from '../oilslick/gbtTrain.ts';
@@ -50,8 +50,23 @@ export function chipCandidates(chip: SsddChip, landModel: LandModel, opts: { can
   const truth = chip.ships.map((s, id) => ({ ...s, certain: true, id }));
   const s = scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col));
   const false_ = new Set(s.falseAlarms);
-  for (const d of dets) d.candidate!.features.splice(LAND_AT, 4, ...chipCandidateLandFeatures(d, land));
+  for (const d of dets) {
+    const f = d.candidate!.features;
+    f.splice(LAND_AT, 4, ...chipCandidateLandFeatures(d, land));
+    // The axis features' four land probabilities from the out-of-fold field too (the intensity ones are the detector's).
+    f.splice(AXIS_FEATURES_AT + 6, 4, ...candidateAxisFeatures(d, sigma0, chip.width, chip.height, land).slice(6, 10));
+  }
   return { sigma0, land, mask, dets, y: dets.map((_, i) => (false_.has(i) ? 0 : 1)), truePositives: s.truePositives };
+}
+
+/** A detection's axis features (classifier.ts axisFeatures) on a chip, with the given land field. */
+export function candidateAxisFeatures(d: ShipDetection, sigma0: Float32Array, width: number, height: number, land: SeaLandField | null): number[] {
+  let sum = 0;
+  const n = d.pixels.rows.length;
+  for (let j = 0; j < n; j++) sum += sigma0[d.pixels.rows[j]! * width + d.pixels.cols[j]!]!;
+  const out = axisFeatures(sigma0, width, height, d.centroidRow, d.centroidCol, d.orientationDeg, d.lengthM, d.widthM, SPACING, d.background, sum / n, land);
+  if (out.length !== AXIS_FEATURE_COUNT) throw new Error('axisFeatures: unexpected length');
+  return out;
 }
 
 /**

@@ -5,13 +5,14 @@
 // oil-slick model (../oilslick/gbt.ts), fitted by training/ship/fitClassifier.ts on the SSDD
 // development chips and stored in classifierModel.json. Three features come from the scene's
 // own sea/land segmentation (seaLand.ts): how land-like the candidate's peak cell and its
-// surroundings are. Imports ../oilslick/gbt.ts, ../common/committedModel.ts, ./cluster.ts (type)
+// surroundings are; twelve more (axisFeatures) say whether the bright structure continues beyond
+// the candidate's ends and whether dark water lies beside it (a quay piece against a hull). Imports ../oilslick/gbt.ts, ../common/committedModel.ts, ./cluster.ts (type)
 // and ./seaLand.ts.
 
 import { committedModel } from '../common/committedModel.ts';
 import { gbtPredict, type GbtModel } from '../oilslick/gbt.ts';
 import type { Cluster, ClusterShape } from './cluster.ts';
-import { candidateLandFeatures, type SeaLandField } from './seaLand.ts';
+import { candidateLandFeatures, landAt, type SeaLandField } from './seaLand.ts';
 
 export const CANDIDATE_FEATURES = [
   'peakContrastDb',
@@ -31,7 +32,24 @@ export const CANDIDATE_FEATURES = [
   'landMeanSurround',
   'landMaxSurround',
   'landDistanceM',
+  // axisFeatures (below): how the bright structure lies along and across the candidate's axis.
+  'endMaxDb',
+  'endMinDb',
+  'endBrightMax',
+  'endBrightMin',
+  'sideMaxDb',
+  'sideMinDb',
+  'landEndMax',
+  'landEndMin',
+  'landSideMax',
+  'landSideMin',
+  'crossMaxDb',
+  'crossBrightMax',
 ] as const;
+
+/** The axis features' place in CANDIDATE_FEATURES (the last AXIS_FEATURE_COUNT of them). */
+export const AXIS_FEATURES_AT = CANDIDATE_FEATURES.indexOf('endMaxDb');
+export const AXIS_FEATURE_COUNT = 12;
 
 /** How far (px) the surroundings reach beyond a candidate's bounding box of `bh` × `bw` px. */
 export function surroundGrowPx(bh: number, bw: number): number {
@@ -111,6 +129,7 @@ export function candidateFeatures(
     seaLevel > 0 ? 10 * Math.log10(cluster.peak / seaLevel) : Number.NaN,
     seaLevel > 0 ? 10 * Math.log10(sum / n / seaLevel) : Number.NaN,
     ...(land ? candidateLandFeatures(land, (cluster.peakIndex / width) | 0, cluster.peakIndex % width, cluster, g) : [Number.NaN, Number.NaN, Number.NaN, Number.NaN]),
+    ...axisFeatures(values, width, height, cluster.centroidRow, cluster.centroidCol, shape.orientationDeg, shape.lengthM, shape.widthM, spacing, background, sum / n, land),
   ];
 }
 
@@ -149,4 +168,89 @@ const LAND_DISTANCE = CANDIDATE_FEATURES.indexOf('landDistanceM');
 
 export function candidateProbability(model: CandidateModel, features: number[]): number {
   return gbtPredict(model.model, features);
+}
+
+
+/**
+ * How the bright structure around a candidate lies along and across its principal axis (issue 23
+ * §1: a piece of a quay or pier, or land, against a hull on water): does it continue beyond the
+ * candidate's ends, and is there dark water beside it? Strips in the candidate's own frame, in
+ * metres (centre `cRow`, `cCol`, tile-local px; axis `orientationDeg` from the row axis towards
+ * the columns; `lengthM` × `widthM`), sampled every min(pixel spacing) m at the nearest pixel:
+ * two end strips beyond its ends, reaching half its length further (4…40 samples) and its width
+ * across (≥ 3 samples), and two side strips beside it over its length, reaching its width further
+ * (≥ 4 samples). Per strip the mean σ0 over `background` (dB) and, for the ends, the share of
+ * pixels at least half the candidate's mean σ0 (`meanValue`); then the larger and the smaller of
+ * each pair (CANDIDATE_FEATURES 'endMaxDb' … 'sideMinDb'), and the land probability (`land`; NaN
+ * without one) at the far middle of each strip ('landEndMax' … 'landSideMin'). Last, two cross
+ * strips beside it over its length reaching as far as the end strips, the brighter one's mean
+ * over `background` (dB) and the larger share of bright pixels ('crossMaxDb', 'crossBrightMax'):
+ * a square chunk of a wide pier may have its axis across the pier, dark water beyond its ends,
+ * and the pier continuing across. Pixels outside the tile are skipped; a strip with none gives
+ * NaN.
+ */
+export function axisFeatures(
+  values: Float32Array,
+  width: number,
+  height: number,
+  cRow: number,
+  cCol: number,
+  orientationDeg: number,
+  lengthM: number,
+  widthM: number,
+  spacing: { range: number; azimuth: number },
+  background: number,
+  meanValue: number,
+  land: SeaLandField | null,
+): number[] {
+  const step = Math.min(spacing.range, spacing.azimuth);
+  const th = (orientationDeg * Math.PI) / 180;
+  const ur = Math.cos(th);
+  const uc = Math.sin(th);
+  const halfL = lengthM / 2;
+  const halfW = Math.max(1.5 * step, widthM / 2);
+  const ext = Math.min(40 * step, Math.max(4 * step, halfL));
+  const sideExt = Math.max(4 * step, widthM);
+  const at = (t: number, s: number) => {
+    const r = Math.round(cRow + (t * ur - s * uc) / spacing.azimuth);
+    const c = Math.round(cCol + (t * uc + s * ur) / spacing.range);
+    return r < 0 || c < 0 || r >= height || c >= width ? -1 : r * width + c;
+  };
+  const samples = (a: number, b: number) => Math.floor((b - a) / step + 1e-9) + 1;
+  const strip = (t0: number, t1: number, s0: number, s1: number): [number, number] => {
+    let n = 0;
+    let sum = 0;
+    let bright = 0;
+    const nt = samples(t0, t1);
+    const ns = samples(s0, s1);
+    for (let i = 0; i < nt; i++)
+      for (let j = 0; j < ns; j++) {
+        const p = at(t0 + i * step, s0 + j * step);
+        if (p < 0) continue;
+        const v = values[p]!;
+        n++;
+        sum += v;
+        if (v >= 0.5 * meanValue) bright++;
+      }
+    if (!n || !(background > 0)) return [Number.NaN, Number.NaN];
+    return [sum > 0 ? 10 * Math.log10(sum / n / background) : Number.NaN, bright / n];
+  };
+  const e1 = strip(halfL + step, halfL + ext, -halfW, halfW);
+  const e2 = strip(-halfL - ext, -halfL - step, -halfW, halfW);
+  const s1 = strip(-halfL, halfL, halfW + step, halfW + sideExt);
+  const s2 = strip(-halfL, halfL, -halfW - sideExt, -halfW - step);
+  const landAtPoint = (t: number, s: number) => {
+    const p = land ? at(t, s) : -1;
+    return p < 0 ? Number.NaN : landAt(land!, (p / width) | 0, p % width);
+  };
+  const hi = (a: number, b: number) => (Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.max(a, b));
+  const lo = (a: number, b: number) => (Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.min(a, b));
+  const le1 = landAtPoint(halfL + ext, 0);
+  const le2 = landAtPoint(-halfL - ext, 0);
+  const ls1 = landAtPoint(0, halfW + sideExt);
+  const ls2 = landAtPoint(0, -halfW - sideExt);
+  // Across the axis as far as the ends reach (a square chunk of a wide pier, whose axis may lie across it).
+  const x1 = strip(-halfL, halfL, halfW + step, halfW + ext);
+  const x2 = strip(-halfL, halfL, -halfW - ext, -halfW - step);
+  return [hi(e1[0], e2[0]), lo(e1[0], e2[0]), hi(e1[1], e2[1]), lo(e1[1], e2[1]), hi(s1[0], s2[0]), lo(s1[0], s2[0]), hi(le1, le2), lo(le1, le2), hi(ls1, ls2), lo(ls1, ls2), hi(x1[0], x2[0]), hi(x1[1], x2[1])];
 }
