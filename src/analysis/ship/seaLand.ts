@@ -497,26 +497,57 @@ function binOf(cuts: Float64Array, v: number): number {
   return a;
 }
 
+/**
+ * The intervals of the last cell screened and their verdict: neighbouring sea cells share
+ * them, so most cells are decided by five range checks (the same verdict as the memo's).
+ */
+interface ScreenCursor {
+  bins: Int32Array;
+  lo: Float64Array;
+  hi: Float64Array;
+  ok: boolean;
+}
+
+function screenCursor(sc: SeaScreen): ScreenCursor {
+  const n = sc.features.length;
+  // Empty intervals (lo > hi): the first cell misses.
+  return { bins: new Int32Array(n), lo: new Float64Array(n).fill(Infinity), hi: new Float64Array(n).fill(-Infinity), ok: false };
+}
+
 /** Whether cell k is sea for sure by the screen (every screen feature finite, its intervals' bound under the threshold). */
-function screenedSea(sc: SeaScreen, model: GbtModel, planes: Float32Array, m: number, k: number, bins: Int32Array): boolean {
+function screenedSea(sc: SeaScreen, model: GbtModel, planes: Float32Array, m: number, k: number, cur: ScreenCursor): boolean {
+  const n = sc.features.length;
+  let same = true;
+  for (let s = 0; s < n && same; s++) {
+    const v = planes[sc.features[s]! * m + k]!;
+    same = v >= cur.lo[s]! && v < cur.hi[s]! && v - v === 0;
+  }
+  if (same) return cur.ok;
   let key = 0;
-  for (let s = 0; s < sc.features.length; s++) {
+  for (let s = 0; s < n; s++) {
     const j = sc.features[s]!;
     if (j < 0) return false;
     const v = planes[j * m + k]!;
     if (v - v !== 0) return false; // non-finite: the trees take its missing side, not an interval
     const c = sc.cuts[s]!;
     const b = binOf(c, v);
-    bins[s] = b;
+    cur.bins[s] = b;
     key = key * (c.length + 1) + b;
   }
   let ok = sc.memo.get(key);
   if (ok === undefined) {
-    const bound = seaScreenBound(model, bins, sc.threshold);
+    const bound = seaScreenBound(model, cur.bins, sc.threshold);
     ok = Math.fround(sigmoid(bound + SCREEN_MARGIN)) < sc.threshold ? 1 : 0;
     sc.memo.set(key, ok);
   }
-  return ok === 1;
+  for (let s = 0; s < n; s++) {
+    const c = sc.cuts[s]!;
+    const b = cur.bins[s]!;
+    cur.lo[s] = b > 0 ? c[b - 1]! : -Infinity;
+    cur.hi[s] = b < c.length ? c[b]! : Infinity;
+  }
+  cur.ok = ok === 1;
+  return cur.ok;
 }
 
 /**
@@ -534,11 +565,11 @@ export function seaLandProbabilityDeferred(f: SeaLandFeatures, model: Pick<SeaLa
   const t = flatTrees(model.model);
   const sc = seaScreen(model.model, model.threshold);
   const x = new Float64Array(SEA_LAND_FEATURE_COUNT);
-  const bins = new Int32Array(sc.features.length);
+  const cur = screenCursor(sc);
   let count = 0;
   for (let k = 0; k < m; k++) {
     if (!f.valid[k]) continue;
-    if (screenedSea(sc, model.model, f.planes, m, k, bins)) {
+    if (screenedSea(sc, model.model, f.planes, m, k, cur)) {
       land[k] = 0;
       pending[k] = 1;
       count++;
