@@ -1,7 +1,9 @@
 // The cost of the scene sea/land segmenter on one coastal tile (issue 23 §1/§5; not a test:
 // tests never time): the demo port scene's first tile (06-13, VH σ0, its halo window, as
 // detectShipsInProduct reads it), one thread. Prints CPU seconds of the default detector, the
-// segmenter's feature planes, its trees and the field, and the field's checksum.
+// segmenter's feature planes, its trees and the field, and the field's checksum; then the
+// detector's deferred field (the sea screen: trees skipped where a bound proves sea), its
+// trees alone, the share of cells deferred, and whether it equals the full field resolved.
 //   npx tsx test/analysis/seaLandCost.ts [repeats]        (needs the demo archive's cache)
 // With SEA_LAND_DUMP=file the field's land probabilities are written there (Float32, raw).
 
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 import { calibrateDnInPlace } from '../../src/analysis/ship/calibrate.ts';
 import { resolveShipParams } from '../../src/analysis/ship/params.ts';
 import { readShipTile } from '../../src/analysis/ship/sceneTile.ts';
-import { seaLandFeatures, seaLandField, seaLandModel, seaLandProbability } from '../../src/analysis/ship/seaLand.ts';
+import { deferredSeaLandField, resolveLandField, seaLandFeatures, seaLandField, seaLandModel, seaLandProbability, seaLandProbabilityDeferred } from '../../src/analysis/ship/seaLand.ts';
 import { detectShipsInTile, requiredHalo } from '../../src/analysis/ship/tile.ts';
 import { openSafeProduct, planTiles, SIGMA_FLOOR_LINEAR } from '../../src/imagery/index.ts';
 import { DEMO_CACHE_DIR } from '../helpers/demoArchive.ts';
@@ -53,5 +55,10 @@ for (let k = 0; k < repeats; k++) {
   console.log(
     `default detector ${tDefault.toFixed(2)} s (${found.length} detections) | features ${tFeatures.toFixed(2)} s | trees ${tTrees.toFixed(2)} s | field ${tField.toFixed(2)} s | ${cells} cells, Σp ${sum.toFixed(6)}, ${called} land`,
   );
+  const [lazy, tLazyTrees] = cpu(() => seaLandProbabilityDeferred(features, seaLandModel()));
+  const [, tLazyField] = cpu(() => deferredSeaLandField(vh, valid, w, h, spacing));
+  const deferred = lazy.deferred?.count ?? 0;
+  const same = Buffer.compare(Buffer.from(resolveLandField(lazy).buffer), Buffer.from(field.land.buffer)) === 0;
+  console.log(`  deferred: trees ${tLazyTrees.toFixed(2)} s | field ${tLazyField.toFixed(2)} s | ${deferred} cells deferred (${((100 * deferred) / cells).toFixed(1)} %) | resolved = full field: ${same}`);
   if (k === 0 && process.env.SEA_LAND_DUMP) writeFileSync(process.env.SEA_LAND_DUMP, field.land);
 }

@@ -3,8 +3,27 @@
 // dark level and gbtPredict per cell (main at 0819b64) on the same generated coasts.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
-import { SEA_LAND_FEATURE_COUNT, orderStatistic, seaLandFeatures, seaLandFeaturesAt, seaLandField, seaLandModel, seaLandProbability } from '../../src/analysis/ship/seaLand.ts';
+import { gbtMargin, gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
+import {
+  SEA_LAND_FEATURES,
+  SEA_LAND_FEATURE_COUNT,
+  candidateLandFeatures,
+  deferredSeaLandField,
+  landAt,
+  landMaskOfField,
+  landProbability,
+  orderStatistic,
+  partLandFeatures,
+  resolveLandField,
+  seaLandFeatures,
+  seaLandFeaturesAt,
+  seaLandField,
+  seaLandModel,
+  seaLandProbability,
+  seaLandProbabilityDeferred,
+  seaScreenBound,
+  withLandDistance,
+} from '../../src/analysis/ship/seaLand.ts';
 import { gammaClutter } from './synthSea.ts';
 
 /** A coast of textured land with a pier, twelve vessels and a no-data strip at the right edge. */
@@ -68,6 +87,97 @@ describe('ship sea/land segmenter: the cheaper field is the same field', () => {
       compared++;
     }
     expect(compared).toBeGreaterThan(7000);
+  });
+
+  for (const c of CASES) {
+    it(`the deferred field (sea screen) gives the same mask, distances and every probability a candidate reads (${c.W} × ${c.H} px)`, () => {
+      const { values, valid } = goldenScene(c.W, c.H, c.seed);
+      const t = seaLandModel().threshold;
+      const full = withLandDistance(seaLandField(values, valid, c.W, c.H, c.spacing), c.spacing);
+      const lazy = withLandDistance(deferredSeaLandField(values, valid, c.W, c.H, c.spacing), c.spacing);
+      const m = full.rows * full.cols;
+      // The screen skips the trees on most of the open sea (else this test proves nothing).
+      const deferred = lazy.deferred?.count ?? 0;
+      expect(deferred).toBeGreaterThan(0.1 * c.cells);
+      expect(sha(lazy.distanceM!)).toBe(sha(full.distanceM!));
+      expect(Buffer.compare(landMaskOfField(lazy, c.W, c.H), landMaskOfField(full, c.W, c.H))).toBe(0);
+      // What candidates read: the box features around each vessel and a grid of boxes over the
+      // tile (sea, coast, pier), and the part features, then the peak of every cell.
+      for (let r = 0; r + 12 < c.H; r += 23)
+        for (let col = 0; col + 20 < c.W; col += 31) {
+          const box = { rowMin: r, rowMax: r + 4, colMin: col, colMax: col + 15 };
+          expect(candidateLandFeatures(lazy, r + 2, col + 7, box, 8)).toEqual(candidateLandFeatures(full, r + 2, col + 7, box, 8));
+          const pixels = Array.from({ length: 30 }, (_, j) => (r + (j % 3)) * c.W + col + ((j / 3) | 0));
+          expect(partLandFeatures(lazy, pixels, c.W, c.H, 10, 100)).toEqual(partLandFeatures(full, pixels, c.W, c.H, 10, 100));
+        }
+      expect(lazy.deferred!.count).toBeLessThan(deferred); // some reads were of deferred cells
+      expect(lazy.deferred!.count).toBeGreaterThan(0);
+      for (let k = 0; k < m; k++) expect(Object.is(landProbability(lazy, k), full.land[k])).toBe(true);
+      for (let r = 0; r < c.H; r += 7) expect(landAt(lazy, r, (r * 13) % c.W)).toBe(landAt(full, r, (r * 13) % c.W));
+      expect(lazy.deferred!.count).toBe(0);
+      expect(sha(lazy.land)).toBe(c.land);
+      // A decision under the screen's threshold resolves every deferred cell first.
+      const low = deferredSeaLandField(values, valid, c.W, c.H, c.spacing);
+      expect(sha(withLandDistance(low, c.spacing, 0.001).distanceM!)).toBe(sha(withLandDistance(full, c.spacing, 0.001).distanceM!));
+      expect(low.deferred!.count).toBe(0);
+    });
+  }
+
+  it('screens a cell as sea only where the full trees give it a probability under the threshold, non-finite features included', () => {
+    const model = seaLandModel();
+    for (const c of [...CASES, { W: 200, H: 160, seed: 7, spacing: { range: 10, azimuth: 10 } }]) {
+      const { values, valid } = goldenScene(c.W, c.H, c.seed);
+      const f = seaLandFeatures(values, valid, c.W, c.H, c.spacing);
+      const m = f.rows * f.cols;
+      // Every 5th valid cell gets one non-finite feature, cycling through all of them (the
+      // screen's own features too: such a cell is not screened; the others: the bound covers
+      // their missing sides).
+      let k5 = 0;
+      let hurt = 0;
+      for (let k = 0; k < m; k++) if (f.valid[k] && k5++ % 5 === 0) (f.planes[(hurt % SEA_LAND_FEATURE_COUNT) * m + k] = hurt % 3 ? Number.NaN : hurt % 2 ? Infinity : -Infinity), hurt++;
+      const lazy = seaLandProbabilityDeferred(f, model);
+      const x = new Array<number>(SEA_LAND_FEATURE_COUNT);
+      let screened = 0;
+      let screenedNonFinite = 0;
+      const bright = ['bright140', 'bright300', 'bright620', 'darkLevelDb', 'dark620'].map((n) => SEA_LAND_FEATURES.indexOf(n as (typeof SEA_LAND_FEATURES)[number]));
+      for (let k = 0; k < m; k++) {
+        if (!lazy.deferred!.pending[k]) continue;
+        screened++;
+        seaLandFeaturesAt(f, k, x);
+        if (!x.every(Number.isFinite)) screenedNonFinite++;
+        expect(bright.every((j) => Number.isFinite(x[j]))).toBe(true);
+        expect(gbtPredict(model.model, x)).toBeLessThan(model.threshold);
+        expect(lazy.land[k]).toBe(0);
+      }
+      expect(screened).toBeGreaterThan(300);
+      expect(screenedNonFinite).toBeGreaterThan(50);
+      // And the resolved field is the full one, cell for cell.
+      const full = seaLandProbability(f, model);
+      expect(sha(resolveLandField(lazy))).toBe(sha(full.land));
+    }
+  });
+
+  it('bounds the log-odds of every cell of an interval: no cell of the bound\'s intervals exceeds it', () => {
+    const model = seaLandModel().model;
+    const { values, valid } = goldenScene(500, 400, 31);
+    const f = seaLandFeatures(values, valid, 500, 400, { range: 10, azimuth: 10 });
+    const m = f.rows * f.cols;
+    const screen = ['bright140', 'bright300', 'bright620', 'darkLevelDb', 'dark620'].map((n) => SEA_LAND_FEATURES.indexOf(n as (typeof SEA_LAND_FEATURES)[number]));
+    const cuts = screen.map((j) => [...new Set(model.trees.flatMap((t) => t.feature.flatMap((g, k) => (g === j ? [t.threshold[k]!] : []))))].sort((a, b) => a - b));
+    const x = new Array<number>(SEA_LAND_FEATURE_COUNT);
+    const bounds = new Map<string, number>();
+    let checked = 0;
+    for (let k = 0; k < m; k += 3) {
+      if (!f.valid[k]) continue;
+      seaLandFeaturesAt(f, k, x);
+      const bins = screen.map((j, s) => cuts[s]!.filter((t) => t <= x[j]!).length);
+      const key = bins.join(',');
+      if (!bounds.has(key)) bounds.set(key, seaScreenBound(model, bins, seaLandModel().threshold));
+      expect(gbtMargin(model, x)).toBeLessThanOrEqual(bounds.get(key)!);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(10000);
+    expect(bounds.size).toBeGreaterThan(5); // sea, coast and land intervals
   });
 
   it('picks order statistics as the sorted array would, NaN last', () => {

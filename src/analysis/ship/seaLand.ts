@@ -9,7 +9,8 @@
 // of the cell grid (cells of 2 × 2 px at 10 m: ~17 B per image pixel). The trees are
 // ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts and stored in seaLandModel.json.
 // Pure, on typed arrays; imports ../oilslick/gbt.ts, ../common/committedModel.ts and
-// ../../raster/boxMean.ts.
+// ../../raster/boxMean.ts. The detector's field skips the trees on cells a bound over the trees
+// proves sea (seaLandProbabilityDeferred) and computes them when a candidate reads them.
 
 import { committedModel } from '../common/committedModel.ts';
 import { sigmoid, type GbtModel } from '../oilslick/gbt.ts';
@@ -64,6 +65,23 @@ export interface SeaLandField extends SeaLandGrid {
   land: Float32Array;
   /** Distance (m) from each cell to the nearest land cell of the tile, capped (withLandDistance). */
   distanceM?: Float32Array;
+  /**
+   * Cells the sea screen proved sea whose probability is not computed yet (seaLandProbabilityDeferred):
+   * `land` holds 0 there until landProbability reads it. Shared by the field's copies.
+   */
+  deferred?: DeferredCells;
+}
+
+export interface DeferredCells {
+  /** 1 where the cell's probability is still to compute; `count` of them. */
+  pending: Uint8Array;
+  count: number;
+  /** Every deferred cell's probability lies under this. */
+  threshold: number;
+  features: SeaLandFeatures;
+  trees: FlatTrees;
+  /** Feature vector scratch of the cells computed on demand. */
+  x: Float64Array;
 }
 
 /** Land distances are capped here (m): farther, or no land in the tile. */
@@ -322,71 +340,266 @@ function flatTrees(model: GbtModel): FlatTrees {
 }
 
 /**
- * Land probability per cell: gbtPredict's trees, sums and sigmoid, operation for operation (the
- * same float64 additions in tree order; a non-finite value — v − v ≠ 0 — takes its node's
- * missing side), on the flat trees and one reused feature vector.
+ * One cell's log-odds: gbtPredict's trees and sums, operation for operation (the same float64
+ * additions in tree order; a non-finite value — v − v ≠ 0 — takes its node's missing side), on
+ * the flat trees and the reused feature vector `x`. The whole field and the deferred cells
+ * read on demand (landProbability) both come from here, so they are the same bits.
  */
+function cellLogit(t: FlatTrees, planes: Float32Array, m: number, k: number, x: Float64Array): number {
+  const { roots, feature, threshold, left, right, value, missingLeft } = t;
+  const trees = roots.length;
+  let finite = true;
+  for (let j = 0, o = k; j < SEA_LAND_FEATURE_COUNT; j++, o += m) {
+    const v = planes[o]!;
+    x[j] = v;
+    if (v - v !== 0) finite = false;
+  }
+  let s = t.base;
+  const { depth, heapFeature: hf, heapThreshold: ht, heapValue: hv } = t;
+  if (finite && hf && ht && hv) {
+    const inner = (1 << depth) - 1;
+    // Every feature finite (the usual cell): the complete trees, no missing side, no branch on the path.
+    // Four trees walked side by side (independent paths), their leaves added in tree order.
+    let i = 0;
+    for (let b = 0, l = -inner; i + 4 <= trees; i += 4, b += 4 * inner, l += 4 * (inner + 1)) {
+      let n0 = 0;
+      let n1 = 0;
+      let n2 = 0;
+      let n3 = 0;
+      const b1 = b + inner;
+      const b2 = b1 + inner;
+      const b3 = b2 + inner;
+      for (let d = 0; d < depth; d++) {
+        n0 = 2 * n0 + 2 - +(x[hf[b + n0]!]! < ht[b + n0]!);
+        n1 = 2 * n1 + 2 - +(x[hf[b1 + n1]!]! < ht[b1 + n1]!);
+        n2 = 2 * n2 + 2 - +(x[hf[b2 + n2]!]! < ht[b2 + n2]!);
+        n3 = 2 * n3 + 2 - +(x[hf[b3 + n3]!]! < ht[b3 + n3]!);
+      }
+      const leaves = inner + 1;
+      s += hv[l + n0]!;
+      s += hv[l + leaves + n1]!;
+      s += hv[l + 2 * leaves + n2]!;
+      s += hv[l + 3 * leaves + n3]!;
+    }
+    for (let b = i * inner, l = i * (inner + 1) - inner; i < trees; i++, b += inner, l += inner + 1) {
+      let n = 0;
+      for (let d = 0; d < depth; d++) n = 2 * n + 2 - +(x[hf[b + n]!]! < ht[b + n]!);
+      s += hv[l + n]!;
+    }
+  } else {
+    for (let i = 0; i < trees; i++) {
+      let n = roots[i]!;
+      for (let j = feature[n]!; j >= 0; j = feature[n]!) {
+        const v = x[j]!;
+        n = (v - v === 0 ? v < threshold[n]! : missingLeft[n] === 1) ? left[n]! : right[n]!;
+      }
+      s += value[n]!;
+    }
+  }
+  return s;
+}
+
+/** Land probability per cell: gbtPredict per cell (cellLogit, then the sigmoid). */
 export function seaLandProbability(f: SeaLandFeatures, model: Pick<SeaLandModel, 'model'>): SeaLandField {
   const m = f.rows * f.cols;
   const land = new Float32Array(m).fill(Number.NaN);
   const t = flatTrees(model.model);
-  const { roots, feature, threshold, left, right, value, missingLeft } = t;
-  const trees = roots.length;
-  const planes = f.planes;
   const x = new Float64Array(SEA_LAND_FEATURE_COUNT);
-  const { depth, heapFeature: hf, heapThreshold: ht, heapValue: hv } = t;
-  const inner = (1 << depth) - 1;
+  for (let k = 0; k < m; k++) if (f.valid[k]) land[k] = sigmoid(cellLogit(t, f.planes, m, k, x));
+  return { cellRows: f.cellRows, cellCols: f.cellCols, rows: f.rows, cols: f.cols, valid: f.valid, land };
+}
+
+/**
+ * The sea screen (issue 23 §5): features whose value, cut into the intervals between the
+ * trees' own split thresholds on it, decides a bound. Within one interval of each, every split
+ * on these features goes one known way; every split on the other features may go either way
+ * (their missing sides included). So the largest leaf each tree can reach there, summed, bounds
+ * the log-odds of every cell whose screen features lie in those intervals. Open sea (no bright
+ * cell within 620 m, nearly all cells dark, the tile's dark level) is where the bound falls
+ * below the land threshold.
+ */
+const SCREEN_FEATURES = ['bright140', 'bright300', 'bright620', 'darkLevelDb', 'dark620'] as const;
+/** Log-odds margin of the bound under the threshold: float rounding of the sum, sigmoid and float32 store is ~1e-13. */
+const SCREEN_MARGIN = 1e-4;
+
+interface SeaScreen {
+  /** Feature index of each screen feature, and the sorted distinct split thresholds the trees use on it. */
+  features: Int32Array;
+  cuts: Float64Array[];
+  /** Interval index (the count of cuts ≤ the value) key → 1: the bound is under the threshold, 0: not. */
+  memo: Map<number, number>;
+  threshold: number;
+  trees: FlatTrees;
+}
+
+const screenCache = new WeakMap<GbtModel, Map<number, SeaScreen>>();
+
+function seaScreen(model: GbtModel, threshold: number): SeaScreen {
+  let byThreshold = screenCache.get(model);
+  if (!byThreshold) screenCache.set(model, (byThreshold = new Map()));
+  const cached = byThreshold.get(threshold);
+  if (cached) return cached;
+  const features = Int32Array.from(SCREEN_FEATURES, (name) => model.featureNames.indexOf(name));
+  const cuts = Array.from(features, (j) => {
+    const set = new Set<number>();
+    for (const t of model.trees) for (let k = 0; k < t.feature.length; k++) if (t.feature[k] === j) set.add(t.threshold[k]!);
+    return Float64Array.from([...set].sort((a, b) => a - b));
+  });
+  const screen: SeaScreen = { features, cuts, memo: new Map(), threshold, trees: flatTrees(model) };
+  byThreshold.set(threshold, screen);
+  return screen;
+}
+
+/**
+ * The bound of SeaScreen for the screen features' intervals `bins` (bins[s]: the count of
+ * cuts[s] ≤ the value): base + Σ per tree (in tree order) the largest leaf reachable. Rounding
+ * is monotone, so the float sum bounds the cells' float sums. Exported for the tests.
+ */
+export function seaScreenBound(model: GbtModel, bins: ArrayLike<number>, threshold: number): number {
+  const sc = seaScreen(model, threshold);
+  const { roots, feature, threshold: split, left, right, value } = sc.trees;
+  const lo = new Float64Array(SEA_LAND_FEATURE_COUNT).fill(-Infinity);
+  const hi = new Float64Array(SEA_LAND_FEATURE_COUNT).fill(Infinity);
+  const free = new Uint8Array(SEA_LAND_FEATURE_COUNT).fill(1);
+  sc.features.forEach((j, s) => {
+    if (j < 0) return;
+    const b = bins[s]!;
+    const c = sc.cuts[s]!;
+    free[j] = 0;
+    lo[j] = b > 0 ? c[b - 1]! : -Infinity;
+    hi[j] = b < c.length ? c[b]! : Infinity;
+  });
+  const best = (n: number): number => {
+    const j = feature[n]!;
+    if (j < 0) return value[n]!;
+    const t = split[n]!;
+    if (!free[j]) {
+      // Values in [lo, hi): all below a split at or over hi, none below one at or under lo.
+      if (t >= hi[j]!) return best(left[n]!);
+      if (t <= lo[j]!) return best(right[n]!);
+    }
+    return Math.max(best(left[n]!), best(right[n]!));
+  };
+  let s = sc.trees.base;
+  for (let i = 0; i < roots.length; i++) s += best(roots[i]!);
+  return s;
+}
+
+/** Count of `cuts` ≤ v (v finite). */
+function binOf(cuts: Float64Array, v: number): number {
+  let a = 0;
+  let b = cuts.length;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (cuts[mid]! <= v) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}
+
+/**
+ * The intervals of the last cell screened and their verdict: neighbouring sea cells share
+ * them, so most cells are decided by five range checks (the same verdict as the memo's).
+ */
+interface ScreenCursor {
+  bins: Int32Array;
+  lo: Float64Array;
+  hi: Float64Array;
+  ok: boolean;
+}
+
+function screenCursor(sc: SeaScreen): ScreenCursor {
+  const n = sc.features.length;
+  // Empty intervals (lo > hi): the first cell misses.
+  return { bins: new Int32Array(n), lo: new Float64Array(n).fill(Infinity), hi: new Float64Array(n).fill(-Infinity), ok: false };
+}
+
+/** Whether cell k is sea for sure by the screen (every screen feature finite, its intervals' bound under the threshold). */
+function screenedSea(sc: SeaScreen, model: GbtModel, planes: Float32Array, m: number, k: number, cur: ScreenCursor): boolean {
+  const n = sc.features.length;
+  let same = true;
+  for (let s = 0; s < n && same; s++) {
+    const v = planes[sc.features[s]! * m + k]!;
+    same = v >= cur.lo[s]! && v < cur.hi[s]! && v - v === 0;
+  }
+  if (same) return cur.ok;
+  let key = 0;
+  for (let s = 0; s < n; s++) {
+    const j = sc.features[s]!;
+    if (j < 0) return false;
+    const v = planes[j * m + k]!;
+    if (v - v !== 0) return false; // non-finite: the trees take its missing side, not an interval
+    const c = sc.cuts[s]!;
+    const b = binOf(c, v);
+    cur.bins[s] = b;
+    key = key * (c.length + 1) + b;
+  }
+  let ok = sc.memo.get(key);
+  if (ok === undefined) {
+    const bound = seaScreenBound(model, cur.bins, sc.threshold);
+    ok = Math.fround(sigmoid(bound + SCREEN_MARGIN)) < sc.threshold ? 1 : 0;
+    sc.memo.set(key, ok);
+  }
+  for (let s = 0; s < n; s++) {
+    const c = sc.cuts[s]!;
+    const b = cur.bins[s]!;
+    cur.lo[s] = b > 0 ? c[b - 1]! : -Infinity;
+    cur.hi[s] = b < c.length ? c[b]! : Infinity;
+  }
+  cur.ok = ok === 1;
+  return cur.ok;
+}
+
+/**
+ * The land probability field with the trees skipped where the sea screen proves a cell sea
+ * (probability under `threshold`): those cells are `deferred` (land holds 0 there) and their
+ * exact probability is computed when read (landProbability, landAt, candidateLandFeatures),
+ * the same bits as seaLandProbability's. Land decisions at `threshold` or above
+ * (withLandDistance, landMaskOfField, partLandFeatures) are the full field's exactly; below it
+ * they first resolve every deferred cell.
+ */
+export function seaLandProbabilityDeferred(f: SeaLandFeatures, model: Pick<SeaLandModel, 'model' | 'threshold'>): SeaLandField {
+  const m = f.rows * f.cols;
+  const land = new Float32Array(m).fill(Number.NaN);
+  const pending = new Uint8Array(m);
+  const t = flatTrees(model.model);
+  const sc = seaScreen(model.model, model.threshold);
+  const x = new Float64Array(SEA_LAND_FEATURE_COUNT);
+  const cur = screenCursor(sc);
+  let count = 0;
   for (let k = 0; k < m; k++) {
     if (!f.valid[k]) continue;
-    let finite = true;
-    for (let j = 0, o = k; j < SEA_LAND_FEATURE_COUNT; j++, o += m) {
-      const v = planes[o]!;
-      x[j] = v;
-      if (v - v !== 0) finite = false;
-    }
-    let s = t.base;
-    if (finite && hf && ht && hv) {
-      // Every feature finite (the usual cell): the complete trees, no missing side, no branch on the path.
-      // Four trees walked side by side (independent paths), their leaves added in tree order.
-      let i = 0;
-      for (let b = 0, l = -inner; i + 4 <= trees; i += 4, b += 4 * inner, l += 4 * (inner + 1)) {
-        let n0 = 0;
-        let n1 = 0;
-        let n2 = 0;
-        let n3 = 0;
-        const b1 = b + inner;
-        const b2 = b1 + inner;
-        const b3 = b2 + inner;
-        for (let d = 0; d < depth; d++) {
-          n0 = 2 * n0 + 2 - +(x[hf[b + n0]!]! < ht[b + n0]!);
-          n1 = 2 * n1 + 2 - +(x[hf[b1 + n1]!]! < ht[b1 + n1]!);
-          n2 = 2 * n2 + 2 - +(x[hf[b2 + n2]!]! < ht[b2 + n2]!);
-          n3 = 2 * n3 + 2 - +(x[hf[b3 + n3]!]! < ht[b3 + n3]!);
-        }
-        const leaves = inner + 1;
-        s += hv[l + n0]!;
-        s += hv[l + leaves + n1]!;
-        s += hv[l + 2 * leaves + n2]!;
-        s += hv[l + 3 * leaves + n3]!;
-      }
-      for (let b = i * inner, l = i * (inner + 1) - inner; i < trees; i++, b += inner, l += inner + 1) {
-        let n = 0;
-        for (let d = 0; d < depth; d++) n = 2 * n + 2 - +(x[hf[b + n]!]! < ht[b + n]!);
-        s += hv[l + n]!;
-      }
-    } else {
-      for (let i = 0; i < trees; i++) {
-        let n = roots[i]!;
-        for (let j = feature[n]!; j >= 0; j = feature[n]!) {
-          const v = x[j]!;
-          n = (v - v === 0 ? v < threshold[n]! : missingLeft[n] === 1) ? left[n]! : right[n]!;
-        }
-        s += value[n]!;
-      }
-    }
-    land[k] = sigmoid(s);
+    if (screenedSea(sc, model.model, f.planes, m, k, cur)) {
+      land[k] = 0;
+      pending[k] = 1;
+      count++;
+    } else land[k] = sigmoid(cellLogit(t, f.planes, m, k, x));
   }
-  return { cellRows: f.cellRows, cellCols: f.cellCols, rows: f.rows, cols: f.cols, valid: f.valid, land };
+  return { cellRows: f.cellRows, cellCols: f.cellCols, rows: f.rows, cols: f.cols, valid: f.valid, land, ...(count ? { deferred: { pending, count, threshold: model.threshold, features: f, trees: t, x } } : {}) };
+}
+
+/** The exact land probability of cell k (NaN: no target pixel there), computing a deferred cell now. */
+export function landProbability(f: SeaLandField, k: number): number {
+  const d = f.deferred;
+  if (d && d.pending[k] === 1) {
+    const m = f.rows * f.cols;
+    f.land[k] = sigmoid(cellLogit(d.trees, d.features.planes, m, k, d.x));
+    d.pending[k] = 0;
+    d.count--;
+  }
+  return f.land[k]!;
+}
+
+/** Every deferred cell computed: `f.land` is then seaLandProbability's field. Returns f.land. */
+export function resolveLandField(f: SeaLandField): Float32Array {
+  const d = f.deferred;
+  if (d && d.count > 0) for (let k = 0; k < d.pending.length; k++) if (d.pending[k] === 1) landProbability(f, k);
+  return f.land;
+}
+
+/** Land decisions at `threshold` are exact on `f.land` as it stands (deferred cells resolved when the threshold is under the screen's). */
+function decisionsAt(f: SeaLandField, threshold: number): void {
+  if (f.deferred && f.deferred.count > 0 && !(threshold >= f.deferred.threshold)) resolveLandField(f);
 }
 
 /** The tile's land probability field from the committed model. */
@@ -394,9 +607,17 @@ export function seaLandField(values: Float32Array, target: Uint8Array, width: nu
   return seaLandProbability(seaLandFeatures(values, target, width, height, spacing), model);
 }
 
+/**
+ * seaLandField with the sea screen's cells deferred (seaLandProbabilityDeferred): the detector's
+ * field, whose readers see the full field's numbers and land decisions.
+ */
+export function deferredSeaLandField(values: Float32Array, target: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }, model: Pick<SeaLandModel, 'model' | 'threshold'> = seaLandModel()): SeaLandField {
+  return seaLandProbabilityDeferred(seaLandFeatures(values, target, width, height, spacing), model);
+}
+
 /** Land probability of the cell holding pixel (row, col) (NaN: no target pixel there). */
 export function landAt(f: SeaLandField, row: number, col: number): number {
-  return f.land[Math.floor(row / f.cellRows) * f.cols + Math.floor(col / f.cellCols)]!;
+  return landProbability(f, Math.floor(row / f.cellRows) * f.cols + Math.floor(col / f.cellCols));
 }
 
 /**
@@ -406,6 +627,7 @@ export function landAt(f: SeaLandField, row: number, col: number): number {
  */
 export function withLandDistance(f: SeaLandField, spacing: { range: number; azimuth: number }, threshold = seaLandModel().threshold): SeaLandField {
   const { rows, cols } = f;
+  decisionsAt(f, threshold);
   const d = new Float32Array(rows * cols);
   for (let k = 0; k < d.length; k++) d[k] = f.land[k]! >= threshold ? 0 : LAND_DISTANCE_CAP_M;
   chamferInPlace(d, rows, cols, f.cellRows * spacing.azimuth, f.cellCols * spacing.range);
@@ -427,7 +649,7 @@ export function candidateLandFeatures(f: SeaLandField, peakRow: number, peakCol:
   let mx = Number.NaN;
   for (let r = r0; r <= r1; r++)
     for (let c = c0; c <= c1; c++) {
-      const v = f.land[r * f.cols + c]!;
+      const v = landProbability(f, r * f.cols + c);
       if (Number.isNaN(v)) continue;
       n++;
       s += v;
@@ -439,6 +661,7 @@ export function candidateLandFeatures(f: SeaLandField, peakRow: number, peakCol:
 
 /** The field's land cells (probability ≥ `threshold`) as a pixel mask, or-ed with `land` (not written into). */
 export function landMaskOfField(f: SeaLandField, width: number, height: number, threshold = seaLandModel().threshold, land?: Uint8Array): Uint8Array {
+  decisionsAt(f, threshold);
   const out = land ? Uint8Array.from(land) : new Uint8Array(width * height);
   for (let r = 0; r < height; r++) {
     const base = Math.floor(r / f.cellRows) * f.cols;
@@ -453,7 +676,7 @@ export function landMaskOfField(f: SeaLandField, width: number, height: number, 
  * `valid` pixels.
  */
 export function sceneLandMask(values: Float32Array, valid: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }, land?: Uint8Array): Uint8Array {
-  return landMaskOfField(seaLandField(values, valid, width, height, spacing), width, height, seaLandModel().threshold, land);
+  return landMaskOfField(deferredSeaLandField(values, valid, width, height, spacing), width, height, seaLandModel().threshold, land);
 }
 
 /** A part's pixels count as near land within this distance (m) of a land cell (withLandDistance). */
@@ -471,6 +694,7 @@ export const PART_NEAR_LAND_M = 60;
 export function partLandFeatures(f: SeaLandField, pixels: ArrayLike<number>, width: number, height: number, pixelM: number, lengthM: number, threshold = seaLandModel().threshold): [number, number, number, number] {
   const n = pixels.length;
   if (!n) return [Number.NaN, Number.NaN, Number.NaN, Number.NaN];
+  decisionsAt(f, threshold);
   const cellOf = (r: number, c: number) => Math.floor(r / f.cellRows) * f.cols + Math.floor(c / f.cellCols);
   const own = new Set<number>();
   for (let k = 0; k < n; k++) own.add(pixels[k]!);

@@ -11,7 +11,7 @@ import { clusterDetections, measureCluster, mergeNearbyClusters, splitCluster, t
 import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
-import { landMaskOfField, seaLandField, withLandDistance, type SeaLandField } from './seaLand.ts';
+import { deferredSeaLandField, landMaskOfField, withLandDistance, type SeaLandField } from './seaLand.ts';
 import { inNearShoreBand, nearShoreBand } from './nearShore.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
@@ -257,7 +257,8 @@ function detectInTile(input: ShipTileInput, params: ShipParams): ShipDetection[]
   if (params.classifier.enabled && params.classifier.candidates === 'threshold' && params.classifier.sceneLandMask) {
     const values = (channels[0] === 'VH' ? input.sigma0.vh : input.sigma0.vv)!;
     if (values.length === n) {
-      landField = withLandDistance(seaLandField(values, valid, w, h, spacing), spacing);
+      // Cells the sea screen proves sea skip the trees until a candidate reads them (seaLand.ts).
+      landField = withLandDistance(deferredSeaLandField(values, valid, w, h, spacing), spacing);
       land = landMaskOfField(landField, w, h, undefined, land);
     }
   }
@@ -404,7 +405,7 @@ function detectInTile(input: ShipTileInput, params: ShipParams): ShipDetection[]
     let candidate: ShipDetection['candidate'];
     if (pixelMode) candidate = { features: [], probability: cluster.score ?? Number.NaN };
     else if (classify) {
-      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN, (landField ??= withLandDistance(seaLandField(primary.values, target, w, h, spacing), spacing)));
+      const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN, (landField ??= withLandDistance(deferredSeaLandField(primary.values, target, w, h, spacing), spacing)));
       const probability = model ? candidateProbability(model, features) : Number.NaN;
       if (model && probability < (params.classifier.threshold ?? candidateThreshold(model, features))) return;
       candidate = { features, probability };
