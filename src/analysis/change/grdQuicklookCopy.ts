@@ -93,68 +93,56 @@ export function mergeGrdPooled(into: GrdPooledBlocks, part: GrdPooledPart): void
  * every thread for the same grid and model.
  */
 export class BlockOwnerMap {
-  /** Lattice nodes' grid row and col, filled when first asked (`known`). */
-  private readonly rows: Float64Array;
-  private readonly cols: Float64Array;
-  private readonly known: Uint8Array;
-  private readonly latticeRows: number;
+  private readonly nodes = new Map<number, { row: number; col: number }>();
   private readonly latticeRuns: number;
-  /** The last block asked (at): its centre's grid row and col. */
-  row = Number.NaN;
-  col = Number.NaN;
 
   constructor(
     private readonly grid: BlockGrid,
     private readonly model: OwnerModel,
   ) {
-    this.latticeRows = Math.ceil((grid.rows - 1) / OWNER_LATTICE) + 1;
     this.latticeRuns = Math.ceil((grid.runs - 1) / OWNER_LATTICE) + 1;
-    const n = this.latticeRows * this.latticeRuns;
-    this.rows = new Float64Array(n);
-    this.cols = new Float64Array(n);
-    this.known = new Uint8Array(n);
   }
 
-  /** Blocks per lattice cell along each side (cell (a, b) holds blocks a·L … and b·L …). */
-  static readonly CELL = OWNER_LATTICE;
-
-  /** Lattice node (a, b)'s index, its grid (row, col) worked out if not yet: the centre of block (min(a·L, rows − 1), min(b·L, runs − 1)). */
-  private node(a: number, b: number): number {
+  /** The grid (row, col) of lattice node (a, b): the centre of block (min(a·L, rows − 1), min(b·L, runs − 1)). */
+  private node(a: number, b: number): { row: number; col: number } {
     const key = a * this.latticeRuns + b;
-    if (!this.known[key]) {
+    let hit = this.nodes.get(key);
+    if (!hit) {
       const g = this.grid;
       const k = Math.min(a * OWNER_LATTICE, g.rows - 1);
       const j = Math.min(b * OWNER_LATTICE, g.runs - 1);
       const [lon, lat] = this.model.imageToLonLat(g.y0 + k * g.rowStep + (g.rowStep >> 1), g.x0 + j * g.runLength + (g.runLength - 1) / 2);
-      const p = this.model.lonLatToGrid(lon, lat);
-      this.rows[key] = p.row;
-      this.cols[key] = p.col;
-      this.known[key] = 1;
+      hit = this.model.lonLatToGrid(lon, lat);
+      this.nodes.set(key, hit);
     }
-    return key;
+    return hit;
   }
+
+  /** Blocks per lattice cell along each side (cell (a, b) holds blocks a·L … and b·L …). */
+  static readonly CELL = OWNER_LATTICE;
 
   /**
    * The UTM box (min/max row and col) of lattice cell (a, b)'s corner nodes: every block of the
    * cell lies in it (bilinear between the corners); NaN when a corner has no answer.
    */
   cellBox(a: number, b: number): { r0: number; r1: number; c0: number; c1: number } {
-    const a1 = Math.min(a + 1, this.latticeRows - 1);
+    const g = this.grid;
+    const a1 = Math.min(a + 1, Math.max(0, Math.ceil((g.rows - 1) / OWNER_LATTICE)));
     const b1 = Math.min(b + 1, this.latticeRuns - 1);
-    const ks = [this.node(a, b), this.node(a, b1), this.node(a1, b), this.node(a1, b1)];
+    const ps = [this.node(a, b), this.node(a, b1), this.node(a1, b), this.node(a1, b1)];
     return {
-      r0: Math.min(...ks.map((k) => this.rows[k]!)),
-      r1: Math.max(...ks.map((k) => this.rows[k]!)),
-      c0: Math.min(...ks.map((k) => this.cols[k]!)),
-      c1: Math.max(...ks.map((k) => this.cols[k]!)),
+      r0: Math.min(...ps.map((p) => p.row)),
+      r1: Math.max(...ps.map((p) => p.row)),
+      c0: Math.min(...ps.map((p) => p.col)),
+      c1: Math.max(...ps.map((p) => p.col)),
     };
   }
 
-  /** Block (k, j)'s centre on the UTM grid, into `row` and `col` (NaN where the model has no answer). */
-  at(k: number, j: number): void {
+  /** Block (k, j)'s centre on the UTM grid; NaN where the model has no answer. */
+  at(k: number, j: number): { row: number; col: number } {
     const g = this.grid;
     const L = OWNER_LATTICE;
-    const a = Math.min(Math.floor(k / L), Math.max(0, this.latticeRows - 2));
+    const a = Math.min(Math.floor(k / L), Math.max(0, Math.ceil((g.rows - 1) / L) - 1));
     const b = Math.min(Math.floor(j / L), Math.max(0, this.latticeRuns - 2));
     const ka = a * L;
     const kb = Math.min((a + 1) * L, g.rows - 1);
@@ -162,16 +150,14 @@ export class BlockOwnerMap {
     const jb = Math.min((b + 1) * L, g.runs - 1);
     const fy = kb > ka ? (k - ka) / (kb - ka) : 0;
     const fx = jb > ja ? (j - ja) / (jb - ja) : 0;
-    const a1 = kb > ka ? a + 1 : a;
-    const b1 = jb > ja ? b + 1 : b;
     const p00 = this.node(a, b);
-    const p01 = this.node(a, b1);
-    const p10 = this.node(a1, b);
-    const p11 = this.node(a1, b1);
-    const R = this.rows;
-    const C = this.cols;
-    this.row = (R[p00]! * (1 - fx) + R[p01]! * fx) * (1 - fy) + (R[p10]! * (1 - fx) + R[p11]! * fx) * fy;
-    this.col = (C[p00]! * (1 - fx) + C[p01]! * fx) * (1 - fy) + (C[p10]! * (1 - fx) + C[p11]! * fx) * fy;
+    const p01 = this.node(a, jb > ja ? b + 1 : b);
+    const p10 = this.node(kb > ka ? a + 1 : a, b);
+    const p11 = this.node(kb > ka ? a + 1 : a, jb > ja ? b + 1 : b);
+    return {
+      row: (p00.row * (1 - fx) + p01.row * fx) * (1 - fy) + (p10.row * (1 - fx) + p11.row * fx) * fy,
+      col: (p00.col * (1 - fx) + p01.col * fx) * (1 - fy) + (p10.col * (1 - fx) + p11.col * fx) * fy,
+    };
   }
 }
 
@@ -194,9 +180,9 @@ export class GrdBlockPooler {
 
   /** Whether block (k, j)'s centre falls in this tile's core (the pixel whose centre is nearest). */
   private owns(k: number, j: number): boolean {
-    this.map.at(k, j);
-    const r = Math.floor(this.map.row + 0.5);
-    const c = Math.floor(this.map.col + 0.5);
+    const { row, col } = this.map.at(k, j);
+    const r = Math.floor(row + 0.5);
+    const c = Math.floor(col + 0.5);
     const { core } = this;
     return r >= core.y0 && r < core.y0 + core.height && c >= core.x0 && c < core.x0 + core.width;
   }

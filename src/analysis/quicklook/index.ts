@@ -320,8 +320,8 @@ async function grdPooledRaster(product: Sigma0Product, copy: GrdCopy, rowStep: n
   const far = (k: number, j: number): boolean => {
     const cell = cells[Math.floor(k / L) * cellRuns + Math.floor(j / L)]!;
     if (cell !== 2) return cell === 0;
-    owner.at(k, j);
-    return outside(owner.row, owner.col);
+    const { row, col } = owner.at(k, j);
+    return outside(row, col);
   };
   const data = new Float32Array(rows * runs);
   const sums = Float64Array.from(copy.sumDn2);
