@@ -20,7 +20,7 @@ import type { PixelWindow } from '../../imagery/window.ts';
 import type { PixelRect } from './tile.ts';
 
 /** Blocks between exact evaluations of the owner map (bilinear in between). */
-const OWNER_LATTICE = 64;
+const OWNER_LATTICE = 16;
 
 /** A GRD pair's copy: DN² sums and counts per block (PooledBlocks) and which blocks a tile pooled. */
 export interface GrdPooledBlocks extends PooledBlocks {

@@ -324,78 +324,46 @@ async function grdPooledRaster(product: Sigma0Product, copy: GrdCopy, rowStep: n
     return outside(row, col);
   };
   const data = new Float32Array(rows * runs);
-  const sums = Float64Array.from(copy.sumDn2);
-  const counts = Uint32Array.from(copy.counts);
+  const sums = new Float64Array(runs);
+  const counts = new Uint32Array(runs);
   const end = window.x0 + window.width;
-  // The runs to read, as spans of neighbouring runs of one row: [row, first run, last run].
-  const spans: number[] = [];
   for (let k = 0; k < rows; k++) {
     const at = k * runs;
-    for (let j = 0; j < runs; j++) {
-      if (copy.covered[at + j] || far(k, j)) continue;
+    const line = firstRow + k * rowStep;
+    sums.set(copy.sumDn2.subarray(at, at + runs));
+    counts.set(copy.counts.subarray(at, at + runs));
+    for (let j = 0; j < runs; ) {
+      if (copy.covered[at + j] || far(k, j)) {
+        j++;
+        continue;
+      }
       let jb = j;
       while (jb + 1 < runs && !copy.covered[at + jb + 1] && !far(k, jb + 1)) jb++;
-      spans.push(k, j, jb);
-      j = jb;
-    }
-  }
-  // Read in windows of up to READ_ROWS sampled rows over the columns of neighbouring spans (a read
-  // costs more than its pixels on a narrow span: the edge of the region is a few runs wide on
-  // every row), each span's runs summed from its own line as the strided read sums a run.
-  const READ_ROWS = 16;
-  for (let s0 = 0; s0 < spans.length; ) {
-    const kFrom = spans[s0]!;
-    let s1 = s0;
-    while (s1 < spans.length && spans[s1]! < kFrom + READ_ROWS) s1 += 3;
-    const group: number[] = [];
-    for (let s = s0; s < s1; s += 3) group.push(s);
-    group.sort((p, q) => spans[p + 1]! - spans[q + 1]!);
-    for (let g = 0; g < group.length; ) {
-      const cFrom = spans[group[g]! + 1]!;
-      let cTo = spans[group[g]! + 2]!;
-      let h = g + 1;
-      while (h < group.length && spans[group[h]! + 1]! <= cTo + 16) cTo = Math.max(cTo, spans[group[h++]! + 2]!);
-      const x0 = window.x0 + cFrom * runLength;
-      const x1 = Math.min(window.x0 + (cTo + 1) * runLength, end);
-      let kMin = Infinity;
-      let kMax = -Infinity;
-      for (let q = g; q < h; q++) {
-        kMin = Math.min(kMin, spans[group[q]!]!);
-        kMax = Math.max(kMax, spans[group[q]!]!);
-      }
-      const y0 = firstRow + kMin * rowStep;
-      const height = (kMax - kMin) * rowStep + 1;
-      signal?.throwIfAborted();
+      const from = window.x0 + j * runLength;
+      const to = Math.min(window.x0 + (jb + 1) * runLength, end);
       // DN: 0 where invalid (as the strided read's line, safe/overview.ts).
-      const { data: dn } = await band.readWindow({ x0, y0, width: x1 - x0, height }, { quantity: 'dn', denoise: false });
-      const w = x1 - x0;
-      for (let q = g; q < h; q++) {
-        const s = group[q]!;
-        const k = spans[s]!;
-        const rowBase = (firstRow + k * rowStep - y0) * w - x0;
-        for (let r = spans[s + 1]!; r <= spans[s + 2]!; r++) {
-          const a = window.x0 + r * runLength;
-          const b = Math.min(a + runLength, end);
-          let sum = 0;
-          let n = 0;
-          for (let x = a; x < b; x++) {
-            const v = dn[rowBase + x]!;
-            if (v === 0) continue;
-            sum += v * v;
-            n++;
-          }
-          sums[k * runs + r] = sum;
-          counts[k * runs + r] = n;
+      const { data: dn } = await band.readWindow({ x0: from, y0: line, width: to - from, height: 1 }, { quantity: 'dn', denoise: false });
+      for (let r = j; r <= jb; r++) {
+        const a = (r - j) * runLength;
+        const b = Math.min(a + runLength, to - from);
+        let sum = 0;
+        let n = 0;
+        for (let x = a; x < b; x++) {
+          const v = dn[x]!;
+          if (v === 0) continue;
+          sum += v * v;
+          n++;
         }
+        sums[r] = sum;
+        counts[r] = n;
       }
-      g = h;
+      j = jb + 1;
     }
-    s0 = s1;
-    await new Promise<void>((r) => setImmediate(r));
-  }
-  for (let k = 0; k < rows; k++) {
-    const at = k * runs;
-    data.set(sampler.fromSums(firstRow + k * rowStep, sums.subarray(at, at + runs), counts.subarray(at, at + runs)), at);
+    data.set(sampler.fromSums(line, sums, counts), at);
+    if ((k & 63) === 63) {
+      signal?.throwIfAborted();
+      await new Promise<void>((r) => setImmediate(r));
+    }
   }
   return { data, rows, runs, firstRow, rowStep, x0: window.x0, runLength };
 }
