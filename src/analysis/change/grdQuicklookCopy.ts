@@ -118,26 +118,6 @@ export class BlockOwnerMap {
     return hit;
   }
 
-  /** Blocks per lattice cell along each side (cell (a, b) holds blocks a·L … and b·L …). */
-  static readonly CELL = OWNER_LATTICE;
-
-  /**
-   * The UTM box (min/max row and col) of lattice cell (a, b)'s corner nodes: every block of the
-   * cell lies in it (bilinear between the corners); NaN when a corner has no answer.
-   */
-  cellBox(a: number, b: number): { r0: number; r1: number; c0: number; c1: number } {
-    const g = this.grid;
-    const a1 = Math.min(a + 1, Math.max(0, Math.ceil((g.rows - 1) / OWNER_LATTICE)));
-    const b1 = Math.min(b + 1, this.latticeRuns - 1);
-    const ps = [this.node(a, b), this.node(a, b1), this.node(a1, b), this.node(a1, b1)];
-    return {
-      r0: Math.min(...ps.map((p) => p.row)),
-      r1: Math.max(...ps.map((p) => p.row)),
-      c0: Math.min(...ps.map((p) => p.col)),
-      c1: Math.max(...ps.map((p) => p.col)),
-    };
-  }
-
   /** Block (k, j)'s centre on the UTM grid; NaN where the model has no answer. */
   at(k: number, j: number): { row: number; col: number } {
     const g = this.grid;

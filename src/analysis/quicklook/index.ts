@@ -305,23 +305,9 @@ async function grdPooledRaster(product: Sigma0Product, copy: GrdCopy, rowStep: n
     },
   });
   const reach = 4 * Math.max(rowStep, runLength) + 8;
-  const [ry0, ry1, rx0, rx1] = [region.y0 - reach, region.y0 + region.height + reach, region.x0 - reach, region.x0 + region.width + reach];
-  const outside = (row: number, col: number) => row < ry0 || row > ry1 || col < rx0 || col > rx1;
-  // Per lattice cell of the owner map: 0 every block far, 1 none, 2 ask block by block (the cell's blocks lie in its corners' box).
-  const L = BlockOwnerMap.CELL;
-  const cellRuns = Math.ceil(runs / L);
-  const cells = new Uint8Array(Math.ceil(rows / L) * cellRuns);
-  for (let a = 0; a * L < rows; a++) {
-    for (let b = 0; b < cellRuns; b++) {
-      const { r0, r1, c0, c1 } = owner.cellBox(a, b);
-      cells[a * cellRuns + b] = !(r0 <= r1 && c0 <= c1) ? 2 : r1 < ry0 || r0 > ry1 || c1 < rx0 || c0 > rx1 ? 0 : r0 >= ry0 && r1 <= ry1 && c0 >= rx0 && c1 <= rx1 ? 1 : 2;
-    }
-  }
   const far = (k: number, j: number): boolean => {
-    const cell = cells[Math.floor(k / L) * cellRuns + Math.floor(j / L)]!;
-    if (cell !== 2) return cell === 0;
     const { row, col } = owner.at(k, j);
-    return outside(row, col);
+    return row < region.y0 - reach || row > region.y0 + region.height + reach || col < region.x0 - reach || col > region.x0 + region.width + reach;
   };
   const data = new Float32Array(rows * runs);
   const sums = new Float64Array(runs);
