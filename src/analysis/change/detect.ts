@@ -362,8 +362,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
   const grdPooling = grdQuicklookPooling(pair, relation, region, options);
   if (grdPooling) reading.grdQuicklook = grdPooling;
   const rtcCopy = pooling ? emptyPooledValues(pooling.grid) : undefined;
-  const [gx, , , gy] = pair.shown?.raster.geotransform ?? reference.geotransform;
-  const grdCopy = grdPooling ? emptyGrdPooled(grdPooling.grid, region, { epsg: reference.epsg!, originX: gx, originY: gy, pixelSizeM: gtA }) : undefined;
+  const grdCopy = grdPooling ? emptyGrdPooled(grdPooling.grid) : undefined;
   const addQuicklook = (part: PooledValuesPart | undefined, grdParts: GrdPooledPart[] | undefined) => {
     if (rtcCopy && part) mergePooledValues(rtcCopy, part);
     if (grdCopy && grdParts) for (const p of grdParts) mergeGrdPooled(grdCopy, p);

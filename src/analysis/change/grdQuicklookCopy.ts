@@ -26,17 +26,6 @@ const OWNER_LATTICE = 16;
 export interface GrdPooledBlocks extends PooledBlocks {
   /** 1 where a tile pooled the block (its sums are the run's); 0 where the quicklook reads it. */
   covered: Uint8Array;
-  /** The analysed region on the pair's UTM grid, and that grid: a block far outside the region shows in no pixel of the picture (quicklook/index.ts). */
-  region: PixelWindow;
-  utm: UtmPlacement;
-}
-
-/** A UTM grid's placement: EPSG code, the outer corner of pixel (0, 0) and the pixel size (m). */
-export interface UtmPlacement {
-  epsg: number;
-  originX: number;
-  originY: number;
-  pixelSizeM: number;
 }
 
 /** One tile's share: blocks rowFrom … rowFrom + rows − 1, runFrom … runFrom + runs − 1. */
@@ -68,9 +57,9 @@ export function isGrdPooledBlocks(copy: unknown): copy is GrdPooledBlocks {
   return typeof copy === 'object' && copy !== null && 'covered' in copy && 'sumDn2' in copy;
 }
 
-export function emptyGrdPooled(grid: BlockGrid, region: PixelWindow, utm: UtmPlacement): GrdPooledBlocks {
+export function emptyGrdPooled(grid: BlockGrid): GrdPooledBlocks {
   const n = grid.rows * grid.runs;
-  return { grid, sumDn2: new Float64Array(n), counts: new Uint32Array(n), covered: new Uint8Array(n), region: { ...region }, utm };
+  return { grid, sumDn2: new Float64Array(n), counts: new Uint32Array(n), covered: new Uint8Array(n) };
 }
 
 /** Adds a tile's part into the copy (blocks are pooled by one tile only: the sums are that tile's). */
@@ -88,16 +77,18 @@ export function mergeGrdPooled(into: GrdPooledBlocks, part: GrdPooledPart): void
 }
 
 /**
- * Block (k, j)'s centre on the UTM grid (fractional row, col; integer at pixel centres): exact at
- * a lattice of blocks every OWNER_LATTICE blocks, bilinear in between — the same numbers on
- * every thread for the same grid and model.
+ * A tile's pooling: `onDn` takes each GRD window its later band's read decodes; `parts()` the
+ * blocks it pooled. `core` is the tile's core on the UTM grid (cores partition the region).
  */
-export class BlockOwnerMap {
+export class GrdBlockPooler {
   private readonly nodes = new Map<number, { row: number; col: number }>();
+  private readonly done: PixelWindow[] = [];
+  private readonly out: GrdPooledPart[] = [];
   private readonly latticeRuns: number;
 
   constructor(
     private readonly grid: BlockGrid,
+    private readonly core: PixelRect,
     private readonly model: OwnerModel,
   ) {
     this.latticeRuns = Math.ceil((grid.runs - 1) / OWNER_LATTICE) + 1;
@@ -118,8 +109,8 @@ export class BlockOwnerMap {
     return hit;
   }
 
-  /** Block (k, j)'s centre on the UTM grid; NaN where the model has no answer. */
-  at(k: number, j: number): { row: number; col: number } {
+  /** Whether block (k, j)'s centre falls in this tile's core (the owner map, bilinear between lattice nodes). */
+  private owns(k: number, j: number): boolean {
     const g = this.grid;
     const L = OWNER_LATTICE;
     const a = Math.min(Math.floor(k / L), Math.max(0, Math.ceil((g.rows - 1) / L) - 1));
@@ -134,33 +125,8 @@ export class BlockOwnerMap {
     const p01 = this.node(a, jb > ja ? b + 1 : b);
     const p10 = this.node(kb > ka ? a + 1 : a, b);
     const p11 = this.node(kb > ka ? a + 1 : a, jb > ja ? b + 1 : b);
-    return {
-      row: (p00.row * (1 - fx) + p01.row * fx) * (1 - fy) + (p10.row * (1 - fx) + p11.row * fx) * fy,
-      col: (p00.col * (1 - fx) + p01.col * fx) * (1 - fy) + (p10.col * (1 - fx) + p11.col * fx) * fy,
-    };
-  }
-}
-
-/**
- * A tile's pooling: `onDn` takes each GRD window its later band's read decodes; `parts()` the
- * blocks it pooled. `core` is the tile's core on the UTM grid (cores partition the region).
- */
-export class GrdBlockPooler {
-  private readonly done: PixelWindow[] = [];
-  private readonly out: GrdPooledPart[] = [];
-  private readonly map: BlockOwnerMap;
-
-  constructor(
-    private readonly grid: BlockGrid,
-    private readonly core: PixelRect,
-    model: OwnerModel,
-  ) {
-    this.map = new BlockOwnerMap(grid, model);
-  }
-
-  /** Whether block (k, j)'s centre falls in this tile's core (the pixel whose centre is nearest). */
-  private owns(k: number, j: number): boolean {
-    const { row, col } = this.map.at(k, j);
+    const row = (p00.row * (1 - fx) + p01.row * fx) * (1 - fy) + (p10.row * (1 - fx) + p11.row * fx) * fy;
+    const col = (p00.col * (1 - fx) + p01.col * fx) * (1 - fy) + (p10.col * (1 - fx) + p11.col * fx) * fy;
     const r = Math.floor(row + 0.5);
     const c = Math.floor(col + 0.5);
     const { core } = this;

@@ -5,7 +5,7 @@
 import type { EndpointId, Family } from '../../contract/enums.ts';
 import type { AoiGeometry, BBox } from '../../geo/types.ts';
 import { bboxOf } from '../../geo/index.ts';
-import { lonLatTransform, openRasterProduct, openSafeProduct, type Sigma0Product } from '../../imagery/index.ts';
+import { openRasterProduct, openSafeProduct, type Sigma0Product } from '../../imagery/index.ts';
 import { runTileTask } from '../engine/pool.ts';
 import type { BlockGrid, PooledBlocks, PooledValues, ResolvedInput, ResultCollection } from '../port.ts';
 import type { PixelWindow } from '../../imagery/index.ts';
@@ -22,7 +22,6 @@ import { flatBuffers, flattenFeatures, flattenGeometries } from './vectors.ts';
 import { renderDeviationMap, type DeviationLegendClass } from './deviationMap.ts';
 import { timeseriesMapLayer } from './mapLayer.ts';
 import { isPooledValues, pooledValuesRaster } from './rasterCopy.ts';
-import { BlockOwnerMap, type GrdPooledBlocks } from '../change/grdQuicklookCopy.ts';
 
 export { MAX_SIDE } from './sample.ts';
 
@@ -252,11 +251,11 @@ async function deviationMap(features: ResultCollection['features'], aoi: AoiGeom
   return renderDeviationMap({ grid, cells, fills, outlines: cellPx >= 8, aoi: aoiRings, classes, noValue: hexColour(deviationStyle(null).fill), notes }, signal);
 }
 
-/** A GRD pair's copy: DN² sums with the blocks the tiles pooled marked. */
-type GrdCopy = GrdPooledBlocks;
+/** A GRD pair's copy (change/grdQuicklookCopy.ts GrdPooledBlocks): DN² sums with the blocks the tiles pooled marked. */
+type GrdCopy = PooledBlocks & { covered: Uint8Array };
 
 function isGrdCopy(pooled: QuicklookRequest['pooled']): pooled is GrdCopy {
-  return !!pooled && 'covered' in pooled && 'sumDn2' in pooled && 'region' in pooled;
+  return !!pooled && 'covered' in pooled && 'sumDn2' in pooled;
 }
 
 /** Blocks in a GRD pair's copy, at most (as the RTC pair's, rasterCopy.ts): 12 bytes a block... ~113 MB. */
@@ -290,25 +289,6 @@ async function grdPooledRaster(product: Sigma0Product, copy: GrdCopy, rowStep: n
   const band = product.bands[grid.polarisation];
   if (!band) return null;
   const sampler = new CalibratedRunSampler(band, window.x0, window.width, runLength, { denoise: true });
-  // A run no tile pooled is read here, unless its block lies far outside the analysed region:
-  // the picture shows only the AOI (the rest transparent, the stretch over the AOI's pixels), and
-  // an AOI pixel shows the block nearest its centre or, through the 3 × 3 mean, a neighbour — a
-  // few blocks from the region at most (D: four blocks and 8 grid pixels; lattice errors are
-  // hundredths of a pixel). Those stay empty (NaN): not in any visible pixel.
-  const { region, utm } = copy;
-  const toUtm = lonLatTransform(utm.epsg);
-  const owner = new BlockOwnerMap(grid, {
-    imageToLonLat: (line, pixel) => product.geolocation.pixelToLonLat(line, pixel),
-    lonLatToGrid: (lon, lat) => {
-      const [x, y] = toUtm.fromLonLat(lon, lat);
-      return { col: (x - utm.originX) / utm.pixelSizeM - 0.5, row: (utm.originY - y) / utm.pixelSizeM - 0.5 };
-    },
-  });
-  const reach = 4 * Math.max(rowStep, runLength) + 8;
-  const far = (k: number, j: number): boolean => {
-    const { row, col } = owner.at(k, j);
-    return row < region.y0 - reach || row > region.y0 + region.height + reach || col < region.x0 - reach || col > region.x0 + region.width + reach;
-  };
   const data = new Float32Array(rows * runs);
   const sums = new Float64Array(runs);
   const counts = new Uint32Array(runs);
@@ -319,12 +299,12 @@ async function grdPooledRaster(product: Sigma0Product, copy: GrdCopy, rowStep: n
     sums.set(copy.sumDn2.subarray(at, at + runs));
     counts.set(copy.counts.subarray(at, at + runs));
     for (let j = 0; j < runs; ) {
-      if (copy.covered[at + j] || far(k, j)) {
+      if (copy.covered[at + j]) {
         j++;
         continue;
       }
       let jb = j;
-      while (jb + 1 < runs && !copy.covered[at + jb + 1] && !far(k, jb + 1)) jb++;
+      while (jb + 1 < runs && !copy.covered[at + jb + 1]) jb++;
       const from = window.x0 + j * runLength;
       const to = Math.min(window.x0 + (jb + 1) * runLength, end);
       // DN: 0 where invalid (as the strided read's line, safe/overview.ts).
