@@ -17,7 +17,6 @@ import { detectFamilyGrid, grdBandSource } from '../src/analysis/modules/rtcInpu
 import type { AoiGeometry, Position } from '../src/geo/types.ts';
 import { Random, trackAcquisitions, writeSafeGrd, type SafeGrdSpec, type SurfaceSpec } from '../src/synth/index.ts';
 import { makeQuicklook, type QuicklookRequest } from '../src/analysis/quicklook/index.ts';
-import { quicklookBlocksFor } from '../src/worker/quicklook.ts';
 import type { PooledBlocks, ResultCollection } from '../src/analysis/port.ts';
 import type { SceneRecord } from '../src/catalog/types.ts';
 import { benchStage, type BenchStage } from './imagery-read.ts';
@@ -122,10 +121,8 @@ export async function ensureGrdPair(workDir: string, width: number, height: numb
 /**
  * A newbuilding job of the detect family on the GRD pair above as the worker runs it (the pair
  * geocoded onto the AOI's UTM grid, src/analysis/modules/change.ts; threads = analysisThreads())
- * and its quicklook as the worker makes it (the later SAFE in image geometry, from the pair tiles'
- * copy: change/grdQuicklookCopy.ts), with its share; then the strided read's quicklook for
- * comparison, its row saying whether the two overlays are the same bytes.
- * `SARWATCH_BENCH_GRD_PX=WxH` sets the pair's size (default 8000x6000).
+ * and its quicklook as the worker makes it (the later SAFE in image geometry: strided read), with
+ * its share. `SARWATCH_BENCH_GRD_PX=WxH` sets the pair's size (default 8000x6000).
  */
 export async function benchGrdChangeQuicklook(opts: { workDir: string }): Promise<{ stages: QuicklookBenchStage[]; details: Record<string, unknown> }> {
   const size = /^(\d+)x(\d+)$/.exec(process.env.SARWATCH_BENCH_GRD_PX ?? '8000x6000');
@@ -152,27 +149,13 @@ export async function benchGrdChangeQuicklook(opts: { workDir: string }): Promis
   const scene = (product: string) => ({ productType: 'GRD', assets: { product: { href: product }, vv: { href: product }, vh: { href: product } } }) as unknown as SceneRecord;
   const input = { kind: 'pair' as const, earlier: scene(earlier), later: scene(later), extent: aoi, aoi };
   try {
-    // As the worker asks for it (src/worker/quicklook.ts): the tiles pool the picture's blocks of the later SAFE.
-    const blocks = quicklookBlocksFor('newbuilding', input)!;
     const detected = await timed(`detectChangeInPair newbuilding, GRD pair geocoded (${threads} threads)`, () =>
-      detectChangeInPair(sources(earlier), sources(later), { aoi, kind: 'newbuilding', maxRequestBytes: 1 << 20, params: { threads }, quicklookBlocks: blocks }),
+      detectChangeInPair(sources(earlier), sources(later), { aoi, kind: 'newbuilding', maxRequestBytes: 1 << 20, params: { threads } }),
     );
     stages.push(detected.stage);
     const out = detected.value;
-    const copy = out.grdQuicklookCopy;
-    const request = { endpointId: 'newbuilding' as const, family: 'detect' as const, input, result: out.result };
-    // The job's quicklook from the tiles' copy (the runs no tile pooled read here), then the strided read's after it for comparison.
-    const fromCopy = await quicklookRow({ ...request, ...(copy ? { pooled: copy } : {}) }, detected.stage, copy ? 'quicklook + overlay, GRD pair, pooled copy' : 'quicklook + overlay, GRD pair, strided read (no copy)');
-    stages.push(fromCopy);
-    let covered = 0;
-    if (copy) {
-      for (const c of copy.covered) covered += c;
-      const strided = await quicklookRow(request, detected.stage, 'quicklook + overlay, GRD pair, strided read after it');
-      const a = (await makeQuicklook({ ...request, pooled: copy }))!.overlay!.png;
-      const b = (await makeQuicklook(request))!.overlay!.png;
-      stages.push({ ...strided, name: `${strided.name}; overlays ${Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0 ? 'the same bytes' : 'DIFFER'} (${copy.grid.rows} × ${copy.grid.runs} blocks, ${((100 * covered) / copy.covered.length).toFixed(1)} % pooled by the tiles)` });
-    }
-    return { stages, details: { width, height, aoiSqkm: Math.round(out.coverage.requested_area_sqkm), detections: out.result.features.length, threads, blocks: copy ? copy.covered.length : 0, pooledBlocks: covered } };
+    stages.push(await quicklookRow({ endpointId: 'newbuilding', family: 'detect', input, result: out.result }, detected.stage, 'quicklook + overlay, GRD pair, strided read'));
+    return { stages, details: { width, height, aoiSqkm: Math.round(out.coverage.requested_area_sqkm), detections: out.result.features.length, threads } };
   } finally {
     await closeAnalysisPool();
   }

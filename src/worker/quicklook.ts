@@ -4,8 +4,7 @@
  * Never the reason a job fails: an error is logged and the job completes without the picture
  * or the layer (its fields null); one failing does not cost the other.
  */
-import { grdQuicklookBlockGrid, makeMapLayer, makeQuicklook, quicklookBlockGrid, type QuicklookImages, type QuicklookRequest } from '../analysis/quicklook/index.ts';
-import { GeocodedGrdRaster } from '../imagery/geocode/grdRaster.ts';
+import { makeMapLayer, makeQuicklook, quicklookBlockGrid, type QuicklookImages, type QuicklookRequest } from '../analysis/quicklook/index.ts';
 import { quicklookRasterBlockGrid } from '../analysis/quicklook/rasterCopy.ts';
 import type { RasterProduct } from '../imagery/rtc/raster.ts';
 import type { AnalysisContext, ResolvedInput } from '../analysis/port.ts';
@@ -26,18 +25,16 @@ export function quicklookKeys(jobId: string, attempt: number): { quicklook: stri
 }
 
 /**
- * For a ship or oil-slick job on a catalog scene, or a building-change job (an RTC pair's raster
- * blocks; a GRD pair's on the later SAFE in image geometry, the picture's own): the quicklook's
- * blocks the detector's tiles pool (so the quicklook needs no second read of the scene); none for
- * an uploaded image or another endpoint.
+ * For a ship or oil-slick job on a catalog scene, or a building-change job of the analyze family
+ * (RTC pair): the quicklook's blocks the detector's tiles pool (so the quicklook needs no second
+ * read of the scene); none for an uploaded image, a detect-family pair (its quicklook is the later
+ * SAFE in image geometry, not the geocoded grid the tiles hold) or another endpoint.
  */
 export function quicklookBlocksFor(endpointId: string, input: ResolvedInput): AnalysisContext['quicklookBlocks'] {
   // (The change module asks only in the analyze family: modules/change.ts.)
   if ((endpointId === 'newbuilding' || endpointId === 'disappearbuilding') && input.kind === 'pair') {
     const aoi = input.aoi;
-    // A GRD pair (detect family): the later SAFE's blocks in image geometry, the picture's own.
-    return (raster, polarisation) =>
-      raster instanceof GeocodedGrdRaster ? grdQuicklookBlockGrid(raster.product, polarisation, aoi) : quicklookRasterBlockGrid(raster as RasterProduct, polarisation, aoi);
+    return (raster, polarisation) => quicklookRasterBlockGrid(raster as RasterProduct, polarisation, aoi);
   }
   if ((endpointId !== 'ship' && endpointId !== 'oilslick') || input.kind === 'image') return undefined;
   const aoi = input.kind === 'scene' ? null : 'aoi' in input ? input.aoi : null;

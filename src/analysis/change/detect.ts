@@ -38,7 +38,6 @@ import { readChangeTile, threadTasks as pairTileTasks, type ChangeTileRead, type
 import { tileDetections, type TileDetections } from './regionPolygons.ts';
 import { threadTasks as tileTasks, type ChangeParams } from './tile.ts';
 import { emptyPooledValues, mergePooledValues, type PooledValuesPart, type QuicklookPooling } from './quicklookCopy.ts';
-import { emptyGrdPooled, mergeGrdPooled, type GrdPooledBlocks, type GrdPooledPart, type GrdQuicklookPooling } from './grdQuicklookCopy.ts';
 
 export { detectChangeInTile, prepareFeatures, channelsOf } from './tile.ts';
 export type { ChangeParams, ChangeRegion, ChangeTileInput, ChangeTileOptions, ChangeTileResult, BandPair, PixelRect } from './tile.ts';
@@ -80,8 +79,6 @@ export interface RtcPairOptions {
    * The quicklook's blocks (src/analysis/quicklook quicklookRasterBlockGrid) over `region` of
    * the later scene's `raster`, the band the quicklook shows (VV, else VH), in that raster's
    * pixels: the tiles pool the copy (RtcPairResult.quicklookCopy). Null or absent: no copy.
-   * For a GRD pair (`raster` a geocoded GRD band) the blocks are on the later SAFE in image
-   * geometry (quicklook grdQuicklookBlockGrid; grdQuicklookCopy.ts) and `region` is unused.
    */
   quicklookBlocks?: (raster: RasterProduct, polarisation: 'VV' | 'VH', region: PixelWindow) => BlockGrid | null;
 }
@@ -106,8 +103,6 @@ export interface RtcPairResult {
   };
   /** The later scene's band pooled on the quicklook's blocks, when `quicklookBlocks` gave some (quicklookCopy.ts). */
   quicklookCopy?: PooledValues;
-  /** A GRD pair's (detect family): the later SAFE band's DN² pooled on the strided read's blocks (grdQuicklookCopy.ts). */
-  grdQuicklookCopy?: GrdPooledBlocks;
 }
 
 interface OpenPair {
@@ -178,14 +173,7 @@ export async function detectChangeInRtcPair(prePaths: PairSources, postPaths: Pa
   );
   pass.stats.timingsMs.polygons += performance.now() - started;
   addAnalysisCpu('merge', cpuSince(cpu));
-  return {
-    result,
-    areaSqkm: pass.areaSqkm,
-    coverage: pass.coverage,
-    stats: pass.stats,
-    ...(pass.quicklookCopy ? { quicklookCopy: pass.quicklookCopy } : {}),
-    ...(pass.grdQuicklookCopy ? { grdQuicklookCopy: pass.grdQuicklookCopy } : {}),
-  };
+  return { result, areaSqkm: pass.areaSqkm, coverage: pass.coverage, stats: pass.stats, ...(pass.quicklookCopy ? { quicklookCopy: pass.quicklookCopy } : {}) };
 }
 
 /**
@@ -274,7 +262,6 @@ interface TilePass {
   coverage: MeasuredCoverage;
   stats: RtcPairResult['stats'];
   quicklookCopy?: PooledValues;
-  grdQuicklookCopy?: GrdPooledBlocks;
 }
 
 /**
@@ -284,22 +271,10 @@ interface TilePass {
  * quicklook reads, so it keeps its strided read.
  */
 function quicklookPooling(pair: OpenPair, relation: GridRelation, region: PixelWindow, options: RtcPairOptions): QuicklookPooling | null {
-  if (!options.quicklookBlocks || !pair.shown || relation.kind === 'resample' || isGeocodedGrd(pair.shown.raster)) return null;
+  if (!options.quicklookBlocks || !pair.shown || relation.kind === 'resample') return null;
   const [dx, dy] = relation.kind === 'offset' ? [relation.dx, relation.dy] : [0, 0];
   const grid = options.quicklookBlocks(pair.shown.raster, pair.shown.polarisation, { ...region, x0: region.x0 + dx, y0: region.y0 + dy });
   return grid ? { grid, band: pair.shown.polarisation === 'VV' ? 'vv' : 'vh', dx, dy } : null;
-}
-
-/** A GRD band geocoded onto the pair's UTM grid (imagery/geocode/grdRaster.ts): its picture is the SAFE in image geometry. */
-function isGeocodedGrd(raster: RasterProduct): boolean {
-  return 'geocoder' in raster;
-}
-
-/** A GRD pair's copy (grdQuicklookCopy.ts): the blocks the caller asks for on the later SAFE band, pooled from the DN the geocoded reads decode. */
-function grdQuicklookPooling(pair: OpenPair, relation: GridRelation, region: PixelWindow, options: RtcPairOptions): GrdQuicklookPooling | null {
-  if (!options.quicklookBlocks || !pair.shown || relation.kind === 'resample' || !isGeocodedGrd(pair.shown.raster)) return null;
-  const grid = options.quicklookBlocks(pair.shown.raster, pair.shown.polarisation, region);
-  return grid ? { grid, band: pair.shown.polarisation === 'VV' ? 'vv' : 'vh' } : null;
 }
 
 async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePass> {
@@ -359,13 +334,9 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
   };
   const pooling = quicklookPooling(pair, relation, region, options);
   if (pooling) reading.quicklook = pooling;
-  const grdPooling = grdQuicklookPooling(pair, relation, region, options);
-  if (grdPooling) reading.grdQuicklook = grdPooling;
-  const rtcCopy = pooling ? emptyPooledValues(pooling.grid) : undefined;
-  const grdCopy = grdPooling ? emptyGrdPooled(grdPooling.grid) : undefined;
-  const addQuicklook = (part: PooledValuesPart | undefined, grdParts: GrdPooledPart[] | undefined) => {
-    if (rtcCopy && part) mergePooledValues(rtcCopy, part);
-    if (grdCopy && grdParts) for (const p of grdParts) mergeGrdPooled(grdCopy, p);
+  const quicklookCopy = pooling ? emptyPooledValues(pooling.grid) : undefined;
+  const addQuicklook = (part: PooledValuesPart | undefined) => {
+    if (quicklookCopy && part) mergePooledValues(quicklookCopy, part);
   };
   const addLattice = (l: LatticeCounts) => {
     for (let y = 0; y < l.height; y++) {
@@ -398,7 +369,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
     const input = (tile: Tile) => ({ input: { pre: pair.preSources, post: pair.postSources, reading, tile, aoi }, keep: undefined });
     tileTimings = await mapTiles(plan, null, { run: pairTileTasks.detectChangeInPairTile, params: taskParams, input }, (tile, out) => {
       addLattice(out.lattice);
-      addQuicklook(out.quicklook, out.grdQuicklook);
+      addQuicklook(out.quicklook);
       mergeTile(tile, out.detections, out.validCount, out.pixelSizeM);
     }, { ...engine, runner: options.tiles });
   } else {
@@ -406,7 +377,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
     const read = (_window: PixelWindow, tile: Tile) => readChangeTile(pair.pre, pair.post, reading, tile);
     const input = (_tile: Tile, data: ChangeTileRead) => {
       addLattice(data.lattice);
-      addQuicklook(data.quicklook, data.grdQuicklook);
+      addQuicklook(data.quicklook);
       const { input, inside, pixelSizeM } = data;
       // The tile's arrays move to the worker; the AOI mask is kept for clipping polygons.
       const transfer = [
@@ -442,7 +413,7 @@ async function runTiles(pair: OpenPair, options: RtcPairOptions): Promise<TilePa
   const areaSqkm = Math.round(areaSqm) / 1e6;
   const coverage = measuredCoverage({ aoi, analysedAreaSqkm: areaSqkm, extent: combinePolygons(extentPolygons), maxRequestBytes: options.maxRequestBytes });
   t.extent += performance.now() - clock;
-  return { detections, areaSqkm, coverage, stats, ...(rtcCopy ? { quicklookCopy: rtcCopy } : {}), ...(grdCopy ? { grdQuicklookCopy: grdCopy } : {}) };
+  return { detections, areaSqkm, coverage, stats, ...(quicklookCopy ? { quicklookCopy } : {}) };
 }
 
 /** A local file (an RTC GeoTIFF or a SAFE product): another thread opens it as this one did. */

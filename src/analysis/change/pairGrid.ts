@@ -10,7 +10,6 @@
 // proj4 on a lattice every 16 pixels and interpolated bilinearly (error ≪ 0.1 pixel).
 
 import type { RasterProduct } from '../../imagery/rtc/raster.ts';
-import type { GeocodedGrdRaster } from '../../imagery/geocode/grdRaster.ts';
 import type { PixelWindow } from '../../imagery/window.ts';
 
 export type GridRelation = { kind: 'identical' } | { kind: 'offset'; dx: number; dy: number } | { kind: 'resample' };
@@ -103,15 +102,11 @@ export async function readOnReferenceGrid(
   products: readonly RasterProduct[],
   relation: GridRelation,
   window: PixelWindow,
-  /** Product `index` (a geocoded GRD band, grdRaster.ts) hands the DN of each GRD window it reads to `onDn` (not with 'resample'). */
-  dn?: { index: number; onDn: (dn: Float32Array, nodata: number, source: PixelWindow) => void },
 ): Promise<GridRead> {
   const n = window.width * window.height;
   if (relation.kind !== 'resample') {
     const shifted = relation.kind === 'offset' ? { ...window, x0: window.x0 + relation.dx, y0: window.y0 + relation.dy } : window;
-    const reads = await Promise.all(
-      products.map((p, i) => (dn && i === dn.index ? (p as GeocodedGrdRaster).readWindow(shifted, { bands: [0], onDn: dn.onDn }) : p.readWindow(shifted, { bands: [0] }))),
-    );
+    const reads = await Promise.all(products.map((p) => p.readWindow(shifted, { bands: [0] })));
     const valid = new Uint8Array(n).fill(1);
     for (const r of reads) for (let i = 0; i < n; i++) valid[i]! &= r.valid[i]!;
     return { data: reads.map((r) => r.data[0]!), valid };

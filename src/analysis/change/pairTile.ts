@@ -20,8 +20,6 @@ import { readOnReferenceGrid, type GridRelation } from './pairGrid.ts';
 import { tileDetections, type TileDetections } from './regionPolygons.ts';
 import { detectChangeTileTask, type ChangeTileInput, type ChangeTileOptions } from './tile.ts';
 import { poolLinear, type PooledValuesPart, type QuicklookPooling } from './quicklookCopy.ts';
-import { GrdBlockPooler, type GrdPooledPart, type GrdQuicklookPooling } from './grdQuicklookCopy.ts';
-import type { GeocodedGrdRaster } from '../../imagery/geocode/grdRaster.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
 
 /** How a pair's tiles are read: plain data, sent to the pool with each tile. */
@@ -40,8 +38,6 @@ export interface ChangeTileReading {
   nominalPixelM: number;
   /** The quicklook's blocks the later date's band is pooled on (quicklookCopy.ts); absent: no copy. */
   quicklook?: QuicklookPooling;
-  /** A GRD pair (detect family): the quicklook's blocks on the later SAFE, pooled from the DN its read decodes (grdQuicklookCopy.ts). */
-  grdQuicklook?: GrdQuicklookPooling;
 }
 
 /** A tile's cores' counts on the coverage lattice: cells [x0, x0 + width) × [y0, y0 + height), pixels inside the AOI and of those valid in both dates. */
@@ -62,8 +58,6 @@ export interface ChangeTileRead {
   lattice: LatticeCounts;
   /** The tile core's share of the quicklook's copy (when the reading asks for one). */
   quicklook?: PooledValuesPart;
-  /** A GRD pair's: the blocks this tile owns, pooled from its later band's DN. */
-  grdQuicklook?: GrdPooledPart[];
 }
 
 /** Geodesic area of one pixel (m²) around the middle of a window: corners through lon/lat. */
@@ -100,20 +94,9 @@ function pooledRect(tile: Tile, region: PixelWindow): PixelWindow {
 export async function readChangeTile(pre: readonly RasterProduct[], post: readonly RasterProduct[], reading: ChangeTileReading, tile: Tile): Promise<ChangeTileRead> {
   const reference = pre[0]!;
   const w = tile.halo;
-  // A GRD pair's copy: the later band's read hands over the DN of the GRD windows it decodes.
-  const grdQl = reading.grdQuicklook;
-  const grdIndex = grdQl ? (grdQl.band === 'vv' ? reading.vvIndex : reading.vhIndex) : -1;
-  const grdRaster = grdIndex >= 0 && reading.relation.kind !== 'resample' ? (post[grdIndex] as GeocodedGrdRaster) : null;
-  const pooler =
-    grdQl && grdRaster
-      ? new GrdBlockPooler(grdQl.grid, tile.core, {
-          imageToLonLat: (line, pixel) => grdRaster.geocoder.geolocation.pixelToLonLat(line, pixel),
-          lonLatToGrid: (lon, lat) => grdRaster.lonLatToPixel(lon, lat),
-        })
-      : null;
   const [preRead, postRead] = await Promise.all([
     readOnReferenceGrid(reference, pre, { kind: 'identical' }, w),
-    readOnReferenceGrid(reference, post, reading.relation, w, pooler ? { index: grdIndex, onDn: pooler.onDn } : undefined),
+    readOnReferenceGrid(reference, post, reading.relation, w),
   ]);
   const inside = rasterizeAoi(reading.edges, w);
   const pixelSizeM = Math.sqrt(pixelAreaSqm(reference, tile.core)) || reading.nominalPixelM;
@@ -159,7 +142,7 @@ export async function readChangeTile(pre: readonly RasterProduct[], post: readon
   const ql = reading.quicklook;
   const qlBand = ql ? pick(postRead, ql.band === 'vv' ? reading.vvIndex : reading.vhIndex) : undefined;
   const quicklook = ql && qlBand ? poolLinear(qlBand, w.width, pooledRect(tile, region), { row: w.y0 + ql.dy, col: w.x0 + ql.dx }, ql.grid) : undefined;
-  return { input, inside, pixelSizeM, lattice, ...(quicklook ? { quicklook } : {}), ...(pooler ? { grdQuicklook: pooler.parts() } : {}) };
+  return { input, inside, pixelSizeM, lattice, ...(quicklook ? { quicklook } : {}) };
 }
 
 /** A tile the task reads itself: each date's raster sources (as openRasterSources opens them, pre first), how to read them, the tile, and the AOI its polygons are clipped to. */
@@ -179,7 +162,6 @@ export interface ChangePairTileResult {
   pixelSizeM: number;
   lattice: LatticeCounts;
   quicklook?: PooledValuesPart;
-  grdQuicklook?: GrdPooledPart[];
 }
 
 /**
@@ -193,14 +175,7 @@ export async function detectChangeInPairTile(task: ChangePairTile, options: Omit
     const read = await readChangeTile(rasters.slice(0, n), rasters.slice(n), task.reading, task.tile);
     const result = detectChangeTileTask(read.input, options);
     const detections = tileDetections(result, task.tile.halo, read.inside, rasters[0]!, task.aoi);
-    return {
-      detections,
-      validCount: result.validCount,
-      pixelSizeM: read.pixelSizeM,
-      lattice: read.lattice,
-      ...(read.quicklook ? { quicklook: read.quicklook } : {}),
-      ...(read.grdQuicklook ? { grdQuicklook: read.grdQuicklook } : {}),
-    };
+    return { detections, validCount: result.validCount, pixelSizeM: read.pixelSizeM, lattice: read.lattice, ...(read.quicklook ? { quicklook: read.quicklook } : {}) };
   });
 }
 

@@ -28,15 +28,15 @@ function changeModule(kind: 'newbuilding' | 'disappearbuilding'): AnalysisModule
           // Scaled out, the pair's tiles may run on any worker (each opens the archive's scenes).
           ...(ctx.tiles ? { tiles: ctx.tiles } : {}),
           // In the worker: the tiles pool the quicklook's copy of the later scene (no second read for the
-          // picture): the RTC raster's blocks, or for a GRD pair the later SAFE's in image geometry, the
-          // picture's own, pooled from the DN the geocoded reads decode (change/grdQuicklookCopy.ts).
-          ...(ctx.quicklookBlocks ? { quicklookBlocks: ctx.quicklookBlocks } : {}),
+          // picture). The analyze family only: a detect-family quicklook shows the later SAFE in image
+          // geometry (quicklook/index.ts), not the geocoded grid the tiles hold.
+          ...(ctx.quicklookBlocks && request.family === 'analyze' ? { quicklookBlocks: ctx.quicklookBlocks } : {}),
         });
         return {
           result: out.result,
           measured: { areaSqkm: out.areaSqkm, coverage: out.coverage },
           summary: `analysed ${out.areaSqkm} km² (coverage ratio ${out.coverage.ratio}), channels ${out.stats.channels}`,
-          ...(out.quicklookCopy ? { quicklookCopy: out.quicklookCopy } : out.grdQuicklookCopy ? { quicklookCopy: out.grdQuicklookCopy } : {}),
+          ...(out.quicklookCopy ? { quicklookCopy: out.quicklookCopy } : {}),
         };
       } catch (e) {
         throw asImageryFailure(e);

@@ -16,7 +16,7 @@ import { safeProductPath, sceneInput, withSigma0GeoTiff } from '../modules/scene
 import { deviationStyle } from '../timeseries/style.ts';
 import { threadTasks as renderTasks, type DetectionStyle } from './render.ts';
 import { mercatorGrid, type MercatorGrid } from './mercator.ts';
-import { sampleSource, samplingSteps, stridedPlan, MAX_SIDE, type SampledRaster, type StridedRows } from './sample.ts';
+import { sampleSource, samplingSteps, MAX_SIDE, type SampledRaster } from './sample.ts';
 import { rasterSource, sigma0Source, type QuicklookSource } from './source.ts';
 import { flatBuffers, flattenFeatures, flattenGeometries } from './vectors.ts';
 import { renderDeviationMap, type DeviationLegendClass } from './deviationMap.ts';
@@ -90,10 +90,7 @@ export async function makeQuicklook(request: QuicklookRequest): Promise<Quickloo
         try {
           const pol = prefer.find((p) => product.bands[p]?.hasMeasurement);
           if (!pol) throw new Error('the product has no readable band');
-          // The pair tiles' copy of this band (change/grdQuicklookCopy.ts), when the worker asked for one.
-          const copy = isGrdCopy(request.pooled) && request.pooled.grid.polarisation === pol ? request.pooled : null;
-          const pooled = copy ? (rowStep: number, runLength: number, plan: () => StridedRows) => grdPooledRaster(product, copy, rowStep, runLength, plan(), signal) : undefined;
-          return await quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal, pooled);
+          return await quicklookOfSource(sigma0Source(product, pol), areaOf(input), features, DETECTION_STYLES[endpointId]!, signal);
         } finally {
           await product.close();
         }
@@ -148,7 +145,7 @@ export async function quicklookOfSource(
   features: ResultCollection['features'],
   style: DetectionStyle,
   signal?: AbortSignal,
-  pooled?: (rowStep: number, runLength: number, plan: () => StridedRows) => Promise<SampledRaster | null>,
+  pooled?: (rowStep: number, runLength: number) => Promise<SampledRaster | null>,
 ): Promise<QuicklookImages> {
   const { grid, lattice, raster } = await sampleSource(source, area?.aoi ?? null, { signal, ...(pooled ? { pooled } : {}) });
   const extent = area ? await flattenGeometries([area.extent]) : null;
@@ -249,87 +246,4 @@ async function deviationMap(features: ResultCollection['features'], aoi: AoiGeom
   const aoiRings = await flattenGeometries([aoi]);
   // On this thread, between event-loop turns (deviationMap.ts: a pool thread's start would cost more than the drawing).
   return renderDeviationMap({ grid, cells, fills, outlines: cellPx >= 8, aoi: aoiRings, classes, noValue: hexColour(deviationStyle(null).fill), notes }, signal);
-}
-
-/** A GRD pair's copy (change/grdQuicklookCopy.ts GrdPooledBlocks): DN² sums with the blocks the tiles pooled marked. */
-type GrdCopy = PooledBlocks & { covered: Uint8Array };
-
-function isGrdCopy(pooled: QuicklookRequest['pooled']): pooled is GrdCopy {
-  return !!pooled && 'covered' in pooled && 'sumDn2' in pooled;
-}
-
-/** Blocks in a GRD pair's copy, at most (as the RTC pair's, rasterCopy.ts): 12 bytes a block... ~113 MB. */
-const MAX_GRD_POOLED_BLOCKS = Math.floor(1.5 * MAX_SIDE) ** 2;
-
-/**
- * The quicklook's blocks for a building-change job on a GRD pair (detect family): the strided
- * read's own rows and runs over the later SAFE's `polarisation` band framing `aoi` (stridedPlan:
- * ≤ 33 × 33 Newton inversions of the geolocation grid), block (k, j) row k's run j — its middle
- * line, the last run cut where the window ends. Null when there would be too many blocks.
- */
-export function grdQuicklookBlockGrid(product: Sigma0Product, polarisation: string, aoi: AoiGeometry): BlockGrid | null {
-  if (!isSafeProduct(product)) return null;
-  const plan = stridedPlan(sigma0Source(product, polarisation), aoi);
-  if (plan.rows * plan.runs > MAX_GRD_POOLED_BLOCKS || plan.rows === 0) return null;
-  const { window, rowStep, runLength } = plan;
-  return { polarisation, y0: window.y0, x0: window.x0, rowStep, runLength, rows: plan.rows, runs: plan.runs, lines: 1, width: window.width };
-}
-
-/**
- * A GRD pair's copy as the sampled raster: each block the tiles pooled calibrated and denoised
- * from its DN² sum at its line and run centre (CalibratedRunSampler.fromSums, the arithmetic of
- * the strided read's run); the runs no tile pooled (outside the analysed region, or not read
- * whole by their owner) read here, span by span, as the strided read reads them — so the raster
- * is the strided read's bit for bit. Null when the copy is not on the strided read's blocks.
- */
-async function grdPooledRaster(product: Sigma0Product, copy: GrdCopy, rowStep: number, runLength: number, plan: StridedRows, signal?: AbortSignal): Promise<SampledRaster | null> {
-  const { grid } = copy;
-  const { window, firstRow, rows, runs } = plan;
-  if (!isSafeProduct(product) || grid.rowStep !== rowStep || grid.runLength !== runLength || grid.x0 !== window.x0 || grid.y0 !== window.y0 || grid.width !== window.width || grid.rows !== rows || grid.runs !== runs) return null;
-  const band = product.bands[grid.polarisation];
-  if (!band) return null;
-  const sampler = new CalibratedRunSampler(band, window.x0, window.width, runLength, { denoise: true });
-  const data = new Float32Array(rows * runs);
-  const sums = new Float64Array(runs);
-  const counts = new Uint32Array(runs);
-  const end = window.x0 + window.width;
-  for (let k = 0; k < rows; k++) {
-    const at = k * runs;
-    const line = firstRow + k * rowStep;
-    sums.set(copy.sumDn2.subarray(at, at + runs));
-    counts.set(copy.counts.subarray(at, at + runs));
-    for (let j = 0; j < runs; ) {
-      if (copy.covered[at + j]) {
-        j++;
-        continue;
-      }
-      let jb = j;
-      while (jb + 1 < runs && !copy.covered[at + jb + 1]) jb++;
-      const from = window.x0 + j * runLength;
-      const to = Math.min(window.x0 + (jb + 1) * runLength, end);
-      // DN: 0 where invalid (as the strided read's line, safe/overview.ts).
-      const { data: dn } = await band.readWindow({ x0: from, y0: line, width: to - from, height: 1 }, { quantity: 'dn', denoise: false });
-      for (let r = j; r <= jb; r++) {
-        const a = (r - j) * runLength;
-        const b = Math.min(a + runLength, to - from);
-        let sum = 0;
-        let n = 0;
-        for (let x = a; x < b; x++) {
-          const v = dn[x]!;
-          if (v === 0) continue;
-          sum += v * v;
-          n++;
-        }
-        sums[r] = sum;
-        counts[r] = n;
-      }
-      j = jb + 1;
-    }
-    data.set(sampler.fromSums(line, sums, counts), at);
-    if ((k & 63) === 63) {
-      signal?.throwIfAborted();
-      await new Promise<void>((r) => setImmediate(r));
-    }
-  }
-  return { data, rows, runs, firstRow, rowStep, x0: window.x0, runLength };
 }

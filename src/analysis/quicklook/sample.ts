@@ -119,16 +119,8 @@ export function samplingSteps(source: QuicklookSource, extent: AoiGeometry | nul
   return { grid, rowStep, runLength };
 }
 
-/** The strided read's window (the lattice's reach grown by a block), its first sampled row (window.y0 + ⌊rowStep/2⌋), and its rows and runs. */
-export interface StridedRows {
-  window: PixelWindow;
-  firstRow: number;
-  rows: number;
-  runs: number;
-}
-
 /** The strided read's window (the lattice's reach grown by a block), its first sampled row, and its rows and runs. */
-function stridedRows(lattice: Lattice, source: QuicklookSource, rowStep: number, runLength: number): StridedRows {
+function stridedRows(lattice: Lattice, source: QuicklookSource, rowStep: number, runLength: number): { window: PixelWindow; firstRow: number; rows: number; runs: number } {
   const window = sourceWindow(lattice, source, Math.max(rowStep, runLength) + 1);
   if (!window) throw new Error('the extent does not overlap the image');
   const firstRow = window.y0 + (rowStep >> 1);
@@ -160,17 +152,14 @@ export async function sampleSource(
   opts: {
     signal?: AbortSignal;
     concurrency?: number;
-    /**
-     * The source already pooled on blocks of rowStep × runLength (the detector's copy: common/quicklookCopy.ts poolDn2): used instead of the strided read when it returns a raster.
-     * `plan()`: the strided read's own window, first row, rows and runs (a GRD pair's copy is on exactly those: change/grdQuicklookCopy.ts).
-     */
-    pooled?: (rowStep: number, runLength: number, plan: () => StridedRows) => Promise<SampledRaster | null>;
+    /** The source already pooled on blocks of rowStep × runLength (the detector's copy: common/quicklookCopy.ts poolDn2): used instead of the strided read when it returns a raster. */
+    pooled?: (rowStep: number, runLength: number) => Promise<SampledRaster | null>;
   } = {},
 ): Promise<Sampled> {
   const { grid, rowStep, runLength } = samplingSteps(source, extent);
   const lattice = await latticeOf(grid, source);
   opts.signal?.throwIfAborted();
-  const pooled = await opts.pooled?.(rowStep, runLength, () => stridedRows(lattice, source, rowStep, runLength));
+  const pooled = await opts.pooled?.(rowStep, runLength);
   if (pooled) return { grid, lattice, raster: pooled };
   const { window, firstRow, rows, runs } = stridedRows(lattice, source, rowStep, runLength);
   const data = new Float32Array(rows * runs);

@@ -246,12 +246,7 @@ export class GeocodedGrdRaster implements RasterProduct {
     return { lines, pixels };
   }
 
-  /**
-   * `onDn`: each GRD window read for it, as DN before calibration (ReadWindowOptions.onDn; 0 or
-   * `nodata` where there is no data) with that window in full-image pixels — a building-change
-   * tile pools the quicklook's copy of the later scene from them (src/analysis/change/grdQuicklookCopy.ts).
-   */
-  async readWindow(window: PixelWindow, options: { bands?: number[]; onDn?: (dn: Float32Array, nodata: number, source: PixelWindow) => void } = {}): Promise<RasterWindow> {
+  async readWindow(window: PixelWindow, options: { bands?: number[] } = {}): Promise<RasterWindow> {
     assertWindow(window);
     const bands = options.bands ?? [0];
     for (const b of bands) {
@@ -287,8 +282,7 @@ export class GeocodedGrdRaster implements RasterProduct {
       }
       if (!(maxL >= minL)) continue;
       const source = { x0: minP, y0: minL, width: maxP - minP + 1, height: maxL - minL + 1 };
-      const onDn = options.onDn;
-      const read = await this.band.readWindow(source, { quantity: this.quantity, denoise: this.denoise, ...(onDn ? { onDn: (dn: Float32Array, nodata: number) => onDn(dn, nodata, source) } : {}) });
+      const read = await this.band.readWindow(source, { quantity: this.quantity, denoise: this.denoise });
       const rd = read.data;
       const rv = read.valid;
       const sw = source.width;
