@@ -32,7 +32,7 @@ import { benchCancel } from './cancel.ts';
 import { benchDistributed } from './distributed.ts';
 import { benchStartup } from './startup.ts';
 import { closeAnalysisPool } from '../src/analysis/engine/pool.ts';
-import { QUICKLOOK_ROW } from './quicklook.ts';
+import { benchGrdChangeQuicklook, QUICKLOOK_ROW } from './quicklook.ts';
 
 interface SuiteResult {
   name: string;
@@ -73,11 +73,12 @@ const SUITES: Record<string, Suite> = {
     const ship = await benchShips({ workDir, width, height, job: false });
     const oil = await benchOilSlicks({ workDir, width, height });
     const { stages: change } = await benchChange({ workDir });
+    const { stages: grd } = await benchGrdChangeQuicklook({ workDir });
     const { stages: series } = await benchTimeseries({ workDir });
     return {
       name: 'quicklook',
-      description: `each endpoint's quicklook after its job, as the worker makes it: ship and oil on the ${width} × ${height} px IW GRDH scene, newbuilding on the change bench's RTC pair, the time series' deviation map on its stack`,
-      stages: [...keep(ship.stages), ...keep(oil.stages), ...keep(change), ...keep(series)],
+      description: `each endpoint's quicklook after its job, as the worker makes it: ship and oil on the ${width} × ${height} px IW GRDH scene, newbuilding on the change bench's RTC pair and on a GRD pair (detect family, bench/quicklook.ts), the time series' deviation map on its stack`,
+      stages: [...keep(ship.stages), ...keep(oil.stages), ...keep(change), ...keep(grd), ...keep(series)],
     };
   },
   // Fixed sizes of their own (--size does not apply): bench/change.ts, bench/timeseries.ts.
