@@ -5,9 +5,12 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { gbtMargin, gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import {
+  LAND_DISTANCE_CAP_M,
+  REACH_MARGIN_M,
   SEA_LAND_FEATURES,
   SEA_LAND_FEATURE_COUNT,
   candidateLandFeatures,
+  cellsOutOfReach,
   deferredSeaLandField,
   landAt,
   landMaskOfField,
@@ -122,6 +125,69 @@ describe('ship sea/land segmenter: the cheaper field is the same field', () => {
       expect(low.deferred!.count).toBe(0);
     });
   }
+
+  // The near-shore path's field (tile.ts) anchored on the valid pixels off the tile's land mask:
+  // a coast at 40 m pixels (cells of one pixel) whose land reaches far beyond the distance cap.
+  it('defers the cells out of the anchor\'s reach and still reads every probability, distance and sea-side decision of the full field', () => {
+    const W = 420;
+    const H = 200;
+    const spacing = { range: 40, azimuth: 40 };
+    const { values, valid } = goldenScene(W, H, 53);
+    // The tile's land mask: the painted land (c < coast) shrunk by a 3-pixel shore buffer's worth.
+    const tileLand = new Uint8Array(W * H);
+    for (let r = 0; r < H; r++) {
+      const coast = 0.35 * W + 0.15 * W * Math.sin(r / 37);
+      for (let c = 0; c < W; c++) if (c < coast - 3) tileLand[r * W + c] = 1;
+    }
+    const anchor = new Uint8Array(W * H);
+    for (let p = 0; p < anchor.length; p++) anchor[p] = valid[p]! & (tileLand[p]! ^ 1);
+    const t = seaLandModel().threshold;
+    const full = withLandDistance(seaLandField(values, valid, W, H, spacing), spacing);
+    const lazy = withLandDistance(deferredSeaLandField(values, valid, W, H, spacing, undefined, anchor), spacing);
+    const m = full.rows * full.cols;
+    const far = cellsOutOfReach(anchor, W, H, full, spacing)!;
+    // Not vacuous: many cells are out of reach, and the full field calls some of them land.
+    let farCells = 0;
+    let farLand = 0;
+    for (let k = 0; k < m; k++) if (far[k] && full.valid[k]) (farCells++, (farLand += full.land[k]! >= t ? 1 : 0));
+    expect(farCells).toBeGreaterThan(2000);
+    expect(farLand).toBeGreaterThan(5);
+    expect(lazy.deferred!.outOfReach).toBe(farCells);
+    // Sound: every cell out of reach lies farther than the cap and the margin from every anchor cell.
+    // (Every 7th such cell, against every anchor cell within 100 cells: those beyond are 4 km off.)
+    let checked = 0;
+    for (let k = 0; k < m; k += 7) {
+      if (!far[k]) continue;
+      const r = (k / W) | 0;
+      const c = k - r * W;
+      let nearest = Infinity;
+      for (let rr = Math.max(0, r - 100); rr < Math.min(H, r + 101); rr++)
+        for (let cc = Math.max(0, c - 100); cc < Math.min(W, c + 101); cc++) if (anchor[rr * W + cc]) nearest = Math.min(nearest, Math.hypot((rr - r) * 40, (cc - c) * 40));
+      expect(nearest).toBeGreaterThan(LAND_DISTANCE_CAP_M + REACH_MARGIN_M);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(200);
+    // Distances at every cell within the margin of an anchor cell, and the target the land mask leaves.
+    const reach = Math.floor(REACH_MARGIN_M / 40 / Math.SQRT2);
+    let compared = 0;
+    for (let r = 0; r < H; r++)
+      for (let c = 0; c < W; c++) {
+        let nearAnchor = false;
+        for (let dr = -reach; dr <= reach && !nearAnchor; dr++)
+          for (let dc = -reach; dc <= reach; dc++) if (anchor[(r + dr) * W + c + dc]) (nearAnchor = r + dr >= 0 && r + dr < H && c + dc >= 0 && c + dc < W);
+        if (!nearAnchor) continue;
+        expect(lazy.distanceM![r * W + c]).toBe(full.distanceM![r * W + c]);
+        compared++;
+      }
+    expect(compared).toBeGreaterThan(0.5 * W * H);
+    const lazyMask = landMaskOfField(lazy, W, H, t, tileLand);
+    const fullMask = landMaskOfField(full, W, H, t, tileLand);
+    for (let p = 0; p < W * H; p++) expect(valid[p]! & (lazyMask[p]! ^ 1)).toBe(valid[p]! & (fullMask[p]! ^ 1));
+    // Every probability read on demand is the full field's, out of reach or screened.
+    for (let k = 0; k < m; k++) expect(Object.is(landProbability(lazy, k), full.land[k])).toBe(true);
+    expect(lazy.deferred!.count).toBe(0);
+    expect(sha(lazy.land)).toBe(sha(full.land));
+  });
 
   it('screens a cell as sea only where the full trees give it a probability under the threshold, non-finite features included', () => {
     const model = seaLandModel();

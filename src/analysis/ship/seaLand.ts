@@ -10,7 +10,9 @@
 // ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts and stored in seaLandModel.json.
 // Pure, on typed arrays; imports ../oilslick/gbt.ts, ../common/committedModel.ts and
 // ../../raster/boxMean.ts. The detector's field skips the trees on cells a bound over the trees
-// proves sea (seaLandProbabilityDeferred) and computes them when a candidate reads them.
+// proves sea (seaLandProbabilityDeferred), and on the near-shore path on cells too far from the
+// tile's sea for any candidate to reach (cellsOutOfReach), and computes them when a candidate
+// reads them.
 
 import { committedModel } from '../common/committedModel.ts';
 import { sigmoid, type GbtModel } from '../oilslick/gbt.ts';
@@ -80,6 +82,11 @@ export interface DeferredCells {
   threshold: number;
   features: SeaLandFeatures;
   trees: FlatTrees;
+  /**
+   * Of `count` at the start, the cells deferred because they lie out of the anchor's reach
+   * (cellsOutOfReach) rather than screened sea: their land decision is unknown until read.
+   */
+  outOfReach: number;
   /** Feature vector scratch of the cells computed on demand. */
   x: Float64Array;
 }
@@ -556,9 +563,11 @@ function screenedSea(sc: SeaScreen, model: GbtModel, planes: Float32Array, m: nu
  * exact probability is computed when read (landProbability, landAt, candidateLandFeatures),
  * the same bits as seaLandProbability's. Land decisions at `threshold` or above
  * (withLandDistance, landMaskOfField, partLandFeatures) are the full field's exactly; below it
- * they first resolve every deferred cell.
+ * they first resolve every deferred cell. `outOfReach` (cellsOutOfReach): those cells are
+ * deferred too, without the trees or the screen, holding 0 until read; decisions at the
+ * threshold are then exact only within the reach (see there).
  */
-export function seaLandProbabilityDeferred(f: SeaLandFeatures, model: Pick<SeaLandModel, 'model' | 'threshold'>): SeaLandField {
+export function seaLandProbabilityDeferred(f: SeaLandFeatures, model: Pick<SeaLandModel, 'model' | 'threshold'>, outOfReach?: Uint8Array): SeaLandField {
   const m = f.rows * f.cols;
   const land = new Float32Array(m).fill(Number.NaN);
   const pending = new Uint8Array(m);
@@ -567,15 +576,21 @@ export function seaLandProbabilityDeferred(f: SeaLandFeatures, model: Pick<SeaLa
   const x = new Float64Array(SEA_LAND_FEATURE_COUNT);
   const cur = screenCursor(sc);
   let count = 0;
+  let far = 0;
   for (let k = 0; k < m; k++) {
     if (!f.valid[k]) continue;
-    if (screenedSea(sc, model.model, f.planes, m, k, cur)) {
+    if (outOfReach && outOfReach[k] === 1) {
+      land[k] = 0;
+      pending[k] = 1;
+      count++;
+      far++;
+    } else if (screenedSea(sc, model.model, f.planes, m, k, cur)) {
       land[k] = 0;
       pending[k] = 1;
       count++;
     } else land[k] = sigmoid(cellLogit(t, f.planes, m, k, x));
   }
-  return { cellRows: f.cellRows, cellCols: f.cellCols, rows: f.rows, cols: f.cols, valid: f.valid, land, ...(count ? { deferred: { pending, count, threshold: model.threshold, features: f, trees: t, x } } : {}) };
+  return { cellRows: f.cellRows, cellCols: f.cellCols, rows: f.rows, cols: f.cols, valid: f.valid, land, ...(count ? { deferred: { pending, count, threshold: model.threshold, features: f, trees: t, x, outOfReach: far } } : {}) };
 }
 
 /** The exact land probability of cell k (NaN: no target pixel there), computing a deferred cell now. */
@@ -609,10 +624,72 @@ export function seaLandField(values: Float32Array, target: Uint8Array, width: nu
 
 /**
  * seaLandField with the sea screen's cells deferred (seaLandProbabilityDeferred): the detector's
- * field, whose readers see the full field's numbers and land decisions.
+ * field, whose readers see the full field's numbers and land decisions. With `anchor` (a pixel
+ * mask), the cells out of its reach (cellsOutOfReach) are deferred too: every probability read
+ * is still the full field's, and so are the distances and land decisions within
+ * REACH_MARGIN_M of the anchor's cells; farther out they may count land as sea.
  */
-export function deferredSeaLandField(values: Float32Array, target: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }, model: Pick<SeaLandModel, 'model' | 'threshold'> = seaLandModel()): SeaLandField {
-  return seaLandProbabilityDeferred(seaLandFeatures(values, target, width, height, spacing), model);
+export function deferredSeaLandField(
+  values: Float32Array,
+  target: Uint8Array,
+  width: number,
+  height: number,
+  spacing: { range: number; azimuth: number },
+  model: Pick<SeaLandModel, 'model' | 'threshold'> = seaLandModel(),
+  anchor?: Uint8Array,
+): SeaLandField {
+  const f = seaLandFeatures(values, target, width, height, spacing);
+  return seaLandProbabilityDeferred(f, model, anchor ? (cellsOutOfReach(anchor, width, height, f, spacing) ?? undefined) : undefined);
+}
+
+/** Margin (m) beyond LAND_DISTANCE_CAP_M of cellsOutOfReach: reads within it of an anchor cell stay exact. */
+export const REACH_MARGIN_M = 500;
+
+/**
+ * The cells farther than LAND_DISTANCE_CAP_M + REACH_MARGIN_M from every cell holding a pixel
+ * of `anchor` (1 = out of reach), or null when there are none. The near-shore detector's field
+ * (tile.ts) anchors on the valid pixels off the tile's land mask: its candidates, their peaks
+ * and boxes lie within a vessel's size of them. A cell out of reach can change no distance
+ * withLandDistance gives within REACH_MARGIN_M of an anchor cell: its chamfer paths there are
+ * longer than the cap (the chamfer metric is at least the Euclidean distance between cell
+ * centres, and that at least the larger axis offset, which the box test below bounds); and it
+ * holds no anchor pixel, so the land mask it adds covers only pixels the anchor leaves out. So
+ * seaLandProbabilityDeferred may defer it whatever its probability (read on demand as any other).
+ */
+export function cellsOutOfReach(anchor: Uint8Array, width: number, height: number, grid: Omit<SeaLandGrid, 'valid'>, spacing: { range: number; azimuth: number }): Uint8Array | null {
+  const { rows, cols, cellRows, cellCols } = grid;
+  const reachM = LAND_DISTANCE_CAP_M + REACH_MARGIN_M;
+  const hr = Math.ceil(reachM / (cellRows * spacing.azimuth));
+  const hc = Math.ceil(reachM / (cellCols * spacing.range));
+  if (rows <= hr + 1 && cols <= hc + 1) return null; // every cell within reach of every other
+  const has = new Uint8Array(rows * cols);
+  for (let r = 0; r < height; r++) {
+    const base = ((r / cellRows) | 0) * cols;
+    const row = r * width;
+    for (let c = 0; c < width; c++) if (anchor[row + c]) has[base + ((c / cellCols) | 0)] = 1;
+  }
+  // Summed-area table of the anchor cells: (rows + 1) × (cols + 1).
+  const W = cols + 1;
+  const sat = new Int32Array((rows + 1) * W);
+  for (let r = 0; r < rows; r++) {
+    let run = 0;
+    for (let c = 0; c < cols; c++) {
+      run += has[r * cols + c]!;
+      sat[(r + 1) * W + c + 1] = sat[r * W + c + 1]! + run;
+    }
+  }
+  const out = new Uint8Array(rows * cols);
+  let any = false;
+  for (let r = 0; r < rows; r++) {
+    const r0 = Math.max(0, r - hr);
+    const r1 = Math.min(rows, r + hr + 1);
+    for (let c = 0; c < cols; c++) {
+      const c0 = Math.max(0, c - hc);
+      const c1 = Math.min(cols, c + hc + 1);
+      if (sat[r1 * W + c1]! - sat[r0 * W + c1]! - sat[r1 * W + c0]! + sat[r0 * W + c0]! === 0) (out[r * cols + c] = 1), (any = true);
+    }
+  }
+  return any ? out : null;
 }
 
 /** Land probability of the cell holding pixel (row, col) (NaN: no target pixel there). */

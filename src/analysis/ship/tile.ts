@@ -257,8 +257,16 @@ function detectInTile(input: ShipTileInput, params: ShipParams): ShipDetection[]
   if (params.classifier.enabled && params.classifier.candidates === 'threshold' && params.classifier.sceneLandMask) {
     const values = (channels[0] === 'VH' ? input.sigma0.vh : input.sigma0.vv)!;
     if (values.length === n) {
-      // Cells the sea screen proves sea skip the trees until a candidate reads them (seaLand.ts).
-      landField = withLandDistance(deferredSeaLandField(values, valid, w, h, spacing), spacing);
+      // Cells the sea screen proves sea skip the trees until a candidate reads them (seaLand.ts),
+      // and so do the cells beyond the distance cap (and a margin) from every valid pixel off
+      // the tile's land mask: candidates lie on those pixels, so nothing they read changes.
+      let anchor = valid;
+      if (land) {
+        if (targetScratch.length < n) targetScratch = new Uint8Array(n);
+        anchor = targetScratch.subarray(0, n);
+        targetMask(valid, land, anchor);
+      }
+      landField = withLandDistance(deferredSeaLandField(values, valid, w, h, spacing, undefined, anchor), spacing);
       land = landMaskOfField(landField, w, h, undefined, land);
     }
   }
