@@ -16,8 +16,9 @@
  * `sarwatch:all-features-drawn` mark, taken once that frame was painted). Navigation start is
  * the document's on a first visit (a new browser context: every asset from the server, nothing
  * cached) and the hash change (`sarwatch:navigate`) on returning to the page within the app
- * (median of 5). Beside it the bench's own wall time (Playwright's navigation to its sight of the mark on a first visit, of
- * the count) and the CPU seconds of every process involved.
+ * (median of 5). Beside it the bench's own wall time (Playwright's navigation to its sight of
+ * the mark on a first visit, of the count on a return) and the CPU seconds of every process
+ * involved.
  *
  *   SARWATCH_BENCH_SHIPS (5000), SARWATCH_BENCH_CELLS (2000), SARWATCH_BENCH_DATES (91: three
  *   years at the 12-day revisit, the time series' limit) size the results.
@@ -123,7 +124,7 @@ function jobView(s: Scenario) {
  * (Chrome's Fetch domain with a URL pattern, not Playwright's page.route): a route makes
  * Playwright pause EVERY request of the page — the document, the bundle, the land, the signed
  * result — for a round trip to this process, a cost no user's browser pays (on Chromium 156,
- * 0.1–0.35 s before each of the first visit's assets was even sent).
+ * 0.1–0.35 s added to each of the first visit's requests, load ≈ 2).
  */
 async function openPage(browser: Browser, url: string, apiKey: string, scenarios: Scenario[]): Promise<{ page: Page; cdp: CDPSession }> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
