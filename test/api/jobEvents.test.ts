@@ -393,6 +393,11 @@ describe('issue 21 §3: the stream limit of a key across API processes (REDIS_UR
       // (with 600 ms leases before, 400 ms did).
       expect(await alive.acquire('key3')).toBeNull();
       held!();
+      // The release is sent on keeper's connection without waiting (release() is synchronous);
+      // a reply on that same connection comes after it, so `alive`, on its own connection, asks
+      // once the slot is free — not a race between two connections (the CI simulation lost it
+      // once), and not a wait a lease's end could satisfy.
+      await keeper['redis'].ping();
       expect(await alive.acquire('key3')).not.toBeNull();
     } finally {
       await dying.close();
