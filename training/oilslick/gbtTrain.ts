@@ -4,7 +4,7 @@
  * bins, depth-limited trees, row subsampling from a seeded generator. Deterministic: the same
  * data, options and seed give the same model, bit for bit.
  */
-import { gbtMargin, sigmoid, type GbtModel, type GbtTree } from '../../src/analysis/oilslick/gbt.ts';
+import { gbtMargin, sigmoid, thresholdsAtMost, type GbtModel, type GbtTree } from '../../src/analysis/oilslick/gbt.ts';
 import { mulberry32 } from '../../src/prng.ts';
 
 export interface GbtOptions {
@@ -65,15 +65,7 @@ function binEdges(X: number[][], d: number, bins: number): number[][] {
 
 /** Bin of v: the number of edges ≤ v (so "bin < b" ⇔ v < edges[b−1]). */
 function binOf(e: number[], v: number): number {
-  if (!Number.isFinite(v)) return MISSING;
-  let lo = 0;
-  let hi = e.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (e[mid]! <= v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return Number.isFinite(v) ? thresholdsAtMost(e, v) : MISSING;
 }
 
 interface Split {

@@ -53,3 +53,20 @@ export function sigmoid(z: number): number {
 export function gbtPredict(model: GbtModel, x: ArrayLike<number>): number {
   return sigmoid(gbtMargin(model, x));
 }
+
+/**
+ * How many of the ascending `thresholds` are ≤ v: v's interval among a feature's split
+ * thresholds (every split at one of the first `count` goes right for v, every other left).
+ * The training's binning (training/oilslick/gbtTrain.ts) and the sea/land screen
+ * (ship/seaLand.ts) both place values this way.
+ */
+export function thresholdsAtMost(thresholds: ArrayLike<number>, v: number): number {
+  let lo = 0;
+  let hi = thresholds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (thresholds[mid]! <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -15,7 +15,7 @@
 // reads them.
 
 import { committedModel } from '../common/committedModel.ts';
-import { sigmoid, type GbtModel } from '../oilslick/gbt.ts';
+import { sigmoid, thresholdsAtMost, type GbtModel } from '../oilslick/gbt.ts';
 import { BoxScratch, boxMean } from '../../raster/boxMean.ts';
 import { chamferInPlace } from '../../raster/chamfer.ts';
 
@@ -492,18 +492,6 @@ export function seaScreenBound(model: GbtModel, bins: ArrayLike<number>, thresho
   return s;
 }
 
-/** Count of `cuts` ≤ v (v finite). */
-function binOf(cuts: Float64Array, v: number): number {
-  let a = 0;
-  let b = cuts.length;
-  while (a < b) {
-    const mid = (a + b) >>> 1;
-    if (cuts[mid]! <= v) a = mid + 1;
-    else b = mid;
-  }
-  return a;
-}
-
 /**
  * The intervals of the last cell screened and their verdict: neighbouring sea cells share
  * them, so most cells are decided by five range checks (the same verdict as the memo's).
@@ -537,7 +525,7 @@ function screenedSea(sc: SeaScreen, model: GbtModel, planes: Float32Array, m: nu
     const v = planes[j * m + k]!;
     if (v - v !== 0) return false; // non-finite: the trees take its missing side, not an interval
     const c = sc.cuts[s]!;
-    const b = binOf(c, v);
+    const b = thresholdsAtMost(c, v);
     cur.bins[s] = b;
     key = key * (c.length + 1) + b;
   }
