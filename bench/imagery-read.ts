@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openSafeProduct, planTiles, readTiles, type ReadWindowOptions, type SafeBand } from '../src/imagery/index.ts';
-import { Random, trackAcquisitions, writeSafeGrd, type SafeGrdSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
+import { demoPortSpecs, Random, trackAcquisitions, writeSafeGrd, type SafeGrdSpec, type ShipSpec, type SlickSpec } from '../src/synth/index.ts';
 
 export interface BenchStage {
   name: string;
@@ -154,6 +154,42 @@ export async function ensureBenchScene(workDir: string, width: number, height: n
   await mkdir(workDir, { recursive: true });
   const { productPath } = await writeSafeGrd(workDir, benchSpec(width, height));
   await writeFile(markerPath, `${JSON.stringify({ version: BENCH_VERSION, width, height, productPath })}\n`);
+  return { productPath, reused: false };
+}
+
+/** Version of the coastal bench scene (`ensureCoastScene`): bump when what it holds changes. It also follows BENCH_VERSION. */
+export const COAST_VERSION = 1;
+
+/** The demo archive's seed (src/cli/main.ts): the coastal scene is its port scene's first date, enlarged. */
+export const COAST_SEED = 20240613;
+
+/**
+ * The coastal bench scene (bench/shipCoast.ts): the demo's port scene off IJmuiden on its first
+ * date (`demoPortSpecs(COAST_SEED)[0]`: its ships, slick, wind farm and port surfaces) enlarged
+ * to `width` × `height` px around the same centre, Natural Earth 1:10m land over the footprint
+ * — the Dutch coast runs through it, so a share of its tiles hold a coast. Generated once into
+ * `workDir` beside the open-sea scene and reused while its marker (bench-ship-coast.json) matches.
+ */
+export async function ensureCoastScene(workDir: string, width: number, height: number): Promise<{ productPath: string; reused: boolean }> {
+  const markerPath = path.join(workDir, 'bench-ship-coast.json');
+  try {
+    const marker = JSON.parse(await readFile(markerPath, 'utf8')) as { version: number; coastVersion: number; width: number; height: number; productPath: string };
+    if (
+      marker.version === BENCH_VERSION &&
+      marker.coastVersion === COAST_VERSION &&
+      marker.width === width &&
+      marker.height === height &&
+      (await stat(marker.productPath)).isDirectory()
+    ) {
+      return { productPath: marker.productPath, reused: true };
+    }
+  } catch {
+    // no usable scene yet
+  }
+  await mkdir(workDir, { recursive: true });
+  const [spec] = demoPortSpecs(COAST_SEED, 1, { width, height });
+  const { productPath } = await writeSafeGrd(workDir, spec);
+  await writeFile(markerPath, `${JSON.stringify({ version: BENCH_VERSION, coastVersion: COAST_VERSION, width, height, productPath })}\n`);
   return { productPath, reused: false };
 }
 

@@ -172,15 +172,14 @@ export const DEMO_STRUCTURES: StructureSpec[] = [
   { id: 'platform-1', kind: 'platform', lon: 4.292, lat: 52.449 },
 ];
 
-function portSpec(seed: number, scale: number, start: Date, day: 1 | 2, land: SurfaceSpec[]): SafeGrdSpec {
-  const size = Math.max(200, Math.round(4000 * scale));
+function portSpec(seed: number, width: number, height: number, start: Date, day: 1 | 2, land: SurfaceSpec[]): SafeGrdSpec {
   const base: SafeGrdSpec = {
     seed: seed * 10 + day,
     areaSeed: seed,
     start,
     center: PORT_CENTER,
-    width: size,
-    height: size,
+    width,
+    height,
     passDirection: 'ascending',
     nearIncidenceDeg: 32,
     surfaces: [...land, ...PORT_SURFACES],
@@ -209,21 +208,26 @@ function portSpec(seed: number, scale: number, start: Date, day: 1 | 2, land: Su
 
 /**
  * The two port acquisitions (2024-06-13 and 2024-06-25, track 161 ascending) as GRD specs,
- * land included: what `generateDemoArchive` writes, exposed for tests and tools.
+ * land included: what `generateDemoArchive` writes, exposed for tests and tools. `size`
+ * (width × height px, default the scale's square) enlarges the footprint around the same
+ * centre, Natural Earth land taken over it (bench/shipCoast.ts: a full coastal IW scene); the
+ * demo archive never passes it.
  */
-export function demoPortSpecs(seed: number, scale = 1): [SafeGrdSpec, SafeGrdSpec] {
+export function demoPortSpecs(seed: number, scale = 1, size?: { width: number; height: number }): [SafeGrdSpec, SafeGrdSpec] {
   const grdSize = Math.max(200, Math.round(4000 * scale));
-  const southEdgeLat = PORT_CENTER[1] - (grdSize * 10) / 2 / 111_000;
+  const width = size?.width ?? grdSize;
+  const height = size?.height ?? grdSize;
+  const southEdgeLat = PORT_CENTER[1] - (height * 10) / 2 / 111_000;
   const passes = trackAcquisitions('S1A', 161, 'ascending', southEdgeLat, new Date('2024-06-12T00:00:00Z'), 2);
-  const margin = (grdSize * 10 * 0.75) / 111_000;
-  const lonMargin = margin / Math.cos((PORT_CENTER[1] * Math.PI) / 180);
+  const latMargin = (height * 10 * 0.75) / 111_000;
+  const lonMargin = (width * 10 * 0.75) / 111_000 / Math.cos((PORT_CENTER[1] * Math.PI) / 180);
   const land: SurfaceSpec[] = naturalEarthLand([
     PORT_CENTER[0] - lonMargin,
-    PORT_CENTER[1] - margin,
+    PORT_CENTER[1] - latMargin,
     PORT_CENTER[0] + lonMargin,
-    PORT_CENTER[1] + margin,
+    PORT_CENTER[1] + latMargin,
   ]).map((polygon, i) => ({ kind: 'land', id: `land-${i + 1}`, name: 'Natural Earth 1:10m land', polygon }));
-  return [portSpec(seed, scale, passes[0]!.time, 1, land), portSpec(seed, scale, passes[1]!.time, 2, land)];
+  return [portSpec(seed, width, height, passes[0]!.time, 1, land), portSpec(seed, width, height, passes[1]!.time, 2, land)];
 }
 
 // ------------------------------------------------------------------ the city
