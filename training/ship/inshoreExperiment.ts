@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { MATCH_DISTANCE_M, SSDD_PIXEL_M, loadSsddChips, type SsddChip } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
-import { AXIS_FEATURE_COUNT, CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
+import { AXIS_FEATURE_COUNT, CANDIDATE_FEATURES, PART_TEXTURE_FEATURES } from '../../src/analysis/ship/classifier.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 import { CANDIDATE_GBT, precisionAtRecall } from './chipCandidates.ts';
@@ -28,6 +28,7 @@ const rows = JSON.parse(readFileSync(arg('rows', '/tmp/inshore-rows.json'), 'utf
 for (const r of rows) {
   r.x = r.x.map((v) => (v === null ? Number.NaN : v));
   r.axis = r.axis.map((v) => (v === null ? Number.NaN : v));
+  r.part = (r.part ?? []).map((v) => (v === null ? Number.NaN : v));
 }
 const chips = loadSsddChips().filter((c) => c.split === 'dev');
 const chipOf = new Map<number, SsddChip>(chips.map((c) => [c.number, c]));
@@ -242,4 +243,26 @@ if (which.includes('cross')) {
     report(`+ 6 end + 2 cross features, seed ${seed}`, oof(sel, { ...CANDIDATE_GBT, seed }));
   }
   console.log(cpu());
+}
+if (which.includes('part')) {
+  // Issue 23 §1, second session: the part's own texture and its pixel-scale surroundings
+  // (classifier.ts partFeatures) on top of the committed 29 (17 + 12 axis), and subsets of them.
+  const committed = (r: InshoreRow) => [...r.x, ...r.axis];
+  const subsets: Array<[string, number[]]> = [
+    ['+ 12 part features', PART_TEXTURE_FEATURES.map((_, k) => k)],
+    ['+ 3 part texture (cv, core, top/median)', [0, 1, 2]],
+    ['+ 2 edge', [3, 4]],
+    ['+ 3 sectors', [5, 6, 7]],
+    ['+ 4 rings', [8, 9, 10, 11]],
+    ['+ edge, sectors, rings (9)', [3, 4, 5, 6, 7, 8, 9, 10, 11]],
+  ];
+  const only = arg('subsets', '');
+  for (const seed of (arg('seeds', '23,1,2')).split(',').map(Number)) {
+    report(`committed 29, seed ${seed}`, oof(committed, { ...CANDIDATE_GBT, seed }));
+    for (const [name, ks] of subsets) {
+      if (only && !only.split(',').includes(String(subsets.findIndex(([n]) => n === name)))) continue;
+      report(`${name}, seed ${seed}`, oof((r) => [...committed(r), ...ks.map((k) => r.part[k]!)], { ...CANDIDATE_GBT, seed }));
+    }
+    console.log(cpu());
+  }
 }

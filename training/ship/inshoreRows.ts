@@ -11,8 +11,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { SSDD_PIXEL_M, loadSsddChips, readSsddLand } from '../../eval/shipChips.ts';
-import { AXIS_FEATURES_AT } from '../../src/analysis/ship/classifier.ts';
-import { foldsByRun, runOf } from './seaLandData.ts';
+import { AXIS_FEATURES_AT, partFeatures } from '../../src/analysis/ship/classifier.ts';
+import { SPACING, foldsByRun, runOf } from './seaLandData.ts';
 import { outOfFoldLandModels } from './oofLand.ts';
 import { candidateAxisFeatures, chipCandidates } from './chipCandidates.ts';
 
@@ -27,6 +27,8 @@ export interface InshoreRow {
   inshore: boolean;
   x: number[];
   axis: number[];
+  /** The part-texture features (classifier.ts partFeatures, PART_TEXTURE_FEATURES; an experiment). */
+  part: number[];
   y: number;
   centroidRow: number;
   centroidCol: number;
@@ -71,6 +73,12 @@ for (const chip of chips) {
   dets.forEach((d, i) => {
     const n = d.pixels.rows.length;
     let onRef = 0;
+    const idx = new Int32Array(n);
+    let sum = 0;
+    for (let j = 0; j < n; j++) {
+      idx[j] = d.pixels.rows[j]! * w + d.pixels.cols[j]!;
+      sum += sigma0[idx[j]!]!;
+    }
     for (let j = 0; j < n; j++) {
       const p = d.pixels.rows[j]! * w + d.pixels.cols[j]!;
       if (ref?.[p]) onRef++;
@@ -87,6 +95,7 @@ for (const chip of chips) {
       inshore: chip.inshore,
       x: d.candidate!.features.slice(0, AXIS_FEATURES_AT),
       axis: candidateAxisFeatures(d, sigma0, w, h, land),
+      part: partFeatures(sigma0, w, h, SPACING, idx, sum / n),
       y: y[i]!,
       centroidRow: d.centroidRow,
       centroidCol: d.centroidCol,
