@@ -13,7 +13,8 @@
 import { readFileSync } from 'node:fs';
 import { MATCH_DISTANCE_M, SSDD_PIXEL_M, loadSsddChips, type SsddChip } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
-import { AXIS_FEATURE_COUNT, CANDIDATE_FEATURES, PART_TEXTURE_FEATURES } from '../../src/analysis/ship/classifier.ts';
+import { AXIS_FEATURE_COUNT, CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
+import { PART_FEATURES } from './partFeatures.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 import { CANDIDATE_GBT, precisionAtRecall } from './chipCandidates.ts';
@@ -246,19 +247,22 @@ if (which.includes('cross')) {
 }
 if (which.includes('part')) {
   // Issue 23 §1, second session: the part's own texture and its pixel-scale surroundings
-  // (classifier.ts partFeatures) on top of the committed 29 (17 + 12 axis), and subsets of them.
+  // (partFeatures.ts) on top of the 29 before it (17 + 12 axis), and subsets of them; the first three
+  // (the part's texture) are committed since (classifier.ts partTextureFeatures).
   const committed = (r: InshoreRow) => [...r.x, ...r.axis];
   const subsets: Array<[string, number[]]> = [
-    ['+ 12 part features', PART_TEXTURE_FEATURES.map((_, k) => k)],
+    ['+ 12 part features', PART_FEATURES.map((_, k) => k)],
     ['+ 3 part texture (cv, core, top/median)', [0, 1, 2]],
     ['+ 2 edge', [3, 4]],
     ['+ 3 sectors', [5, 6, 7]],
     ['+ 4 rings', [8, 9, 10, 11]],
     ['+ edge, sectors, rings (9)', [3, 4, 5, 6, 7, 8, 9, 10, 11]],
+    ['+ texture and edge (5)', [0, 1, 2, 3, 4]],
+    ['+ texture and sectors (6)', [0, 1, 2, 5, 6, 7]],
   ];
   const only = arg('subsets', '');
   for (const seed of (arg('seeds', '23,1,2')).split(',').map(Number)) {
-    report(`committed 29, seed ${seed}`, oof(committed, { ...CANDIDATE_GBT, seed }));
+    report(`29 before the texture, seed ${seed}`, oof(committed, { ...CANDIDATE_GBT, seed }));
     for (const [name, ks] of subsets) {
       if (only && !only.split(',').includes(String(subsets.findIndex(([n]) => n === name)))) continue;
       report(`${name}, seed ${seed}`, oof((r) => [...committed(r), ...ks.map((k) => r.part[k]!)], { ...CANDIDATE_GBT, seed }));
