@@ -6,9 +6,11 @@
  * candidates); what the inshore false positives are (a piece of a ship another candidate
  * matches, land or quay by the chip's hand-drawn mask, clutter) and the out-of-fold probability
  * of the inshore ships' candidates the trees drop; then the variants (near-land trees, the axis
- * features, merging pieces of one ship), each with its own thresholds chosen out of fold.
+ * features, merging pieces of one ship; --only part: the part's texture and surroundings,
+ * partFeatures.ts; --only pix: the out-of-fold per-pixel probability over the part), each with its
+ * own thresholds chosen out of fold (--seeds 23,1,2: the trees' seeds of those two).
  *
- *   node --import tsx training/ship/inshoreExperiment.ts --rows /tmp/inshore-rows.json
+ *   node --import tsx training/ship/inshoreExperiment.ts --rows /tmp/inshore-rows.json [--only part|pix] [--seeds 23,1,2] [--subsets 0,1]
  */
 import { readFileSync } from 'node:fs';
 import { MATCH_DISTANCE_M, SSDD_PIXEL_M, loadSsddChips, type SsddChip } from '../../eval/shipChips.ts';
@@ -267,6 +269,17 @@ if (which.includes('part')) {
       if (only && !only.split(',').includes(String(subsets.findIndex(([n]) => n === name)))) continue;
       report(`${name}, seed ${seed}`, oof((r) => [...committed(r), ...ks.map((k) => r.part[k]!)], { ...CANDIDATE_GBT, seed }));
     }
+    console.log(cpu());
+  }
+}
+if (which.includes('pix')) {
+  // The out-of-fold per-pixel ship probability over the part (rows written with
+  // inshoreRows.ts --pixel-models, oofPixel.ts) on top of the committed 32 (17 + 12 axis + 3 texture).
+  if (!rows.every((r) => r.pix)) throw new Error('--only pix needs rows written with --pixel-models');
+  const committed = (r: InshoreRow) => [...r.x, ...r.axis, ...r.part.slice(0, 3)];
+  for (const seed of arg('seeds', '23,1,2').split(',').map(Number)) {
+    report(`committed 32, seed ${seed}`, oof(committed, { ...CANDIDATE_GBT, seed }));
+    report(`+ 3 pixel-probability features, seed ${seed}`, oof((r) => [...committed(r), ...r.pix!], { ...CANDIDATE_GBT, seed }));
     console.log(cpu());
   }
 }

@@ -7,7 +7,10 @@
  * (classifier.ts axisFeatures) and, for the diagnosis only, where it lies against the chip's
  * hand-drawn SL-SSDD mask and the nearest ship box. Validation chips are never read.
  *
- *   node --import tsx training/ship/inshoreRows.ts --out /tmp/inshore-rows.json [--land-cache FILE]
+ * Also the twelve part features (partFeatures.ts) and, with --pixel-models (oofPixel.ts's file),
+ * the out-of-fold per-pixel ship probability over the candidate's pixels.
+ *
+ *   node --import tsx training/ship/inshoreRows.ts --out /tmp/inshore-rows.json [--land-cache FILE] [--pixel-models FILE]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gbtPredict, type GbtModel } from '../../src/analysis/oilslick/gbt.ts';
