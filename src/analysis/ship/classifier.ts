@@ -6,7 +6,9 @@
 // development chips and stored in classifierModel.json. Three features come from the scene's
 // own sea/land segmentation (seaLand.ts): how land-like the candidate's peak cell and its
 // surroundings are; twelve more (axisFeatures) say whether the bright structure continues beyond
-// the candidate's ends and whether dark water lies beside it (a quay piece against a hull). Imports ../oilslick/gbt.ts, ../common/committedModel.ts, ./cluster.ts (type)
+// the candidate's ends and whether dark water lies beside it (a quay piece against a hull), and three
+// (partTextureFeatures) how its brightness is spread over its own pixels (out of fold, the false
+// alarms on open sea are mostly a few bright pixels over a dim body). Imports ../oilslick/gbt.ts, ../common/committedModel.ts, ./cluster.ts (type)
 // and ./seaLand.ts.
 
 import { committedModel } from '../common/committedModel.ts';
@@ -264,8 +266,8 @@ export function axisFeatures(
 }
 
 /**
- * The texture of a candidate's own pixels (issue 23 §1: bright land the sea/land cells leave
- * unmasked is a broad, even glow; a hull has a bright core): the coefficient of variation of
+ * The texture of a candidate's own pixels (issue 23 §1: is its brightness a few pixels over a dim
+ * body, or the body itself? docs/ship.md "The candidate's own texture"): the coefficient of variation of
  * their σ0 ('partCv'), the share of them at least half the brightest ('partCoreShare') and the
  * mean of the brightest tenth over the median, dB ('partTopOverMedianDb'). `pixels`: tile-local
  * linear indices; `meanValue` their mean σ0.
