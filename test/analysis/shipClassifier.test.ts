@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CANDIDATE_FEATURES, candidateFeatures, candidateModel, candidateThreshold } from '../../src/analysis/ship/classifier.ts';
+import { CANDIDATE_FEATURES, candidateFeatures, candidateModel, candidateThreshold, partTextureFeatures } from '../../src/analysis/ship/classifier.ts';
 import { splitCluster, type Cluster } from '../../src/analysis/ship/cluster.ts';
 import { detectShipsInTile, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
 import { resolveShipParams } from '../../src/analysis/ship/params.ts';
@@ -50,6 +50,20 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     expect(named.surroundMaxDb).toBeCloseTo(10, 5);
     // Without a land field the land features are missing (NaN), not guessed.
     expect([named.landAtPeak, named.landMeanSurround, named.landMaxSurround, named.landDistanceM].every(Number.isNaN)).toBe(true);
+  });
+
+  it('gives a part with a bright core its texture: spread, core share, brightest tenth over the median', () => {
+    // 100 pixels: 10 at σ0 10 (the core) among 90 at 1, in a larger raster whose other pixels it must not read.
+    const values = new Float32Array(400).fill(50);
+    const pixels = Array.from({ length: 100 }, (_, k) => 150 + k);
+    pixels.forEach((p, k) => (values[p] = k % 10 === 3 ? 10 : 1));
+    const mean = 1.9;
+    const [cv, core, topDb] = partTextureFeatures(values, pixels, mean);
+    expect(cv).toBeCloseTo(Math.sqrt((10 * 100 + 90) / 100 - mean * mean) / mean, 6);
+    expect(core).toBe(0.1);
+    expect(topDb).toBeCloseTo(10, 6);
+    // One pixel: no spread, all core; its brightest tenth is itself.
+    expect(partTextureFeatures(values, [150], 1)).toEqual([0, 1, 0]);
   });
 
   it('says how a part lies against the land: on it, near it, and its contact with it', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AXIS_FEATURES_AT, AXIS_FEATURE_COUNT, CANDIDATE_FEATURES, axisFeatures, candidateFeatures } from '../../src/analysis/ship/classifier.ts';
+import { AXIS_FEATURES_AT, AXIS_FEATURE_COUNT, CANDIDATE_FEATURES, PART_TEXTURE_AT, PART_TEXTURE_COUNT, axisFeatures, candidateFeatures } from '../../src/analysis/ship/classifier.ts';
 import type { Cluster } from '../../src/analysis/ship/cluster.ts';
 import type { SeaLandField } from '../../src/analysis/ship/seaLand.ts';
 
@@ -74,7 +74,7 @@ describe('ship candidate axis features (issue 23 §1: a quay piece against a hul
     expect(f.landSideMin).toBeCloseTo(0.1, 6);
   });
 
-  it('are the last features of candidateFeatures, computed from the candidate itself', () => {
+  it('follow the first seventeen features of candidateFeatures (the part texture last), computed from the candidate itself', () => {
     const values = raster([hull, [58, 62, 80, 119, 1]]);
     const pixels: number[] = [];
     const mask = new Uint8Array(W * H);
@@ -87,9 +87,11 @@ describe('ship candidate axis features (issue 23 §1: a quay piece against a hul
     const shape = { lengthM: 120, widthM: 12, diagonalM: 120.6, orientationDeg: 90 };
     const f = candidateFeatures(cluster, shape, values, mask, W, H, spacing, SEA, Number.NaN, null);
     expect(f).toHaveLength(CANDIDATE_FEATURES.length);
-    expect(AXIS_FEATURES_AT + AXIS_FEATURE_COUNT).toBe(CANDIDATE_FEATURES.length);
-    expect(f.length - AXIS_FEATURES_AT).toBe(12);
-    expect(f.slice(AXIS_FEATURES_AT)).toEqual(axisFeatures(values, W, H, 60, 59.5, 90, 120, 12, spacing, SEA, 1, null));
+    expect(AXIS_FEATURES_AT + AXIS_FEATURE_COUNT).toBe(PART_TEXTURE_AT);
+    expect(PART_TEXTURE_AT + PART_TEXTURE_COUNT).toBe(CANDIDATE_FEATURES.length);
+    expect(f.slice(AXIS_FEATURES_AT, PART_TEXTURE_AT)).toEqual(axisFeatures(values, W, H, 60, 59.5, 90, 120, 12, spacing, SEA, 1, null));
     expect(named(f.slice(AXIS_FEATURES_AT)).endMaxDb).toBeCloseTo(20, 6);
+    // An even hull: no spread, every pixel in the core, its brightest tenth at the median.
+    expect(f.slice(PART_TEXTURE_AT)).toEqual([0, 1, 0]);
   });
 });

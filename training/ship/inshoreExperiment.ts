@@ -6,14 +6,17 @@
  * candidates); what the inshore false positives are (a piece of a ship another candidate
  * matches, land or quay by the chip's hand-drawn mask, clutter) and the out-of-fold probability
  * of the inshore ships' candidates the trees drop; then the variants (near-land trees, the axis
- * features, merging pieces of one ship), each with its own thresholds chosen out of fold.
+ * features, merging pieces of one ship; --only part: the part's texture and surroundings,
+ * partFeatures.ts; --only pix: the out-of-fold per-pixel probability over the part), each with its
+ * own thresholds chosen out of fold (--seeds 23,1,2: the trees' seeds of those two).
  *
- *   node --import tsx training/ship/inshoreExperiment.ts --rows /tmp/inshore-rows.json
+ *   node --import tsx training/ship/inshoreExperiment.ts --rows /tmp/inshore-rows.json [--only part|pix] [--seeds 23,1,2] [--subsets 0,1]
  */
 import { readFileSync } from 'node:fs';
 import { MATCH_DISTANCE_M, SSDD_PIXEL_M, loadSsddChips, type SsddChip } from '../../eval/shipChips.ts';
 import { scoreMatches } from '../../eval/scoring/shipEval.ts';
 import { AXIS_FEATURE_COUNT, CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
+import { PART_FEATURES } from './partFeatures.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 import { CANDIDATE_GBT, precisionAtRecall } from './chipCandidates.ts';
@@ -28,6 +31,7 @@ const rows = JSON.parse(readFileSync(arg('rows', '/tmp/inshore-rows.json'), 'utf
 for (const r of rows) {
   r.x = r.x.map((v) => (v === null ? Number.NaN : v));
   r.axis = r.axis.map((v) => (v === null ? Number.NaN : v));
+  r.part = (r.part ?? []).map((v) => (v === null ? Number.NaN : v));
 }
 const chips = loadSsddChips().filter((c) => c.split === 'dev');
 const chipOf = new Map<number, SsddChip>(chips.map((c) => [c.number, c]));
@@ -242,4 +246,40 @@ if (which.includes('cross')) {
     report(`+ 6 end + 2 cross features, seed ${seed}`, oof(sel, { ...CANDIDATE_GBT, seed }));
   }
   console.log(cpu());
+}
+if (which.includes('part')) {
+  // Issue 23 §1, second session: the part's own texture and its pixel-scale surroundings
+  // (partFeatures.ts) on top of the 29 before it (17 + 12 axis), and subsets of them; the first three
+  // (the part's texture) are committed since (classifier.ts partTextureFeatures).
+  const committed = (r: InshoreRow) => [...r.x, ...r.axis];
+  const subsets: Array<[string, number[]]> = [
+    ['+ 12 part features', PART_FEATURES.map((_, k) => k)],
+    ['+ 3 part texture (cv, core, top/median)', [0, 1, 2]],
+    ['+ 2 edge', [3, 4]],
+    ['+ 3 sectors', [5, 6, 7]],
+    ['+ 4 rings', [8, 9, 10, 11]],
+    ['+ edge, sectors, rings (9)', [3, 4, 5, 6, 7, 8, 9, 10, 11]],
+    ['+ texture and edge (5)', [0, 1, 2, 3, 4]],
+    ['+ texture and sectors (6)', [0, 1, 2, 5, 6, 7]],
+  ];
+  const only = arg('subsets', '');
+  for (const seed of (arg('seeds', '23,1,2')).split(',').map(Number)) {
+    report(`29 before the texture, seed ${seed}`, oof(committed, { ...CANDIDATE_GBT, seed }));
+    for (const [name, ks] of subsets) {
+      if (only && !only.split(',').includes(String(subsets.findIndex(([n]) => n === name)))) continue;
+      report(`${name}, seed ${seed}`, oof((r) => [...committed(r), ...ks.map((k) => r.part[k]!)], { ...CANDIDATE_GBT, seed }));
+    }
+    console.log(cpu());
+  }
+}
+if (which.includes('pix')) {
+  // The out-of-fold per-pixel ship probability over the part (rows written with
+  // inshoreRows.ts --pixel-models, oofPixel.ts) on top of the committed 32 (17 + 12 axis + 3 texture).
+  if (!rows.every((r) => r.pix)) throw new Error('--only pix needs rows written with --pixel-models');
+  const committed = (r: InshoreRow) => [...r.x, ...r.axis, ...r.part.slice(0, 3)];
+  for (const seed of arg('seeds', '23,1,2').split(',').map(Number)) {
+    report(`committed 32, seed ${seed}`, oof(committed, { ...CANDIDATE_GBT, seed }));
+    report(`+ 3 pixel-probability features, seed ${seed}`, oof((r) => [...committed(r), ...r.pix!], { ...CANDIDATE_GBT, seed }));
+    console.log(cpu());
+  }
 }

@@ -7,12 +7,18 @@
  * (classifier.ts axisFeatures) and, for the diagnosis only, where it lies against the chip's
  * hand-drawn SL-SSDD mask and the nearest ship box. Validation chips are never read.
  *
- *   node --import tsx training/ship/inshoreRows.ts --out /tmp/inshore-rows.json [--land-cache FILE]
+ * Also the twelve part features (partFeatures.ts) and, with --pixel-models (oofPixel.ts's file),
+ * the out-of-fold per-pixel ship probability over the candidate's pixels.
+ *
+ *   node --import tsx training/ship/inshoreRows.ts --out /tmp/inshore-rows.json [--land-cache FILE] [--pixel-models FILE]
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { gbtPredict, type GbtModel } from '../../src/analysis/oilslick/gbt.ts';
+import { featuresAt, pixelFeatureField } from '../../src/analysis/ship/pixelClassifier.ts';
 import { SSDD_PIXEL_M, loadSsddChips, readSsddLand } from '../../eval/shipChips.ts';
 import { AXIS_FEATURES_AT } from '../../src/analysis/ship/classifier.ts';
-import { foldsByRun, runOf } from './seaLandData.ts';
+import { partFeatures } from './partFeatures.ts';
+import { SPACING, foldsByRun, runOf } from './seaLandData.ts';
 import { outOfFoldLandModels } from './oofLand.ts';
 import { candidateAxisFeatures, chipCandidates } from './chipCandidates.ts';
 
@@ -27,6 +33,10 @@ export interface InshoreRow {
   inshore: boolean;
   x: number[];
   axis: number[];
+  /** The twelve part features (partFeatures.ts PART_FEATURES: the committed texture three, then nine tried). */
+  part: number[];
+  /** With --pixel-models: the out-of-fold per-pixel ship probability over its pixels (mean, max, share ≥ 0.5; oofPixel.ts). */
+  pix?: number[];
   y: number;
   centroidRow: number;
   centroidCol: number;
@@ -47,11 +57,15 @@ const t0 = process.cpuUsage();
 const cpu = () => `${((process.cpuUsage(t0).user + process.cpuUsage(t0).system) / 1e6).toFixed(0)} CPU s`;
 const landModels = outOfFoldLandModels(chips, process.argv.includes('--land-cache') ? arg('land-cache', '') : undefined);
 console.log(`3 out-of-fold sea/land segmenters; ${cpu()}`);
+const pixelModels = process.argv.includes('--pixel-models') ? (JSON.parse(readFileSync(arg('pixel-models', ''), 'utf8')) as GbtModel[]) : null;
 const rows: InshoreRow[] = [];
 for (const chip of chips) {
   const { sigma0, land, dets, y } = chipCandidates(chip, landModels[foldOf.get(runOf(chip))!]!, { candidatePfa: 1e-4, seaLevelFactor: 16, useMask: true });
   const w = chip.width;
   const h = chip.height;
+  const field = pixelModels ? pixelFeatureField(sigma0, new Uint8Array(w * h).fill(1), w, h) : null;
+  const pixelModel = pixelModels?.[foldOf.get(runOf(chip))!];
+  const fx: number[] = [];
   // Hand-drawn land grown by 3 px (a quay edge), for the diagnosis.
   let ref: Uint8Array | null = null;
   if (chip.inshore) {
@@ -71,6 +85,12 @@ for (const chip of chips) {
   dets.forEach((d, i) => {
     const n = d.pixels.rows.length;
     let onRef = 0;
+    const idx = new Int32Array(n);
+    let sum = 0;
+    for (let j = 0; j < n; j++) {
+      idx[j] = d.pixels.rows[j]! * w + d.pixels.cols[j]!;
+      sum += sigma0[idx[j]!]!;
+    }
     for (let j = 0; j < n; j++) {
       const p = d.pixels.rows[j]! * w + d.pixels.cols[j]!;
       if (ref?.[p]) onRef++;
@@ -81,12 +101,27 @@ for (const chip of chips) {
       const dd = Math.hypot(s.row - d.centroidRow, s.col - d.centroidCol);
       if (dd < best) [best, size] = [dd, s.sizePx];
     }
+    let pix: number[] | undefined;
+    if (field && pixelModel) {
+      let pm = 0;
+      let px = 0;
+      let half = 0;
+      for (let j = 0; j < n; j++) {
+        const q = field.gate[idx[j]!]! >= 1.5 ? gbtPredict(pixelModel, featuresAt(field, idx[j]!, fx)) : 0;
+        pm += q;
+        if (q > px) px = q;
+        if (q >= 0.5) half++;
+      }
+      pix = [pm / n, px, half / n];
+    }
     rows.push({
       chip: chip.number,
       run: runOf(chip),
       inshore: chip.inshore,
       x: d.candidate!.features.slice(0, AXIS_FEATURES_AT),
       axis: candidateAxisFeatures(d, sigma0, w, h, land),
+      part: partFeatures(sigma0, w, h, SPACING, idx, sum / n),
+      ...(pix ? { pix } : {}),
       y: y[i]!,
       centroidRow: d.centroidRow,
       centroidCol: d.centroidCol,

@@ -6,7 +6,9 @@
 // development chips and stored in classifierModel.json. Three features come from the scene's
 // own sea/land segmentation (seaLand.ts): how land-like the candidate's peak cell and its
 // surroundings are; twelve more (axisFeatures) say whether the bright structure continues beyond
-// the candidate's ends and whether dark water lies beside it (a quay piece against a hull). Imports ../oilslick/gbt.ts, ../common/committedModel.ts, ./cluster.ts (type)
+// the candidate's ends and whether dark water lies beside it (a quay piece against a hull), and three
+// (partTextureFeatures) how its brightness is spread over its own pixels (out of fold, the false
+// alarms on open sea are mostly a few bright pixels over a dim body). Imports ../oilslick/gbt.ts, ../common/committedModel.ts, ./cluster.ts (type)
 // and ./seaLand.ts.
 
 import { committedModel } from '../common/committedModel.ts';
@@ -45,11 +47,18 @@ export const CANDIDATE_FEATURES = [
   'landSideMin',
   'crossMaxDb',
   'crossBrightMax',
+  // partTextureFeatures (below): the texture of the candidate's own pixels.
+  'partCv',
+  'partCoreShare',
+  'partTopOverMedianDb',
 ] as const;
 
-/** The axis features' place in CANDIDATE_FEATURES (the last AXIS_FEATURE_COUNT of them). */
+/** The axis features' place in CANDIDATE_FEATURES (AXIS_FEATURE_COUNT of them, before the part's texture). */
 export const AXIS_FEATURES_AT = CANDIDATE_FEATURES.indexOf('endMaxDb');
 export const AXIS_FEATURE_COUNT = 12;
+/** The part-texture features' place in CANDIDATE_FEATURES (the last PART_TEXTURE_COUNT of them). */
+export const PART_TEXTURE_AT = CANDIDATE_FEATURES.indexOf('partCv');
+export const PART_TEXTURE_COUNT = 3;
 
 /** How far (px) the surroundings reach beyond a candidate's bounding box of `bh` × `bw` px. */
 export function surroundGrowPx(bh: number, bw: number): number {
@@ -130,6 +139,7 @@ export function candidateFeatures(
     seaLevel > 0 ? 10 * Math.log10(sum / n / seaLevel) : Number.NaN,
     ...(land ? candidateLandFeatures(land, (cluster.peakIndex / width) | 0, cluster.peakIndex % width, cluster, g) : [Number.NaN, Number.NaN, Number.NaN, Number.NaN]),
     ...axisFeatures(values, width, height, cluster.centroidRow, cluster.centroidCol, shape.orientationDeg, shape.lengthM, shape.widthM, spacing, background, sum / n, land),
+    ...partTextureFeatures(values, cluster.pixels, sum / n),
   ];
 }
 
@@ -254,3 +264,36 @@ export function axisFeatures(
   const x2 = strip(-halfL, halfL, -halfW - ext, -halfW - step);
   return [hi(e1[0], e2[0]), lo(e1[0], e2[0]), hi(e1[1], e2[1]), lo(e1[1], e2[1]), hi(s1[0], s2[0]), lo(s1[0], s2[0]), hi(le1, le2), lo(le1, le2), hi(ls1, ls2), lo(ls1, ls2), hi(x1[0], x2[0]), hi(x1[1], x2[1])];
 }
+
+/**
+ * The texture of a candidate's own pixels (issue 23 §1: is its brightness a few pixels over a dim
+ * body, or the body itself? docs/ship.md "The candidate's own texture"): the coefficient of variation of
+ * their σ0 ('partCv'), the share of them at least half the brightest ('partCoreShare') and the
+ * mean of the brightest tenth over the median, dB ('partTopOverMedianDb'). `pixels`: tile-local
+ * linear indices; `meanValue` their mean σ0.
+ */
+export function partTextureFeatures(values: Float32Array, pixels: ArrayLike<number>, meanValue: number): [number, number, number] {
+  const n = pixels.length;
+  if (partValues.length < n) partValues = new Float64Array(Math.max(n, 2 * partValues.length));
+  let s2 = 0;
+  let peak = 0;
+  for (let k = 0; k < n; k++) {
+    const v = values[pixels[k]!]!;
+    partValues[k] = v;
+    s2 += v * v;
+    if (v > peak) peak = v;
+  }
+  const sorted = partValues.subarray(0, n).sort();
+  const median = sorted[n >> 1]!;
+  const top = Math.max(1, Math.round(n / 10));
+  let topSum = 0;
+  for (let k = n - top; k < n; k++) topSum += sorted[k]!;
+  let core = 0;
+  for (let k = n - 1; k >= 0 && sorted[k]! >= 0.5 * peak; k--) core++;
+  return [
+    meanValue > 0 ? Math.sqrt(Math.max(0, s2 / n - meanValue * meanValue)) / meanValue : Number.NaN,
+    core / n,
+    median > 0 ? 10 * Math.log10(topSum / top / median) : Number.NaN,
+  ];
+}
+let partValues = new Float64Array(0);
