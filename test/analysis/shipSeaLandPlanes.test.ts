@@ -5,7 +5,7 @@
 // 9 dB over the dark level (the table's fallbacks), and a window too small for its radii.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DB_SLACK, SEA_LAND_FEATURE_COUNT, cellGrid, dbOverDark, seaLandFeatures } from '../../src/analysis/ship/seaLand.ts';
+import { DB_SLACK, SEA_LAND_FEATURE_COUNT, cellGrid, dbOverDark, deferredSeaLandField, landProbability, releaseSeaLandField, resolveLandField, seaLandFeatures, seaLandField, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
 import { BoxScratch, boxMean } from '../../src/raster/boxMean.ts';
 import { gammaClutter } from './synthSea.ts';
 
@@ -155,5 +155,36 @@ describe('ship sea/land feature planes: the cheaper form is the plain one bit fo
       f[0] = v;
       expect(dbOverDark(bits[0]!, 0)).toBeNaN();
     }
+  });
+
+  it('reuses a released field\'s planes for the next features, every value rewritten, and refuses its deferred cells', () => {
+    const spacing = { range: 10, azimuth: 10 };
+    const a = scene(333, 301, 3);
+    const full = seaLandField(a.values, a.valid, 333, 301, spacing).land;
+    const field = withLandDistance(deferredSeaLandField(a.values, a.valid, 333, 301, spacing), spacing);
+    const pending = field.deferred!.pending;
+    const deferred = pending.indexOf(1);
+    expect(field.deferred!.count).toBeGreaterThan(100);
+    const read = pending.indexOf(1, deferred + 1);
+    expect(landProbability(field, read)).toBe(full[read]);
+    const buffer = field.deferred!.features.planes.buffer;
+    releaseSeaLandField(field);
+    releaseSeaLandField(field); // twice: nothing more
+    // Decided values stay readable; a deferred cell's probability cannot be computed any more.
+    expect(landProbability(field, read)).toBe(full[read]);
+    expect(field.distanceM!.length).toBe(field.rows * field.cols);
+    expect(() => landProbability(field, deferred)).toThrow(/released/);
+    expect(() => resolveLandField(field)).toThrow(/released/);
+    // The next features (a smaller scene, another cell shape) take that memory and write all of it that they use.
+    const b = scene(250, 211, 4);
+    const spacingB = { range: 2.5, azimuth: 14 };
+    const f = seaLandFeatures(b.values, b.valid, 250, 211, spacingB);
+    expect(f.planes.buffer).toBe(buffer);
+    expect(sha(f.planes)).toBe(sha(plainPlanes(b.values, b.valid, 250, 211, spacingB)));
+    // seaLandField gives its own planes back at once: the next, smaller features take a view of them.
+    expect(sha(seaLandField(a.values, a.valid, 333, 301, spacing).land)).toBe(sha(full));
+    const h = seaLandFeatures(b.values, b.valid, 250, 211, spacingB);
+    expect(h.planes.buffer.byteLength).toBeGreaterThan(h.planes.byteLength);
+    expect(sha(h.planes)).toBe(sha(plainPlanes(b.values, b.valid, 250, 211, spacingB)));
   });
 });

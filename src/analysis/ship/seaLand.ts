@@ -200,6 +200,29 @@ function dbPlaneValue(a: number, bits: number, dark: number, log10Dark: number):
 const featureScratch = new BoxScratch();
 
 /**
+ * Feature planes given back (releaseSeaLandField, seaLandField) for the thread's next
+ * seaLandFeatures: on this machine the first touch of a fresh array costs ~5 ms CPU per MB in
+ * page faults, ~1 CPU s for the 190 MB of a 3434² window's planes — more than computing them.
+ */
+let sparePlanes: Float32Array | null = null;
+
+/** n floats for the planes: the spare ones if they are large enough (a view of their start), else new. */
+function takePlanes(n: number): Float32Array {
+  const spare = sparePlanes;
+  if (spare && spare.length >= n) {
+    sparePlanes = null;
+    return spare.length === n ? spare : spare.subarray(0, n);
+  }
+  return new Float32Array(n);
+}
+
+/** The whole buffer of `planes` kept for the next seaLandFeatures (the larger of it and the one kept). */
+function givePlanes(planes: Float32Array): void {
+  const whole = new Float32Array(planes.buffer);
+  if (whole.length && (!sparePlanes || whole.length > sparePlanes.length)) sparePlanes = whole;
+}
+
+/**
  * The feature planes of every cell (`target` ≠ 0: pixels to look at), the same bits as the
  * plane-by-plane form with boxMean and a sorted dark level (test/analysis/shipSeaLandGolden.test.ts,
  * and shipSeaLand.test.ts against that form written out):
@@ -214,7 +237,8 @@ const featureScratch = new BoxScratch();
  * - the shares of bright and dark cells are window counts over window counts, exact integers
  *   whatever the order of their sums, so one summed-area table gives all three radii: boxMean's
  *   float64 quotient of the same integers.
- * Temporaries are the thread's (featureScratch); the planes and the validity are the caller's.
+ * Temporaries are the thread's (featureScratch); the planes and the validity are the caller's
+ * (the planes' memory may be planes a released field gave back: releaseSeaLandField).
  */
 export function seaLandFeatures(values: Float32Array, target: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }): SeaLandFeatures {
   const g = cellGrid(width, height, spacing);
@@ -222,7 +246,7 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
   const { cols, cellRows, cellCols } = g;
   const sc = featureScratch;
   const valid = new Uint8Array(m);
-  const planes = new Float32Array(SEA_LAND_FEATURE_COUNT * m);
+  const planes = takePlanes(SEA_LAND_FEATURE_COUNT * m);
   const out: SeaLandFeatures = { ...g, valid, planes };
   const plane = (j: number) => planes.subarray(j * m, (j + 1) * m);
   const cvPlane = plane(1);
@@ -718,6 +742,7 @@ export function seaLandProbabilityDeferred(f: SeaLandFeatures, model: Pick<SeaLa
 export function landProbability(f: SeaLandField, k: number): number {
   const d = f.deferred;
   if (d && d.pending[k] === 1) {
+    if (d.features.planes.length === 0) throw new Error('landProbability: a deferred cell of a released field (releaseSeaLandField)');
     const m = f.rows * f.cols;
     f.land[k] = sigmoid(cellLogit(d.trees, d.features.planes, m, k, d.x));
     d.pending[k] = 0;
@@ -740,7 +765,25 @@ function decisionsAt(f: SeaLandField, threshold: number): void {
 
 /** The tile's land probability field from the committed model. */
 export function seaLandField(values: Float32Array, target: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }, model: Pick<SeaLandModel, 'model'> = seaLandModel()): SeaLandField {
-  return seaLandProbability(seaLandFeatures(values, target, width, height, spacing), model);
+  const f = seaLandFeatures(values, target, width, height, spacing);
+  const field = seaLandProbability(f, model);
+  givePlanes(f.planes); // f does not leave here: its planes serve the thread's next features
+  return field;
+}
+
+/**
+ * Gives the memory of a deferred field's feature planes to the thread's next seaLandFeatures
+ * (the detector, once a tile is done with its field): ~5 ms CPU per MB of page faults saved, ~1 s
+ * on a 3434² window. The field and its copies (withLandDistance) may still be read where they
+ * are decided — land probabilities already computed, distances, land decisions at the screen's
+ * threshold or above — but a deferred cell's probability can no longer be computed: reading one
+ * throws. The features the field was made from must not be read after.
+ */
+export function releaseSeaLandField(f: SeaLandField): void {
+  const d = f.deferred;
+  if (!d || d.features.planes.length === 0) return;
+  givePlanes(d.features.planes);
+  d.features = { ...d.features, planes: new Float32Array(0) };
 }
 
 /**
