@@ -5,11 +5,14 @@
 // then box statistics of the cell means at 60 / 140 / 300 / 620 m (mean level, spread of the
 // cells in dB, share of bright and of dark cells), all relative to the tile's dark level (the
 // 10th percentile of cell means), so they do not depend on the image's calibration and the
-// windows are in metres (3 m chips and 10 m Sentinel-1 tiles alike). Memory: ~17 float planes
-// of the cell grid (cells of 2 × 2 px at 10 m: ~17 B per image pixel). The trees are
-// ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts and stored in seaLandModel.json.
-// Pure, on typed arrays; imports ../oilslick/gbt.ts, ../common/committedModel.ts and
-// ../../raster/boxMean.ts. The detector's field skips the trees on cells a bound over the trees
+// windows are in metres (3 m chips and 10 m Sentinel-1 tiles alike). Memory: 16 float planes
+// of the cell grid (cells of 2 × 2 px at 10 m: 16 B per image pixel), plus ~6 planes' worth of
+// temporaries the thread keeps for its next tile, and the planes of a released field kept for
+// the same (releaseSeaLandField: on this box fresh memory costs more in page faults than the
+// planes' arithmetic). The trees are ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts
+// and stored in seaLandModel.json. On typed arrays, no state but those reused buffers; imports
+// ../oilslick/gbt.ts, ../common/committedModel.ts, ../../raster/boxMean.ts and
+// ../../raster/chamfer.ts. The detector's field skips the trees on cells a bound over the trees
 // proves sea (seaLandProbabilityDeferred), and on the near-shore path on cells too far from the
 // tile's sea for any candidate to reach (cellsOutOfReach), and computes them when a candidate
 // reads them.
