@@ -209,14 +209,26 @@ const featureScratch = new BoxScratch();
  */
 let sparePlanes: Float32Array | null = null;
 
-/** n floats for the planes: the spare ones if they are large enough (a view of their start), else new. */
+/**
+ * Capacity for n values: the power of two at or over n. Fresh memory costs only where it is
+ * touched, so the spare planes and the scratch arrays of a thread's tiles of different sizes
+ * grow a few times, and each time fault in only what the larger tile touches.
+ */
+const reserve = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+
+/** n floats for the planes: a view of the spare ones' start if they are large enough, else of new ones (capacity `reserve`). */
 function takePlanes(n: number): Float32Array {
   const spare = sparePlanes;
   if (spare && spare.length >= n) {
     sparePlanes = null;
     return spare.length === n ? spare : spare.subarray(0, n);
   }
-  return new Float32Array(n);
+  return new Float32Array(reserve(n)).subarray(0, n);
+}
+
+/** The thread's scratch array `name` of n values, a view of one of capacity reserve(n). */
+function scratchOf<T extends Float32Array | Float64Array | Int32Array>(name: string, ctor: { new (n: number): T; readonly BYTES_PER_ELEMENT: number }, n: number): T {
+  return featureScratch.array(name, ctor, reserve(n)).subarray(0, n) as T;
 }
 
 /** The whole buffer of `planes` kept for the next seaLandFeatures (the larger of it and the one kept). */
@@ -254,8 +266,8 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
   const plane = (j: number) => planes.subarray(j * m, (j + 1) * m);
   const cvPlane = plane(1);
   // Per cell its sums, pixels in raster order (the order of each cell's additions); float64 means kept for the dark level.
-  const mean = sc.array('seaLandMean', Float32Array, m);
-  const means64 = sc.get('seaLandMeans64', m);
+  const mean = scratchOf('seaLandMean', Float32Array, m);
+  const means64 = scratchOf('seaLandMeans64', Float64Array, m);
   const s1 = sc.get('seaLandRowS1', cols);
   const s2 = sc.get('seaLandRowS2', cols);
   const cnt = sc.array('seaLandRowCount', Int32Array, cols);
@@ -299,17 +311,20 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
   }
   // The 10th percentile and the median of the cell means, as the sorted list would give them.
   const finite = means64.subarray(0, n);
-  const dark = Math.max(orderStatistic(finite, Math.floor(0.1 * (n - 1))), 1e-12);
-  const darkLevelDb = db(orderStatistic(finite, n >> 1) / dark);
+  const k10 = Math.floor(0.1 * (n - 1));
+  const tenth = orderStatistic(finite, k10);
+  const dark = Math.max(tenth, 1e-12);
+  // After that selection `finite` holds its k10 + 1 smallest first: the median is the rest's (n >> 1) − k10 − 1-th.
+  const darkLevelDb = db(((n >> 1) > k10 ? orderStatistic(finite.subarray(k10 + 1), (n >> 1) - k10 - 1) : tenth) / dark);
   const log10Dark = Math.log10(dark);
   // Cell level (dB over the dark level) and its square; bright and dark cells (and the valid
   // ones) packed per cell for the summed-area table below.
   const cdb = plane(0);
   const level = plane(15);
-  const cdb2 = sc.array('seaLandCdb2', Float32Array, m);
+  const cdb2 = scratchOf('seaLandCdb2', Float32Array, m);
   const meanBits = new Uint32Array(mean.buffer, mean.byteOffset, m);
   const W = cols + 1;
-  const sat = sc.array('seaLandSat', Int32Array, (g.rows + 1) * W);
+  const sat = scratchOf('seaLandSat', Int32Array, (g.rows + 1) * W);
   sat.fill(0, 0, W);
   const edge = 2 * DB_SLACK;
   for (let r = 0, k = 0; r < g.rows; r++) {
@@ -357,7 +372,7 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
     for (let k = 0; k < m; k++) if (valid[k]) a[k] = dbPlaneValue(a[k]!, bits[k]!, dark, log10Dark);
   });
   // Spreads of the cell levels: √(mean of squares − square of the mean).
-  const squares = sc.array('seaLandSquares', Float32Array, m);
+  const squares = scratchOf('seaLandSquares', Float32Array, m);
   RADII.slice(0, 3).forEach((r, j) => {
     const a = plane(6 + j);
     a.set(cdb);
