@@ -81,16 +81,17 @@ export function seaLevel(values: Float32Array, target: Uint8Array, width: number
   const cols = Math.ceil(width / block);
   const med = new Float32Array(rows * cols);
   const buf = new Float32Array(block * block);
-  for (let br = 0; br < rows; br++)
+  for (let br = 0; br < rows; br++) {
+    const r1 = Math.min(height, (br + 1) * block);
     for (let bc = 0; bc < cols; bc++) {
       let n = 0;
-      for (let r = br * block; r < Math.min(height, (br + 1) * block); r++)
-        for (let c = bc * block; c < Math.min(width, (bc + 1) * block); c++) {
-          const p = r * width + c;
-          if (target[p] !== 0) buf[n++] = values[p]!;
-        }
+      const c0 = bc * block;
+      const c1 = Math.min(width, c0 + block);
+      for (let r = br * block; r < r1; r++)
+        for (let p = r * width + c0, end = r * width + c1; p < end; p++) if (target[p] !== 0) buf[n++] = values[p]!;
       med[br * cols + bc] = median(buf, n);
     }
+  }
   const level = new Float32Array(rows * cols);
   const nine = new Float32Array(9);
   for (let br = 0; br < rows; br++)
