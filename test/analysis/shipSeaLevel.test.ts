@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, seaLevel } from '../../src/analysis/ship/seaLevel.ts';
+import { markAboveSeaLevel, median, seaLevel } from '../../src/analysis/ship/seaLevel.ts';
 import { mulberry32 } from '../../src/prng.ts';
 import { gammaClutter } from './synthSea.ts';
 
@@ -39,6 +39,23 @@ function referenceSeaLevel(values: Float32Array, target: Uint8Array, width: numb
   return level;
 }
 
+function referenceMark(values: Float32Array, target: Uint8Array, width: number, height: number, level: Float32Array, block: number, cols: number, detectFactor: number, extentFactor: number, mask: Uint8Array): number[] {
+  const seeds: number[] = [];
+  for (let r = 0; r < height; r++)
+    for (let c = 0; c < width; c++) {
+      const p = r * width + c;
+      if (target[p] === 0) continue;
+      const lv = level[Math.floor(r / block) * cols + Math.floor(c / block)]!;
+      if (!(lv > 0)) continue;
+      const v = values[p]!;
+      if (v >= detectFactor * lv) {
+        if (mask[p] !== 2) seeds.push(p);
+        mask[p] = 2;
+      } else if (v >= extentFactor * lv && mask[p] === 0) mask[p] = 1;
+    }
+  return seeds;
+}
+
 const bits = (a: Float32Array): Uint32Array => new Uint32Array(a.buffer, a.byteOffset, a.length);
 
 describe('sea level (seaLevel.ts)', () => {
@@ -74,6 +91,16 @@ describe('sea level (seaLevel.ts)', () => {
       expect(got.level.length).toBe(expected.length);
       expect(Buffer.compare(Buffer.from(bits(got.level).buffer), Buffer.from(bits(expected).buffer))).toBe(0);
       expect(got.level.some((v) => Number.isNaN(v))).toBe(true); // the all-land blocks
+      // The pixels over the level: the same marks and seeds, in the same order, on top of a mask
+      // already holding some (a CFAR's).
+      const before = new Uint8Array(w * h);
+      for (let k = 0; k < before.length; k += 13) before[k] = k % 3 === 0 ? 2 : 1;
+      const mask = before.slice();
+      const expectedMask = before.slice();
+      const seeds = markAboveSeaLevel(values, target, w, h, got, 4, 2, mask);
+      expect(seeds).toEqual(referenceMark(values, target, w, h, expected, block, got.cols, 4, 2, expectedMask));
+      expect(seeds.length).toBeGreaterThan(100);
+      expect(Buffer.compare(Buffer.from(mask.buffer), Buffer.from(expectedMask.buffer))).toBe(0);
     }
   });
 });

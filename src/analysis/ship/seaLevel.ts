@@ -120,16 +120,20 @@ export function markAboveSeaLevel(values: Float32Array, target: Uint8Array, widt
   const seeds: number[] = [];
   for (let r = 0; r < height; r++) {
     const base = Math.floor(r / s.block) * s.cols;
-    for (let c = 0; c < width; c++) {
-      const p = r * width + c;
-      if (target[p] === 0) continue;
-      const lv = s.level[base + Math.floor(c / s.block)]!;
+    // Block by block along the row: one level per span.
+    for (let bc = 0, c0 = 0; c0 < width; bc++, c0 += s.block) {
+      const lv = s.level[base + bc]!;
       if (!(lv > 0)) continue;
-      const v = values[p]!;
-      if (v >= detectFactor * lv) {
-        if (mask[p] !== 2) seeds.push(p);
-        mask[p] = 2;
-      } else if (v >= extentFactor * lv && mask[p] === 0) mask[p] = 1;
+      const hi = detectFactor * lv;
+      const lo = extentFactor * lv;
+      for (let p = r * width + c0, end = r * width + Math.min(width, c0 + s.block); p < end; p++) {
+        if (target[p] === 0) continue;
+        const v = values[p]!;
+        if (v >= hi) {
+          if (mask[p] !== 2) seeds.push(p);
+          mask[p] = 2;
+        } else if (v >= lo && mask[p] === 0) mask[p] = 1;
+      }
     }
   }
   return seeds;
