@@ -600,11 +600,21 @@ export function seaLandProbability(f: SeaLandFeatures, model: Pick<SeaLandModel,
  * cell within 620 m, nearly all cells dark, the tile's dark level) is where the bound falls
  * below the land threshold.
  */
-const SCREEN_FEATURES = ['bright140', 'bright300', 'bright620', 'darkLevelDb', 'dark620'] as const;
+export const SEA_SCREEN_FEATURES = ['bright140', 'bright300', 'bright620', 'darkLevelDb', 'dark620'] as const;
+/**
+ * The screen of a field whose dark level is one where the five features cannot prove even open
+ * sea (no bright cell, every cell dark) — on a generated coastal IW scene two windows, dark
+ * levels 1.43 and 1.79 dB, whose trees then ran on every cell: the share of dark cells within
+ * 300 m as well, which proves ≈ 97 % of their sea cells. Not the screen of every field: on
+ * land-heavy windows a sixth interval to stay in costs more cells the cursor's shortcut.
+ */
+export const SEA_SCREEN_FEATURES_DARK = [...SEA_SCREEN_FEATURES, 'dark300'] as const;
+type ScreenFeatures = typeof SEA_SCREEN_FEATURES | typeof SEA_SCREEN_FEATURES_DARK;
 /** Log-odds margin of the bound under the threshold: float rounding of the sum, sigmoid and float32 store is ~1e-13. */
 const SCREEN_MARGIN = 1e-4;
 
 interface SeaScreen {
+  names: ScreenFeatures;
   /** Feature index of each screen feature, and the sorted distinct split thresholds the trees use on it. */
   features: Int32Array;
   cuts: Float64Array[];
@@ -612,24 +622,63 @@ interface SeaScreen {
   memo: Map<number, number>;
   threshold: number;
   trees: FlatTrees;
+  /** screenFor's scratch. */
+  openBins: Int32Array;
 }
 
-const screenCache = new WeakMap<GbtModel, Map<number, SeaScreen>>();
+const screenCache = new WeakMap<GbtModel, Map<string, SeaScreen>>();
 
-function seaScreen(model: GbtModel, threshold: number): SeaScreen {
+function seaScreen(model: GbtModel, threshold: number, names: ScreenFeatures = SEA_SCREEN_FEATURES): SeaScreen {
   let byThreshold = screenCache.get(model);
   if (!byThreshold) screenCache.set(model, (byThreshold = new Map()));
-  const cached = byThreshold.get(threshold);
+  const id = `${threshold}|${names.length}`;
+  const cached = byThreshold.get(id);
   if (cached) return cached;
-  const features = Int32Array.from(SCREEN_FEATURES, (name) => model.featureNames.indexOf(name));
+  const features = Int32Array.from(names, (name) => model.featureNames.indexOf(name));
   const cuts = Array.from(features, (j) => {
     const set = new Set<number>();
     for (const t of model.trees) for (let k = 0; k < t.feature.length; k++) if (t.feature[k] === j) set.add(t.threshold[k]!);
     return Float64Array.from([...set].sort((a, b) => a - b));
   });
-  const screen: SeaScreen = { features, cuts, memo: new Map(), threshold, trees: flatTrees(model) };
-  byThreshold.set(threshold, screen);
+  const screen: SeaScreen = { names, features, cuts, memo: new Map(), threshold, trees: flatTrees(model), openBins: new Int32Array(names.length) };
+  byThreshold.set(id, screen);
   return screen;
+}
+
+/**
+ * The screen for field `f`: the five features, or with its dark level (one value over the
+ * field) one where they cannot prove open sea, SEA_SCREEN_FEATURES_DARK. Either bound holds, so
+ * the choice changes which cells are deferred, never a probability read.
+ */
+function screenFor(model: GbtModel, threshold: number, f: SeaLandFeatures): SeaScreen {
+  const five = seaScreen(model, threshold);
+  const m = f.rows * f.cols;
+  const k = f.valid.indexOf(1);
+  const levelAt = model.featureNames.indexOf('darkLevelDb');
+  if (k < 0 || levelAt < 0) return five;
+  const level = f.planes[levelAt * m + k]!;
+  if (level - level !== 0) return five;
+  const openSea = (sc: SeaScreen): boolean => {
+    for (let s = 0; s < sc.features.length; s++) {
+      const name = model.featureNames[sc.features[s]!]!;
+      sc.openBins[s] = thresholdsAtMost(sc.cuts[s]!, name === 'darkLevelDb' ? level : name.startsWith('bright') ? 0 : 1);
+    }
+    return screenVerdict(sc, model, sc.openBins);
+  };
+  return openSea(five) ? five : seaScreen(model, threshold, SEA_SCREEN_FEATURES_DARK);
+}
+
+/** Whether the bound of the intervals `bins` lies under the threshold (memoised per screen). */
+function screenVerdict(sc: SeaScreen, model: GbtModel, bins: Int32Array): boolean {
+  let key = 0;
+  for (let s = 0; s < bins.length; s++) key = key * (sc.cuts[s]!.length + 1) + bins[s]!;
+  let ok = sc.memo.get(key);
+  if (ok === undefined) {
+    const bound = seaScreenBound(model, bins, sc.threshold, sc.names);
+    ok = Math.fround(sigmoid(bound + SCREEN_MARGIN)) < sc.threshold ? 1 : 0;
+    sc.memo.set(key, ok);
+  }
+  return ok === 1;
 }
 
 /**
@@ -637,8 +686,8 @@ function seaScreen(model: GbtModel, threshold: number): SeaScreen {
  * cuts[s] ≤ the value): base + Σ per tree (in tree order) the largest leaf reachable. Rounding
  * is monotone, so the float sum bounds the cells' float sums. Exported for the tests.
  */
-export function seaScreenBound(model: GbtModel, bins: ArrayLike<number>, threshold: number): number {
-  const sc = seaScreen(model, threshold);
+export function seaScreenBound(model: GbtModel, bins: ArrayLike<number>, threshold: number, names: ScreenFeatures = SEA_SCREEN_FEATURES): number {
+  const sc = seaScreen(model, threshold, names);
   const { roots, feature, threshold: split, left, right, value } = sc.trees;
   const lo = new Float64Array(SEA_LAND_FEATURE_COUNT).fill(-Infinity);
   const hi = new Float64Array(SEA_LAND_FEATURE_COUNT).fill(Infinity);
@@ -693,30 +742,21 @@ function screenedSea(sc: SeaScreen, model: GbtModel, planes: Float32Array, m: nu
     same = v >= cur.lo[s]! && v < cur.hi[s]! && v - v === 0;
   }
   if (same) return cur.ok;
-  let key = 0;
   for (let s = 0; s < n; s++) {
     const j = sc.features[s]!;
     if (j < 0) return false;
     const v = planes[j * m + k]!;
     if (v - v !== 0) return false; // non-finite: the trees take its missing side, not an interval
-    const c = sc.cuts[s]!;
-    const b = thresholdsAtMost(c, v);
-    cur.bins[s] = b;
-    key = key * (c.length + 1) + b;
+    cur.bins[s] = thresholdsAtMost(sc.cuts[s]!, v);
   }
-  let ok = sc.memo.get(key);
-  if (ok === undefined) {
-    const bound = seaScreenBound(model, cur.bins, sc.threshold);
-    ok = Math.fround(sigmoid(bound + SCREEN_MARGIN)) < sc.threshold ? 1 : 0;
-    sc.memo.set(key, ok);
-  }
+  const ok = screenVerdict(sc, model, cur.bins);
   for (let s = 0; s < n; s++) {
     const c = sc.cuts[s]!;
     const b = cur.bins[s]!;
     cur.lo[s] = b > 0 ? c[b - 1]! : -Infinity;
     cur.hi[s] = b < c.length ? c[b]! : Infinity;
   }
-  cur.ok = ok === 1;
+  cur.ok = ok;
   return cur.ok;
 }
 
@@ -735,7 +775,7 @@ export function seaLandProbabilityDeferred(f: SeaLandFeatures, model: Pick<SeaLa
   const land = new Float32Array(m).fill(Number.NaN);
   const pending = new Uint8Array(m);
   const t = flatTrees(model.model);
-  const sc = seaScreen(model.model, model.threshold);
+  const sc = screenFor(model.model, model.threshold, f);
   const x = new Float64Array(SEA_LAND_FEATURE_COUNT);
   const cur = screenCursor(sc);
   let count = 0;
