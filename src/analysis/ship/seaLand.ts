@@ -11,8 +11,8 @@
 // the same (releaseSeaLandField: on this box fresh memory costs more in page faults than the
 // planes' arithmetic). The trees are ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts
 // and stored in seaLandModel.json. On typed arrays, no state but those reused buffers; imports
-// ../oilslick/gbt.ts, ../common/committedModel.ts, ../../raster/boxMean.ts and
-// ../../raster/chamfer.ts. The detector's field skips the trees on cells a bound over the trees
+// ../oilslick/gbt.ts, ../common/committedModel.ts, ../../raster/boxMean.ts, ../../raster/select.ts
+// and ../../raster/chamfer.ts. The detector's field skips the trees on cells a bound over the trees
 // proves sea (seaLandProbabilityDeferred), and on the near-shore path on cells too far from the
 // tile's sea for any candidate to reach (cellsOutOfReach), and computes them when a candidate
 // reads them.
@@ -21,6 +21,7 @@ import { committedModel } from '../common/committedModel.ts';
 import { sigmoid, thresholdsAtMost, type GbtModel } from '../oilslick/gbt.ts';
 import { BoxScratch, boxMeanInPlace } from '../../raster/boxMean.ts';
 import { chamferInPlace } from '../../raster/chamfer.ts';
+import { nanToEnd, selectInPlace } from '../../raster/select.ts';
 
 /** Cell size (m) along each axis. */
 export const CELL_M = 20;
@@ -112,43 +113,8 @@ const db = (x: number) => 10 * Math.log10(Math.max(x, 1e-12));
  */
 export function orderStatistic(a: Float64Array, k: number): number {
   // NaN to the end, as the sort puts it.
-  let n = a.length;
-  for (let i = 0; i < n; ) {
-    if (a[i] !== a[i]) {
-      n--;
-      const t = a[i]!;
-      a[i] = a[n]!;
-      a[n] = t;
-    } else i++;
-  }
-  if (k >= n) return Number.NaN;
-  let lo = 0;
-  let hi = n - 1;
-  while (hi > lo) {
-    // Median of three as the pivot, then a three-way partition (< pivot, = pivot, > pivot).
-    const mid = (lo + hi) >>> 1;
-    const x = a[lo]!;
-    const y = a[mid]!;
-    const z = a[hi]!;
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
-    let lt = lo;
-    let gt = hi;
-    let i = lo;
-    while (i <= gt) {
-      const v = a[i]!;
-      if (v < pivot) {
-        a[i++] = a[lt]!;
-        a[lt++] = v;
-      } else if (v > pivot) {
-        a[i] = a[gt]!;
-        a[gt--] = v;
-      } else i++;
-    }
-    if (k < lt) hi = lt - 1;
-    else if (k > gt) lo = gt + 1;
-    else return pivot;
-  }
-  return a[k]!;
+  const n = nanToEnd(a, a.length);
+  return k >= n ? Number.NaN : selectInPlace(a, n, k);
 }
 
 /** log10 of each mantissa interval's centre 1 + (j + ½) / 256 and the centre's inverse (dbOverDark). */

@@ -2,7 +2,9 @@
 // blocks, and per block the median of its 3 × 3 neighbourhood of block medians. Unlike the
 // CFAR ring's mean, a median is not raised by ships moored side by side or bright quays covering
 // less than half of the neighbourhood, which is what hides harbour vessels from the ring CFAR.
-// Pure, on typed arrays. Imports nothing.
+// Pure, on typed arrays. Imports ../../raster/select.ts.
+
+import { nanToEnd, selectInPlace } from '../../raster/select.ts';
 
 export interface SeaLevel {
   block: number;
@@ -20,18 +22,10 @@ export interface SeaLevel {
 export function median(a: Float32Array, n: number): number {
   if (n === 0) return Number.NaN;
   // NaN to the end, as the sort puts it; m values remain.
-  let m = n;
-  for (let i = 0; i < m; ) {
-    if (a[i] !== a[i]) {
-      m--;
-      const t = a[i]!;
-      a[i] = a[m]!;
-      a[m] = t;
-    } else i++;
-  }
+  const m = nanToEnd(a, n);
   const k = n >> 1;
   if (k >= m) return Number.NaN;
-  const upper = select(a, m, k);
+  const upper = selectInPlace(a, m, k);
   if (n % 2 === 1) return upper === 0 ? sortedMedian(a, n) : upper;
   // After the selection a[0 … k−1] ≤ a[k]: the lower middle value is their largest.
   let lower = a[0]!;
@@ -43,37 +37,6 @@ export function median(a: Float32Array, n: number): number {
 function sortedMedian(a: Float32Array, n: number): number {
   const s = a.subarray(0, n).sort();
   return n % 2 ? s[n >> 1]! : 0.5 * (s[(n >> 1) - 1]! + s[n >> 1]!);
-}
-
-/** The k-th smallest of a[0 … n−1] (no NaN), partitioning in place: a[0 … k−1] ≤ it ≤ a[k+1 … n−1]. */
-function select(a: Float32Array, n: number, k: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  while (hi > lo) {
-    // Median of three as the pivot, then a three-way partition (< pivot, = pivot, > pivot).
-    const mid = (lo + hi) >>> 1;
-    const x = a[lo]!;
-    const y = a[mid]!;
-    const z = a[hi]!;
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
-    let lt = lo;
-    let gt = hi;
-    let i = lo;
-    while (i <= gt) {
-      const v = a[i]!;
-      if (v < pivot) {
-        a[i++] = a[lt]!;
-        a[lt++] = v;
-      } else if (v > pivot) {
-        a[i] = a[gt]!;
-        a[gt--] = v;
-      } else i++;
-    }
-    if (k < lt) hi = lt - 1;
-    else if (k > gt) lo = gt + 1;
-    else return pivot;
-  }
-  return a[k]!;
 }
 
 export function seaLevel(values: Float32Array, target: Uint8Array, width: number, height: number, block: number): SeaLevel {
