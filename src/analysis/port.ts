@@ -77,6 +77,11 @@ export interface AnalysisRequest {
   earlierAcquisitions?: (limit: number, days: number) => Promise<ResolvedScene[]>;
   /** ship: keep the detections flagged `fixed_structure: true` (request `include_fixed_structures`). Default false: left out. */
   includeFixedStructures?: boolean;
+  /**
+   * ship: the near-shore path (ShipParams.nearShore.enabled; request `near_shore_detection`).
+   * Absent: the detector's default (DEFAULT_SHIP_PARAMS).
+   */
+  nearShore?: boolean;
 }
 
 export interface UploadFeatureCollection {

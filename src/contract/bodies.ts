@@ -35,6 +35,15 @@ const IncludeFixedStructures = Type.Boolean({
   description:
     'ship only: keep the detections that are fixed structures (platforms, wind turbines: a bright target within 30 m on most of the same track\'s earlier acquisitions), flagged `fixed_structure: true`. Default false: they are left out. Detections that could be compared carry `fixed_structure`; when some could not (no earlier acquisition), the job has the warning FIXED_STRUCTURES_NOT_SEPARATED',
 });
+/**
+ * What a ship job does without `near_shore_detection`: the one place the API's default is set
+ * (off today: a coastal scene costs ≈ 2.2× the CPU with it, docs/ship.md "Near shore").
+ */
+export const NEAR_SHORE_DETECTION_DEFAULT = false;
+const NearShoreDetection = Type.Boolean({
+  description:
+    `ship only: within 2 km of the coast (of the land mask — Natural Earth land and its 500 m shore buffer — or of the scene's own land as the detector segments it) the candidates are judged by the candidate classifier, which finds harbour ships the default detector misses; the rest of the scene is analysed as without it, and ships inside the land mask stay unseen. A coastal scene takes longer to analyse; credits are unchanged. Default ${NEAR_SHORE_DETECTION_DEFAULT}`,
+});
 const MaxCredits = Type.Number({
   exclusiveMinimum: 0,
   description:
@@ -57,6 +66,7 @@ export const SceneJobBody = Type.Object(
     tif_id: Type.Optional(TifId),
     ais_id: Type.Optional(AisId),
     include_fixed_structures: Type.Optional(IncludeFixedStructures),
+    near_shore_detection: Type.Optional(NearShoreDetection),
     date: Type.Optional(IsoDate),
     date_direction: Type.Optional(
       Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('nearest')], {

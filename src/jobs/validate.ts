@@ -4,7 +4,7 @@
  * order with the same codes (spec: Preview, "Validation runs the same functions in the
  * same order as submission").
  *
- * Order: input pattern → ais_id's and include_fixed_structures' endpoint → scene_id → dates → tif_id, polygon_id (404 unknown,
+ * Order: input pattern → ais_id's, include_fixed_structures' and near_shore_detection's endpoint → scene_id → dates → tif_id, polygon_id (404 unknown,
  * 409 not ready) → polygon (size limits, WKT, rings) → area limit → ais_id (404, 409). A `polygon_id` stands for the union of a
  * ready upload (src/uploads/lookup.ts), validated as a `polygon`; a `tif_id` for a ready
  * image upload, whose footprint is the AOI when no polygon is given.
@@ -14,6 +14,7 @@ import { ApiError } from '../contract/errors.ts';
 import type { Family, SubmittableEndpoint } from '../contract/enums.ts';
 import { endpointOf } from '../endpoints/index.ts';
 import type { PeriodJobBody, SceneJobBody, SubmissionBody } from '../contract/schemas.ts';
+import { NEAR_SHORE_DETECTION_DEFAULT } from '../contract/bodies.ts';
 import type { Config } from '../config.ts';
 import type { AoiGeometry } from '../geo/index.ts';
 import { checkPolygonOffMainThread } from './geometry/pool.ts';
@@ -26,6 +27,11 @@ export type ValidatedRequest = ValidatedInput & {
   ais?: UploadedAis;
   /** ship: `include_fixed_structures: true` keeps the detections flagged `fixed_structure: true`. */
   includeFixedStructures?: boolean;
+  /**
+   * ship (always set on a ship request): `near_shore_detection`, or NEAR_SHORE_DETECTION_DEFAULT
+   * without it — the candidate classifier judges the candidates within 2 km of the coast.
+   */
+  nearShoreDetection?: boolean;
 };
 
 type ValidatedInput =
@@ -98,8 +104,11 @@ export async function validateSubmission(
   const aisId = checkAisField(endpoint, body);
   const includeFixedStructures = (body as SceneJobBody).include_fixed_structures;
   if (includeFixedStructures !== undefined && endpoint !== 'ship') throw invalid(`include_fixed_structures applies to ship jobs only, not to ${endpoint}`);
+  const nearShoreDetection = (body as SceneJobBody).near_shore_detection;
+  if (nearShoreDetection !== undefined && endpoint !== 'ship') throw invalid(`near_shore_detection applies to ship jobs only, not to ${endpoint}`);
   const request = endpointOf(endpoint).input === 'scene' ? await validateSceneBody(endpoint, family, body as SceneJobBody, config, uploads) : await validatePeriodBody(endpoint, family, body as PeriodJobBody, config, uploads);
-  const ship = includeFixedStructures === undefined ? request : { ...request, includeFixedStructures };
+  const fixed = includeFixedStructures === undefined ? request : { ...request, includeFixedStructures };
+  const ship = endpoint === 'ship' ? { ...fixed, nearShoreDetection: nearShoreDetection ?? NEAR_SHORE_DETECTION_DEFAULT } : fixed;
   return aisId === undefined ? ship : { ...ship, ais: await uploads.ais(aisId) };
 }
 

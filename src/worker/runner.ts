@@ -271,6 +271,7 @@ export class JobRunner {
           maxRequestBytes: config.maxRequestBytes,
           ...(polygonId ? { upload: { polygonId, features: () => readUploadFeatures(db, objects, job.account_id, polygonId) } } : {}),
           ...(endpoint === 'ship' ? shipStack(catalog, analysed, request.includeFixedStructures === true) : {}),
+          ...(request.nearShoreDetection !== undefined ? { nearShore: request.nearShoreDetection } : {}),
         },
         { reportProgress: (p) => setProgress(5 + Math.round(p * 0.9)), signal, ...(tiles ? { tiles } : {}), ...withQuicklookBlocks(quicklookBlocksFor(endpoint, analysed)) },
       );

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { detectShipsInTile, type ShipDetection, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
 import { inNearShoreBand, nearShoreBand } from '../../src/analysis/ship/nearShore.ts';
 import { DEFAULT_SHIP_PARAMS, resolveShipParams } from '../../src/analysis/ship/params.ts';
+import { chamferInPlace } from '../../src/raster/chamfer.ts';
+import { mulberry32 } from '../../src/prng.ts';
 import { gammaClutter } from './synthSea.ts';
 
 // Generated coastal tiles at Sentinel-1's 10 m: 4.4-look sea at −20 dB, textured land
@@ -62,6 +64,72 @@ describe('near-shore band (nearShore.ts)', () => {
     expect(DEFAULT_SHIP_PARAMS.nearShore).toEqual({ enabled: false, distanceM: 2000 });
     expect(resolveShipParams({ nearShore: { enabled: true } }).nearShore).toEqual({ enabled: true, distanceM: 2000 });
     expect(() => resolveShipParams({ nearShore: { distanceM: 0 } })).toThrow(/nearShore.distanceM/);
+  });
+});
+
+/** nearShoreBand as it was before its run-wise scan (pixel by pixel), for the comparison below. */
+function referenceBand(land: Uint8Array, valid: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }, distanceM: number, core: { x0: number; y0: number; width: number; height: number }, marginM: number) {
+  if (!land.includes(1)) return null;
+  const block = Math.max(1, Math.round(50 / Math.min(spacing.range, spacing.azimuth)));
+  const rows = Math.ceil(height / block);
+  const cols = Math.ceil(width / block);
+  const landBlock = new Uint8Array(rows * cols);
+  const seaBlock = new Uint8Array(rows * cols);
+  for (let r = 0; r < height; r++)
+    for (let c = 0; c < width; c++) {
+      const k = ((r / block) | 0) * cols + ((c / block) | 0);
+      if (land[r * width + c]) landBlock[k] = 1;
+      else if (valid[r * width + c]) seaBlock[k] = 1;
+    }
+  if (!landBlock.includes(1) || !seaBlock.includes(1)) return null;
+  const d = new Float32Array(rows * cols);
+  for (let k = 0; k < d.length; k++) d[k] = landBlock[k] ? 0 : Infinity;
+  chamferInPlace(d, rows, cols, block * spacing.azimuth, block * spacing.range);
+  const near = new Uint8Array(rows * cols);
+  let [r0, r1, c0, c1] = [rows, -1, cols, -1];
+  for (let k = 0; k < near.length; k++) {
+    near[k] = d[k]! <= distanceM ? 1 : 0;
+    if (near[k] && seaBlock[k]) [r0, r1, c0, c1] = [Math.min(r0, (k / cols) | 0), Math.max(r1, (k / cols) | 0), Math.min(c0, k % cols), Math.max(c1, k % cols)];
+  }
+  if (r1 < 0) return null;
+  const my = Math.ceil(marginM / spacing.azimuth);
+  const mx = Math.ceil(marginM / spacing.range);
+  const y0 = Math.max(0, r0 * block - my);
+  const x0 = Math.max(0, c0 * block - mx);
+  let reachesCore = false;
+  const [br1, bc1] = [Math.floor((core.y0 + core.height - 1) / block), Math.floor((core.x0 + core.width - 1) / block)];
+  for (let r = Math.floor(core.y0 / block); r <= br1; r++) for (let c = Math.floor(core.x0 / block); c <= bc1; c++) if (near[r * cols + c]) reachesCore = true;
+  return { block, rows, cols, near, reachesCore, window: { y0, x0, height: Math.min(height, (r1 + 1) * block + my) - y0, width: Math.min(width, (c1 + 1) * block + mx) - x0 } };
+}
+
+describe('near-shore band blocks (nearShore.ts, issue 23 §5)', () => {
+  it('is the band the pixel-by-pixel scan gave, on ragged masks of any width', () => {
+    const random = mulberry32(5);
+    let bands = 0;
+    for (let trial = 0; trial < 300; trial++) {
+      const w = 37 + Math.floor(random() * 90);
+      const h = 3 + Math.floor(random() * 40);
+      const land = new Uint8Array(w * h);
+      const valid = new Uint8Array(w * h);
+      // Runs of random lengths (single pixels to several rows): coasts, islets, the no-data border.
+      const runs = (a: Uint8Array, p: number) => {
+        for (let i = 0; i < a.length; ) {
+          const len = 1 + Math.floor(random() * (random() < 0.5 ? 4 : 150));
+          a.fill(random() < p ? 1 : 0, i, i + len);
+          i += len;
+        }
+      };
+      runs(land, [0, 0.05, 0.4, 0.97][trial % 4]!);
+      runs(valid, trial % 5 === 0 ? 0.02 : 0.8);
+      const spacing = trial % 2 ? { range: 10, azimuth: 10 } : { range: 12, azimuth: 7 }; // 5- and 7-pixel blocks
+      const core = { x0: 3, y0: 1, width: w - 10, height: h - 2 };
+      // Distance 0: the band is the land blocks, and its window spans those that hold sea too.
+      const distance = trial % 3 === 0 ? 150 : 0;
+      const band = nearShoreBand(land, valid, w, h, spacing, distance, core, 30);
+      expect(band).toEqual(referenceBand(land, valid, w, h, spacing, distance, core, 30));
+      if (band) bands++;
+    }
+    expect(bands).toBeGreaterThan(20);
   });
 });
 

@@ -24,6 +24,8 @@ import {
   seaLandModel,
   seaLandProbability,
   seaLandProbabilityDeferred,
+  SEA_SCREEN_FEATURES,
+  SEA_SCREEN_FEATURES_DARK,
   seaScreenBound,
   withLandDistance,
 } from '../../src/analysis/ship/seaLand.ts';
@@ -205,7 +207,7 @@ describe('ship sea/land segmenter: the cheaper field is the same field', () => {
       const x = new Array<number>(SEA_LAND_FEATURE_COUNT);
       let screened = 0;
       let screenedNonFinite = 0;
-      const bright = ['bright140', 'bright300', 'bright620', 'darkLevelDb', 'dark620'].map((n) => SEA_LAND_FEATURES.indexOf(n as (typeof SEA_LAND_FEATURES)[number]));
+      const bright = SEA_SCREEN_FEATURES.map((n) => SEA_LAND_FEATURES.indexOf(n));
       for (let k = 0; k < m; k++) {
         if (!lazy.deferred!.pending[k]) continue;
         screened++;
@@ -228,7 +230,7 @@ describe('ship sea/land segmenter: the cheaper field is the same field', () => {
     const { values, valid } = goldenScene(500, 400, 31);
     const f = seaLandFeatures(values, valid, 500, 400, { range: 10, azimuth: 10 });
     const m = f.rows * f.cols;
-    const screen = ['bright140', 'bright300', 'bright620', 'darkLevelDb', 'dark620'].map((n) => SEA_LAND_FEATURES.indexOf(n as (typeof SEA_LAND_FEATURES)[number]));
+    const screen = SEA_SCREEN_FEATURES.map((n) => SEA_LAND_FEATURES.indexOf(n));
     const cuts = screen.map((j) => [...new Set(model.trees.flatMap((t) => t.feature.flatMap((g, k) => (g === j ? [t.threshold[k]!] : []))))].sort((a, b) => a - b));
     const x = new Array<number>(SEA_LAND_FEATURE_COUNT);
     const bounds = new Map<string, number>();
@@ -244,6 +246,47 @@ describe('ship sea/land segmenter: the cheaper field is the same field', () => {
     }
     expect(checked).toBeGreaterThan(10000);
     expect(bounds.size).toBeGreaterThan(5); // sea, coast and land intervals
+  });
+
+  it('with a dark level where the five screen features cannot prove open sea, screens with dark300 too: only cells the trees call sea, bounds that hold', () => {
+    const model = seaLandModel();
+    const cutsOf = (j: number) => [...new Set(model.model.trees.flatMap((t) => t.feature.flatMap((g, k) => (g === j ? [t.threshold[k]!] : []))))].sort((a, b) => a - b);
+    const binsOf = (names: readonly string[], value: (j: number) => number) => names.map((n) => SEA_LAND_FEATURES.indexOf(n as (typeof SEA_LAND_FEATURES)[number])).map((j) => cutsOf(j).filter((t) => t <= value(j)).length);
+    // Open sea with a small textured island: dark levels 1.44 and 1.78 dB (the coastal IW scene's two such windows: 1.43, 1.79).
+    for (const { looks, seed } of [{ looks: 4.4, seed: 4 }, { looks: 3, seed: 5 }]) {
+      const W = 400;
+      const H = 300;
+      const values = gammaClutter(W, H, { looks, seed, mean: 0.01 });
+      const island = gammaClutter(W, H, { looks: 1, seed: seed + 1, mean: 0.4, textureShape: 0.5 });
+      const valid = new Uint8Array(W * H).fill(1);
+      for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) if (Math.hypot(r - 40, c - 40) < 44) values[r * W + c] = island[r * W + c]!;
+      const f = seaLandFeatures(values, valid, W, H, { range: 10, azimuth: 10 });
+      const m = f.rows * f.cols;
+      const level = f.planes[SEA_LAND_FEATURES.indexOf('darkLevelDb') * m]!;
+      // The five features' bound for open sea (no bright cell, every cell dark) at this dark level is not under the threshold.
+      const open = (j: number) => (SEA_LAND_FEATURES[j] === 'darkLevelDb' ? level : SEA_LAND_FEATURES[j]!.startsWith('bright') ? 0 : 1);
+      expect(seaScreenBound(model.model, binsOf(SEA_SCREEN_FEATURES, open), model.threshold)).toBeGreaterThanOrEqual(Math.log(model.threshold / (1 - model.threshold)));
+      const lazy = seaLandProbabilityDeferred(f, model);
+      const x = new Array<number>(SEA_LAND_FEATURE_COUNT);
+      let screened = 0;
+      for (let k = 0; k < m; k++) {
+        if (!lazy.deferred?.pending[k]) continue;
+        if (screened++ % 4 === 0) expect(gbtPredict(model.model, seaLandFeaturesAt(f, k, x))).toBeLessThan(model.threshold);
+      }
+      expect(screened).toBeGreaterThan(0.8 * m);
+      // Every cell under its six intervals' bound.
+      const bounds = new Map<string, number>();
+      for (let k = 0; k < m; k += 17) {
+        if (!f.valid[k]) continue;
+        seaLandFeaturesAt(f, k, x);
+        const bins = binsOf(SEA_SCREEN_FEATURES_DARK, (j) => x[j]!);
+        const key = bins.join(',');
+        if (!bounds.has(key)) bounds.set(key, seaScreenBound(model.model, bins, model.threshold, SEA_SCREEN_FEATURES_DARK));
+        expect(gbtMargin(model.model, x)).toBeLessThanOrEqual(bounds.get(key)!);
+      }
+      expect(bounds.size).toBeGreaterThan(5);
+      expect(sha(resolveLandField(lazy))).toBe(sha(seaLandProbability(f, model).land));
+    }
   });
 
   it('picks order statistics as the sorted array would, NaN last', () => {

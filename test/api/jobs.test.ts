@@ -133,8 +133,8 @@ describe('service documents', () => {
     expect(doc.paths['/api/v1/jobs/{job_id}/result.geojson'].get.responses['302']).toBeDefined();
     expect(doc.paths['/api/v1/jobs/{job_id}/result.zip'].get).toBeDefined();
     const shipSchema = doc.paths['/api/v1/detect/ship'].post.requestBody.content['application/json'].schema;
-    // issue 14: polygon_id (an upload) wherever polygon is; issue 21: max_credits on every body; issue 23: ais_id.
-    expect(Object.keys(shipSchema.properties).sort()).toEqual(['ais_id', 'date', 'date_direction', 'include_fixed_structures', 'max_credits', 'orbit_direction', 'polygon', 'polygon_id', 'satellite_id', 'scene_id', 'tif_id']);
+    // issue 14: polygon_id (an upload) wherever polygon is; issue 21: max_credits on every body; issue 23: ais_id, include_fixed_structures, near_shore_detection.
+    expect(Object.keys(shipSchema.properties).sort()).toEqual(['ais_id', 'date', 'date_direction', 'include_fixed_structures', 'max_credits', 'near_shore_detection', 'orbit_direction', 'polygon', 'polygon_id', 'satellite_id', 'scene_id', 'tif_id']);
     const periodSchema = doc.paths['/api/v1/analyze/timeseries'].post.requestBody.content['application/json'].schema;
     expect(periodSchema.required.sort()).toEqual(['date_end', 'date_start', 'satellite_id']);
     expect(Object.keys(doc.paths['/api/v1/polygons']).sort()).toEqual(['get', 'post']);

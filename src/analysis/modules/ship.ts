@@ -18,6 +18,8 @@ export const shipModule: AnalysisModule = {
     const options: DetectShipsOptions = {
       polygon,
       signal: ctx.signal,
+      // The request's near-shore path (`near_shore_detection`); absent, the detector's default.
+      ...(request.nearShore !== undefined ? { params: { nearShore: { enabled: request.nearShore } } } : {}),
       threads: analysisThreads(),
       // Scaled out, a scene's tiles may run on any worker: every worker opens the archive's
       // product (an uploaded image is a local copy only this process has).

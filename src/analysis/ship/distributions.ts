@@ -1,6 +1,10 @@
 // Tail probabilities and CFAR multipliers for the clutter models of the ship detector.
 // Everything here is a pure function of (model parameters, PFA); the K-distribution table
-// is computed once per (looks, PFA) and cached, so per-pixel work is a table lookup.
+// is computed once per (looks, PFA) and cached, so per-pixel work is a table lookup. The
+// tables of the default settings are stored, computed (kTables.ts): ≈ 0.2 CPU s each that
+// every worker thread would otherwise spend on its first tile.
+
+import { STORED_K_TABLES } from './kTables.ts';
 
 const LANCZOS = [
   676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
@@ -139,7 +143,11 @@ export class KMultiplierTable {
   private readonly step: number;
   private readonly values: Float64Array;
 
-  constructor(looks: number, pfa: number, options: { minShape?: number; maxShape?: number; points?: number } = {}) {
+  /**
+   * `stored`: the table's multipliers and gamma limit as this constructor computed them for the
+   * same (looks, PFA) with the default grid (kTables.ts), taken instead of computing them.
+   */
+  constructor(looks: number, pfa: number, options: { minShape?: number; maxShape?: number; points?: number; stored?: StoredKTable } = {}) {
     this.looks = looks;
     this.pfa = pfa;
     this.minShape = options.minShape ?? 0.3;
@@ -147,9 +155,16 @@ export class KMultiplierTable {
     const points = options.points ?? 40;
     this.lnMin = Math.log(this.minShape);
     this.step = (Math.log(this.maxShape) - this.lnMin) / (points - 1);
-    this.values = new Float64Array(points);
-    for (let i = 0; i < points; i++) this.values[i] = kMultiplier(looks, Math.exp(this.lnMin + i * this.step), pfa);
-    this.gamma = gammaMultiplier(looks, pfa);
+    const stored = options.stored;
+    if (stored && (stored.values.length !== points || options.minShape !== undefined || options.maxShape !== undefined)) throw new RangeError('KMultiplierTable: a stored table has the default grid');
+    this.values = stored ? Float64Array.from(stored.values) : new Float64Array(points);
+    if (!stored) for (let i = 0; i < points; i++) this.values[i] = kMultiplier(looks, Math.exp(this.lnMin + i * this.step), pfa);
+    this.gamma = stored ? stored.gamma : gammaMultiplier(looks, pfa);
+  }
+
+  /** The computed multipliers and gamma limit (what kTables.ts stores). */
+  stored(): StoredKTable {
+    return { values: Array.from(this.values), gamma: this.gamma };
   }
 
   /**
@@ -182,14 +197,27 @@ export class KMultiplierTable {
   }
 }
 
+/** A KMultiplierTable's computed numbers on the default grid. */
+export interface StoredKTable {
+  values: number[];
+  gamma: number;
+}
+
+/** The key of a (looks, PFA) table in kMultiplierTable's cache and in kTables.ts. */
+export const kTableKey = (looks: number, pfa: number): string => `${looks}|${pfa}`;
+
 const kTables = new Map<string, KMultiplierTable>();
 
-/** Cached per (looks, PFA): each worker thread builds it once (~0.1 s). */
+/**
+ * Cached per (looks, PFA): each worker thread builds it once (≈ 0.2 CPU s), or takes the
+ * stored numbers of the default settings (kTables.ts, the same bits).
+ */
 export function kMultiplierTable(looks: number, pfa: number): KMultiplierTable {
-  const key = `${looks}|${pfa}`;
+  const key = kTableKey(looks, pfa);
   let table = kTables.get(key);
   if (!table) {
-    table = new KMultiplierTable(looks, pfa);
+    const stored = STORED_K_TABLES[key];
+    table = new KMultiplierTable(looks, pfa, stored ? { stored } : {});
     kTables.set(key, table);
   }
   return table;

@@ -56,18 +56,31 @@ export function nearShoreBand(
   const seaBlock = new Uint8Array(rows * cols);
   let anyLand = false;
   let anySea = false;
+  // Row by row, run by run (the masks are 0/1 bytes; the native indexOf finds a run's end): a
+  // land run marks its blocks land, and the valid runs between land runs mark theirs sea.
   for (let r = 0; r < height; r++) {
     const base = ((r / block) | 0) * cols;
-    const row = r * width;
-    for (let c = 0; c < width; c++) {
-      const k = base + ((c / block) | 0);
-      if (land[row + c]) {
-        landBlock[k] = 1;
-        anyLand = true;
-      } else if (valid[row + c]) {
-        seaBlock[k] = 1;
+    const landRow = land.subarray(r * width, (r + 1) * width);
+    const validRow = valid.subarray(r * width, (r + 1) * width);
+    for (let c = 0; c < width; ) {
+      let end = landRow.indexOf(1, c);
+      if (end < 0) end = width;
+      // Sea: the valid runs in [c, end).
+      for (let a = c; a < end; ) {
+        const v0 = validRow.indexOf(1, a);
+        if (v0 < 0 || v0 >= end) break;
+        let v1 = validRow.indexOf(0, v0);
+        if (v1 < 0 || v1 > end) v1 = end;
+        seaBlock.fill(1, base + ((v0 / block) | 0), base + (((v1 - 1) / block) | 0) + 1);
         anySea = true;
+        a = v1;
       }
+      if (end === width) break;
+      let landEnd = landRow.indexOf(0, end);
+      if (landEnd < 0) landEnd = width;
+      landBlock.fill(1, base + ((end / block) | 0), base + (((landEnd - 1) / block) | 0) + 1);
+      anyLand = true;
+      c = landEnd;
     }
   }
   if (!anyLand || !anySea) return null;

@@ -5,18 +5,21 @@
 // then box statistics of the cell means at 60 / 140 / 300 / 620 m (mean level, spread of the
 // cells in dB, share of bright and of dark cells), all relative to the tile's dark level (the
 // 10th percentile of cell means), so they do not depend on the image's calibration and the
-// windows are in metres (3 m chips and 10 m Sentinel-1 tiles alike). Memory: ~17 float planes
-// of the cell grid (cells of 2 × 2 px at 10 m: ~17 B per image pixel). The trees are
-// ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts and stored in seaLandModel.json.
-// Pure, on typed arrays; imports ../oilslick/gbt.ts, ../common/committedModel.ts and
-// ../../raster/boxMean.ts. The detector's field skips the trees on cells a bound over the trees
+// windows are in metres (3 m chips and 10 m Sentinel-1 tiles alike). Memory: 16 float planes
+// of the cell grid (cells of 2 × 2 px at 10 m: 16 B per image pixel), plus ~6 planes' worth of
+// temporaries the thread keeps for its next tile, and the planes of a released field kept for
+// the same (releaseSeaLandField: on this box fresh memory costs more in page faults than the
+// planes' arithmetic). The trees are ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts
+// and stored in seaLandModel.json. On typed arrays, no state but those reused buffers; imports
+// ../oilslick/gbt.ts, ../common/committedModel.ts, ../../raster/boxMean.ts and
+// ../../raster/chamfer.ts. The detector's field skips the trees on cells a bound over the trees
 // proves sea (seaLandProbabilityDeferred), and on the near-shore path on cells too far from the
 // tile's sea for any candidate to reach (cellsOutOfReach), and computes them when a candidate
 // reads them.
 
 import { committedModel } from '../common/committedModel.ts';
 import { sigmoid, thresholdsAtMost, type GbtModel } from '../oilslick/gbt.ts';
-import { BoxScratch, boxMean } from '../../raster/boxMean.ts';
+import { BoxScratch, boxMeanInPlace } from '../../raster/boxMean.ts';
 import { chamferInPlace } from '../../raster/chamfer.ts';
 
 /** Cell size (m) along each axis. */
@@ -148,86 +151,258 @@ export function orderStatistic(a: Float64Array, k: number): number {
   return a[k]!;
 }
 
+/** log10 of each mantissa interval's centre 1 + (j + ½) / 256 and the centre's inverse (dbOverDark). */
+const LOG_TABLE_BITS = 8;
+const LOG10_CENTRE = new Float64Array(1 << LOG_TABLE_BITS);
+const INV_CENTRE = new Float64Array(1 << LOG_TABLE_BITS);
+for (let j = 0; j < 1 << LOG_TABLE_BITS; j++) {
+  const c = 1 + (j + 0.5) / (1 << LOG_TABLE_BITS);
+  LOG10_CENTRE[j] = Math.log10(c);
+  INV_CENTRE[j] = 1 / c;
+}
+const LOG10_2 = Math.log10(2);
+const TWO_TO_MINUS_23 = 2 ** -23;
+const ONE_THIRD = 1 / 3;
 /**
- * The feature planes of every cell (`target` ≠ 0: pixels to look at). The box statistics are
- * written straight into their planes (boxMean gives NaN off the valid cells, as the planes hold
- * there, and those are left as it wrote them: the same NaN bits) and the dark level is selected
- * (orderStatistic), not sorted: no per-cell allocation, the same bits as the plane-by-plane
- * form it replaced (test/analysis/shipSeaLandGolden.test.ts).
+ * How far dbOverDark's dB may be from db(a / dark), at most, with room to spare: the table and
+ * series are good to ~1e-15 in log10, the exponent's term to ~4e-15, the division a / dark to
+ * half an ulp, Math.log10 (of the quotient and of `dark`) to an ulp — ~1e-13 dB in all.
+ */
+export const DB_SLACK = 1e-9;
+
+/**
+ * 10 · log10(a / dark) for a float32 `a` given by its bits, `log10Dark` = Math.log10(dark), to
+ * within DB_SLACK of db(a / dark) (the quicklook's toDb table, quicklook/render.ts, with the
+ * dark level subtracted): a positive normal float32 is 2^e · x, x in [1, 2); log10 a =
+ * e · log10 2 + log10 c + ln(1 + r) / ln 10, c the centre of x's 1/256 interval, r = x / c − 1
+ * (|r| < 0.002, the series to r⁵ good to ~1e-17). NaN for zero, subnormal, infinite, NaN or
+ * negative `a` (the caller then takes db itself).
+ */
+export function dbOverDark(bits: number, log10Dark: number): number {
+  const ex = bits >>> 23; // sign and exponent: 1 … 254 for a positive normal value
+  if (ex < 1 || ex > 254) return Number.NaN;
+  const j = (bits >>> 15) & 0xff;
+  const r = (1 + (bits & 0x7fffff) * TWO_TO_MINUS_23) * INV_CENTRE[j]! - 1;
+  const ln = r * (1 - r * (0.5 - r * (ONE_THIRD - r * (0.25 - r * 0.2))));
+  return 10 * ((ex - 127) * LOG10_2 + (LOG10_CENTRE[j]! + ln * Math.LOG10E) - log10Dark);
+}
+
+/**
+ * db(a / dark) as a float32 plane stores it, for a float32 `a` (its `bits`): dbOverDark where
+ * the values within DB_SLACK of it round to one float32 (then db's rounds there too: rounding is
+ * monotone) and lie far over db's 1e-12 floor (−120 dB); db itself elsewhere (within 1e-9 of a
+ * float32 rounding edge, or `a` not a positive normal float32).
+ */
+function dbPlaneValue(a: number, bits: number, dark: number, log10Dark: number): number {
+  const d = dbOverDark(bits, log10Dark);
+  if (d > -100 && Math.fround(d - DB_SLACK) === Math.fround(d + DB_SLACK)) return d;
+  return db(a / dark);
+}
+
+/** Temporaries of seaLandFeatures, reused by the thread's later tiles (scratch.ts: no page faults after the first). */
+const featureScratch = new BoxScratch();
+
+/**
+ * Feature planes given back (releaseSeaLandField, seaLandField) for the thread's next
+ * seaLandFeatures: on this machine the first touch of a fresh array costs ~5 ms CPU per MB in
+ * page faults, ~1 CPU s for the 190 MB of a 3434² window's planes — more than computing them.
+ */
+let sparePlanes: Float32Array | null = null;
+
+/**
+ * Capacity for n values: the power of two at or over n. Fresh memory costs only where it is
+ * touched, so the spare planes and the scratch arrays of a thread's tiles of different sizes
+ * grow a few times, and each time fault in only what the larger tile touches.
+ */
+const reserve = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+
+/** n floats for the planes: a view of the spare ones' start if they are large enough, else of new ones (capacity `reserve`). */
+function takePlanes(n: number): Float32Array {
+  const spare = sparePlanes;
+  if (spare && spare.length >= n) {
+    sparePlanes = null;
+    return spare.length === n ? spare : spare.subarray(0, n);
+  }
+  return new Float32Array(reserve(n)).subarray(0, n);
+}
+
+/** The thread's scratch array `name` of n values, a view of one of capacity reserve(n). */
+function scratchOf<T extends Float32Array | Float64Array | Int32Array>(name: string, ctor: { new (n: number): T; readonly BYTES_PER_ELEMENT: number }, n: number): T {
+  return featureScratch.array(name, ctor, reserve(n)).subarray(0, n) as T;
+}
+
+/** The whole buffer of `planes` kept for the next seaLandFeatures (the larger of it and the one kept). */
+function givePlanes(planes: Float32Array): void {
+  const whole = new Float32Array(planes.buffer);
+  if (whole.length && (!sparePlanes || whole.length > sparePlanes.length)) sparePlanes = whole;
+}
+
+/**
+ * The feature planes of every cell (`target` ≠ 0: pixels to look at), the same bits as the
+ * plane-by-plane form with boxMean and a sorted dark level (test/analysis/shipSeaLandGolden.test.ts,
+ * and shipSeaLand.test.ts against that form written out):
+ * - the cell sums are taken one row of cells at a time (each cell's additions in raster order,
+ *   as before) and the cell's mean, CV and validity at once: no raster of sums or counts;
+ * - the dark level is selected (orderStatistic), not sorted;
+ * - the dB of a float32 value over the dark level comes from a table (dbPlaneValue), db itself
+ *   only near a float32 rounding edge — and for the cell level, whose float64 square and
+ *   comparisons with the bright / dark levels are kept too, near their edges;
+ * - the box means of the cell means and dB levels are boxMeanInPlace's (boxMean's values,
+ *   value for value) over a copy in their own plane, no raster of row sums;
+ * - the shares of bright and dark cells are window counts over window counts, exact integers
+ *   whatever the order of their sums, so one summed-area table gives all three radii: boxMean's
+ *   float64 quotient of the same integers.
+ * Temporaries are the thread's (featureScratch); the planes and the validity are the caller's
+ * (the planes' memory may be planes a released field gave back: releaseSeaLandField).
  */
 export function seaLandFeatures(values: Float32Array, target: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }): SeaLandFeatures {
   const g = cellGrid(width, height, spacing);
   const m = g.rows * g.cols;
-  const s1 = new Float64Array(m);
-  const s2 = new Float64Array(m);
-  const cnt = new Uint32Array(m);
-  // Per pixel its cell's sums, pixels in raster order (the order of each cell's additions).
-  for (let r = 0; r < height; r++) {
-    const base = Math.floor(r / g.cellRows) * g.cols;
-    const row = r * width;
-    for (let c0 = 0, k = base; c0 < width; c0 += g.cellCols, k++) {
-      const c1 = Math.min(width, c0 + g.cellCols);
-      for (let p = row + c0, end = row + c1; p < end; p++) {
-        if (target[p] === 0) continue;
-        const v = values[p]!;
-        s1[k]! += v;
-        s2[k]! += v * v;
-        cnt[k]!++;
+  const { cols, cellRows, cellCols } = g;
+  const sc = featureScratch;
+  const valid = new Uint8Array(m);
+  const planes = takePlanes(SEA_LAND_FEATURE_COUNT * m);
+  const out: SeaLandFeatures = { ...g, valid, planes };
+  const plane = (j: number) => planes.subarray(j * m, (j + 1) * m);
+  const cvPlane = plane(1);
+  // Per cell its sums, pixels in raster order (the order of each cell's additions); float64 means kept for the dark level.
+  const mean = scratchOf('seaLandMean', Float32Array, m);
+  const means64 = scratchOf('seaLandMeans64', Float64Array, m);
+  const s1 = sc.get('seaLandRowS1', cols);
+  const s2 = sc.get('seaLandRowS2', cols);
+  const cnt = sc.array('seaLandRowCount', Int32Array, cols);
+  let n = 0;
+  for (let cr = 0, k0 = 0; cr < g.rows; cr++, k0 += cols) {
+    s1.fill(0);
+    s2.fill(0);
+    cnt.fill(0);
+    for (let r = cr * cellRows, rEnd = Math.min(height, r + cellRows); r < rEnd; r++) {
+      const row = r * width;
+      for (let c0 = 0, k = 0; c0 < width; c0 += cellCols, k++) {
+        const c1 = Math.min(width, c0 + cellCols);
+        for (let p = row + c0, end = row + c1; p < end; p++) {
+          if (target[p] === 0) continue;
+          const v = values[p]!;
+          s1[k]! += v;
+          s2[k]! += v * v;
+          cnt[k]!++;
+        }
       }
     }
+    for (let c = 0; c < cols; c++) {
+      const k = k0 + c;
+      const count = cnt[c]!;
+      if (count === 0) {
+        mean[k] = 0;
+        cvPlane[k] = Number.NaN;
+        continue;
+      }
+      valid[k] = 1;
+      const mu = s1[c]! / count;
+      mean[k] = mu;
+      cvPlane[k] = mu > 0 ? Math.sqrt(Math.max(0, s2[c]! / count - mu * mu)) / mu : 0;
+      // The float64 mean (not its float32 copy) sets the dark level.
+      means64[n++] = mu;
+    }
   }
-  const valid = new Uint8Array(m);
-  const mean = new Float32Array(m);
-  const cv = new Float32Array(m);
-  let n = 0;
-  for (let k = 0; k < m; k++) {
-    if (cnt[k] === 0) continue;
-    valid[k] = 1;
-    const mu = s1[k]! / cnt[k]!;
-    mean[k] = mu;
-    cv[k] = mu > 0 ? Math.sqrt(Math.max(0, s2[k]! / cnt[k]! - mu * mu)) / mu : 0;
-    // The float64 mean (not its float32 copy) sets the dark level, so keep it for the sort.
-    s1[n++] = mu;
+  if (n === 0) {
+    planes.fill(Number.NaN);
+    return out;
   }
-  const planes = new Float32Array(SEA_LAND_FEATURE_COUNT * m).fill(Number.NaN);
-  const out: SeaLandFeatures = { ...g, valid, planes };
-  if (n === 0) return out;
   // The 10th percentile and the median of the cell means, as the sorted list would give them.
-  const finite = s1.subarray(0, n);
-  const dark = Math.max(orderStatistic(finite, Math.floor(0.1 * (n - 1))), 1e-12);
-  const darkLevelDb = db(orderStatistic(finite, n >> 1) / dark);
-  const plane = (name: (typeof SEA_LAND_FEATURES)[number]) => planes.subarray(SEA_LAND_FEATURES.indexOf(name) * m, (SEA_LAND_FEATURES.indexOf(name) + 1) * m);
-  // Cell level (dB over the dark level) and its square, bright and dark indicators.
-  const cdb = plane('cellDb');
-  const cdb2 = new Float32Array(m);
-  const bright = new Float32Array(m);
-  const darkCell = new Float32Array(m);
-  const cvPlane = plane('cellCv');
-  const level = plane('darkLevelDb');
-  for (let k = 0; k < m; k++) {
-    if (!valid[k]) continue;
-    const d = db(mean[k]! / dark);
-    cdb[k] = d;
-    cdb2[k] = d * d;
-    bright[k] = d >= BRIGHT_DB ? 1 : 0;
-    darkCell[k] = d <= DARK_DB ? 1 : 0;
-    cvPlane[k] = cv[k]!;
-    level[k] = darkLevelDb;
+  const finite = means64.subarray(0, n);
+  const k10 = Math.floor(0.1 * (n - 1));
+  const tenth = orderStatistic(finite, k10);
+  const dark = Math.max(tenth, 1e-12);
+  // After that selection `finite` holds its k10 + 1 smallest first: the median is the rest's (n >> 1) − k10 − 1-th.
+  const darkLevelDb = db(((n >> 1) > k10 ? orderStatistic(finite.subarray(k10 + 1), (n >> 1) - k10 - 1) : tenth) / dark);
+  const log10Dark = Math.log10(dark);
+  // Cell level (dB over the dark level) and its square; bright and dark cells (and the valid
+  // ones) packed per cell for the summed-area table below.
+  const cdb = plane(0);
+  const level = plane(15);
+  const cdb2 = scratchOf('seaLandCdb2', Float32Array, m);
+  const meanBits = new Uint32Array(mean.buffer, mean.byteOffset, m);
+  const W = cols + 1;
+  const sat = scratchOf('seaLandSat', Int32Array, (g.rows + 1) * W);
+  sat.fill(0, 0, W);
+  const edge = 2 * DB_SLACK;
+  for (let r = 0, k = 0; r < g.rows; r++) {
+    let run = 0;
+    const above = r * W;
+    const here = above + W;
+    sat[here] = 0;
+    for (let c = 0; c < cols; c++, k++) {
+      if (!valid[k]) {
+        cdb[k] = Number.NaN;
+        cdb2[k] = 0;
+        level[k] = Number.NaN;
+        sat[here + c + 1] = (sat[above + c + 1]! + run) | 0;
+        continue;
+      }
+      const a = mean[k]!;
+      // d: db(a / dark) in float64, which the square and the two comparisons read.
+      let d = dbOverDark(meanBits[k]!, log10Dark);
+      const lo = Math.abs(d) - edge;
+      const hi = Math.abs(d) + edge;
+      if (
+        !(d > -100) ||
+        lo <= 0 ||
+        Math.fround(d - DB_SLACK) !== Math.fround(d + DB_SLACK) ||
+        Math.fround(lo * lo) !== Math.fround(hi * hi) ||
+        Math.abs(d - BRIGHT_DB) <= edge ||
+        Math.abs(d - DARK_DB) <= edge
+      ) {
+        d = db(a / dark);
+        cdb2[k] = d * d;
+      } else cdb2[k] = lo * lo;
+      cdb[k] = d;
+      level[k] = darkLevelDb;
+      // bright + dark · 2^11 + valid · 2^22: window counts of 31 × 31 cells at most (< 2^10 each).
+      run = (run + (d >= BRIGHT_DB ? 1 : 0) + (d <= DARK_DB ? 2048 : 0) + 4194304) | 0;
+      sat[here + c + 1] = (sat[above + c + 1]! + run) | 0;
+    }
   }
-  const scratch = new BoxScratch();
-  const box = (src: Float32Array, r: number, into: Float32Array) => boxMean(src, valid, g.cols, g.rows, r, r, into, { scratch });
+  // Box means of the cell means (dB over the dark level) at every radius.
   RADII.forEach((r, j) => {
-    const a = box(mean, r, plane(SEA_LAND_FEATURES[2 + j]!));
-    for (let k = 0; k < m; k++) if (valid[k]) a[k] = db(a[k]! / dark);
+    const a = plane(2 + j);
+    a.set(mean);
+    boxMeanInPlace(a, valid, cols, g.rows, r, r, sc);
+    const bits = new Uint32Array(planes.buffer, a.byteOffset, m);
+    for (let k = 0; k < m; k++) if (valid[k]) a[k] = dbPlaneValue(a[k]!, bits[k]!, dark, log10Dark);
   });
-  const squares = cv; // cv is in its plane now: reuse its array for the box means of cdb².
+  // Spreads of the cell levels: √(mean of squares − square of the mean).
+  const squares = scratchOf('seaLandSquares', Float32Array, m);
   RADII.slice(0, 3).forEach((r, j) => {
-    const a = box(cdb, r, plane(SEA_LAND_FEATURES[6 + j]!));
-    const b = box(cdb2, r, squares);
-    for (let k = 0; k < m; k++) if (valid[k]) a[k] = Math.sqrt(Math.max(0, b[k]! - a[k]! * a[k]!));
+    const a = plane(6 + j);
+    a.set(cdb);
+    boxMeanInPlace(a, valid, cols, g.rows, r, r, sc);
+    squares.set(cdb2);
+    boxMeanInPlace(squares, valid, cols, g.rows, r, r, sc);
+    for (let k = 0; k < m; k++) if (valid[k]) a[k] = Math.sqrt(Math.max(0, squares[k]! - a[k]! * a[k]!));
   });
-  RADII.slice(1).forEach((r, j) => box(bright, r, plane(SEA_LAND_FEATURES[9 + j]!)));
-  RADII.slice(1).forEach((r, j) => box(darkCell, r, plane(SEA_LAND_FEATURES[12 + j]!)));
+  // Shares of bright and of dark cells among the valid ones of each window.
+  RADII.slice(1).forEach((rad, j) => {
+    const bright = plane(9 + j);
+    const darkShare = plane(12 + j);
+    for (let r = 0, k = 0; r < g.rows; r++) {
+      const top = Math.max(0, r - rad) * W;
+      const bottom = (Math.min(g.rows - 1, r + rad) + 1) * W;
+      for (let c = 0; c < cols; c++, k++) {
+        if (!valid[k]) {
+          bright[k] = Number.NaN;
+          darkShare[k] = Number.NaN;
+          continue;
+        }
+        const c0 = Math.max(0, c - rad);
+        const c1 = Math.min(cols - 1, c + rad) + 1;
+        const s = (sat[bottom + c1]! - sat[bottom + c0]! - sat[top + c1]! + sat[top + c0]!) >>> 0;
+        const count = s >>> 22;
+        bright[k] = (s & 2047) / count;
+        darkShare[k] = ((s >>> 11) & 2047) / count;
+      }
+    }
+  });
   return out;
 }
 
@@ -425,11 +600,21 @@ export function seaLandProbability(f: SeaLandFeatures, model: Pick<SeaLandModel,
  * cell within 620 m, nearly all cells dark, the tile's dark level) is where the bound falls
  * below the land threshold.
  */
-const SCREEN_FEATURES = ['bright140', 'bright300', 'bright620', 'darkLevelDb', 'dark620'] as const;
+export const SEA_SCREEN_FEATURES = ['bright140', 'bright300', 'bright620', 'darkLevelDb', 'dark620'] as const;
+/**
+ * The screen of a field whose dark level is one where the five features cannot prove even open
+ * sea (no bright cell, every cell dark) — on a generated coastal IW scene two windows, dark
+ * levels 1.43 and 1.79 dB, whose trees then ran on every cell: the share of dark cells within
+ * 300 m as well, which proves ≈ 97 % of their sea cells. Not the screen of every field: on
+ * land-heavy windows a sixth interval to stay in costs more cells the cursor's shortcut.
+ */
+export const SEA_SCREEN_FEATURES_DARK = [...SEA_SCREEN_FEATURES, 'dark300'] as const;
+type ScreenFeatures = typeof SEA_SCREEN_FEATURES | typeof SEA_SCREEN_FEATURES_DARK;
 /** Log-odds margin of the bound under the threshold: float rounding of the sum, sigmoid and float32 store is ~1e-13. */
 const SCREEN_MARGIN = 1e-4;
 
 interface SeaScreen {
+  names: ScreenFeatures;
   /** Feature index of each screen feature, and the sorted distinct split thresholds the trees use on it. */
   features: Int32Array;
   cuts: Float64Array[];
@@ -437,24 +622,63 @@ interface SeaScreen {
   memo: Map<number, number>;
   threshold: number;
   trees: FlatTrees;
+  /** screenFor's scratch. */
+  openBins: Int32Array;
 }
 
-const screenCache = new WeakMap<GbtModel, Map<number, SeaScreen>>();
+const screenCache = new WeakMap<GbtModel, Map<string, SeaScreen>>();
 
-function seaScreen(model: GbtModel, threshold: number): SeaScreen {
+function seaScreen(model: GbtModel, threshold: number, names: ScreenFeatures = SEA_SCREEN_FEATURES): SeaScreen {
   let byThreshold = screenCache.get(model);
   if (!byThreshold) screenCache.set(model, (byThreshold = new Map()));
-  const cached = byThreshold.get(threshold);
+  const id = `${threshold}|${names.length}`;
+  const cached = byThreshold.get(id);
   if (cached) return cached;
-  const features = Int32Array.from(SCREEN_FEATURES, (name) => model.featureNames.indexOf(name));
+  const features = Int32Array.from(names, (name) => model.featureNames.indexOf(name));
   const cuts = Array.from(features, (j) => {
     const set = new Set<number>();
     for (const t of model.trees) for (let k = 0; k < t.feature.length; k++) if (t.feature[k] === j) set.add(t.threshold[k]!);
     return Float64Array.from([...set].sort((a, b) => a - b));
   });
-  const screen: SeaScreen = { features, cuts, memo: new Map(), threshold, trees: flatTrees(model) };
-  byThreshold.set(threshold, screen);
+  const screen: SeaScreen = { names, features, cuts, memo: new Map(), threshold, trees: flatTrees(model), openBins: new Int32Array(names.length) };
+  byThreshold.set(id, screen);
   return screen;
+}
+
+/**
+ * The screen for field `f`: the five features, or with its dark level (one value over the
+ * field) one where they cannot prove open sea, SEA_SCREEN_FEATURES_DARK. Either bound holds, so
+ * the choice changes which cells are deferred, never a probability read.
+ */
+function screenFor(model: GbtModel, threshold: number, f: SeaLandFeatures): SeaScreen {
+  const five = seaScreen(model, threshold);
+  const m = f.rows * f.cols;
+  const k = f.valid.indexOf(1);
+  const levelAt = model.featureNames.indexOf('darkLevelDb');
+  if (k < 0 || levelAt < 0) return five;
+  const level = f.planes[levelAt * m + k]!;
+  if (level - level !== 0) return five;
+  const openSea = (sc: SeaScreen): boolean => {
+    for (let s = 0; s < sc.features.length; s++) {
+      const name = model.featureNames[sc.features[s]!]!;
+      sc.openBins[s] = thresholdsAtMost(sc.cuts[s]!, name === 'darkLevelDb' ? level : name.startsWith('bright') ? 0 : 1);
+    }
+    return screenVerdict(sc, model, sc.openBins);
+  };
+  return openSea(five) ? five : seaScreen(model, threshold, SEA_SCREEN_FEATURES_DARK);
+}
+
+/** Whether the bound of the intervals `bins` lies under the threshold (memoised per screen). */
+function screenVerdict(sc: SeaScreen, model: GbtModel, bins: Int32Array): boolean {
+  let key = 0;
+  for (let s = 0; s < bins.length; s++) key = key * (sc.cuts[s]!.length + 1) + bins[s]!;
+  let ok = sc.memo.get(key);
+  if (ok === undefined) {
+    const bound = seaScreenBound(model, bins, sc.threshold, sc.names);
+    ok = Math.fround(sigmoid(bound + SCREEN_MARGIN)) < sc.threshold ? 1 : 0;
+    sc.memo.set(key, ok);
+  }
+  return ok === 1;
 }
 
 /**
@@ -462,8 +686,8 @@ function seaScreen(model: GbtModel, threshold: number): SeaScreen {
  * cuts[s] ≤ the value): base + Σ per tree (in tree order) the largest leaf reachable. Rounding
  * is monotone, so the float sum bounds the cells' float sums. Exported for the tests.
  */
-export function seaScreenBound(model: GbtModel, bins: ArrayLike<number>, threshold: number): number {
-  const sc = seaScreen(model, threshold);
+export function seaScreenBound(model: GbtModel, bins: ArrayLike<number>, threshold: number, names: ScreenFeatures = SEA_SCREEN_FEATURES): number {
+  const sc = seaScreen(model, threshold, names);
   const { roots, feature, threshold: split, left, right, value } = sc.trees;
   const lo = new Float64Array(SEA_LAND_FEATURE_COUNT).fill(-Infinity);
   const hi = new Float64Array(SEA_LAND_FEATURE_COUNT).fill(Infinity);
@@ -518,30 +742,21 @@ function screenedSea(sc: SeaScreen, model: GbtModel, planes: Float32Array, m: nu
     same = v >= cur.lo[s]! && v < cur.hi[s]! && v - v === 0;
   }
   if (same) return cur.ok;
-  let key = 0;
   for (let s = 0; s < n; s++) {
     const j = sc.features[s]!;
     if (j < 0) return false;
     const v = planes[j * m + k]!;
     if (v - v !== 0) return false; // non-finite: the trees take its missing side, not an interval
-    const c = sc.cuts[s]!;
-    const b = thresholdsAtMost(c, v);
-    cur.bins[s] = b;
-    key = key * (c.length + 1) + b;
+    cur.bins[s] = thresholdsAtMost(sc.cuts[s]!, v);
   }
-  let ok = sc.memo.get(key);
-  if (ok === undefined) {
-    const bound = seaScreenBound(model, cur.bins, sc.threshold);
-    ok = Math.fround(sigmoid(bound + SCREEN_MARGIN)) < sc.threshold ? 1 : 0;
-    sc.memo.set(key, ok);
-  }
+  const ok = screenVerdict(sc, model, cur.bins);
   for (let s = 0; s < n; s++) {
     const c = sc.cuts[s]!;
     const b = cur.bins[s]!;
     cur.lo[s] = b > 0 ? c[b - 1]! : -Infinity;
     cur.hi[s] = b < c.length ? c[b]! : Infinity;
   }
-  cur.ok = ok === 1;
+  cur.ok = ok;
   return cur.ok;
 }
 
@@ -560,7 +775,7 @@ export function seaLandProbabilityDeferred(f: SeaLandFeatures, model: Pick<SeaLa
   const land = new Float32Array(m).fill(Number.NaN);
   const pending = new Uint8Array(m);
   const t = flatTrees(model.model);
-  const sc = seaScreen(model.model, model.threshold);
+  const sc = screenFor(model.model, model.threshold, f);
   const x = new Float64Array(SEA_LAND_FEATURE_COUNT);
   const cur = screenCursor(sc);
   let count = 0;
@@ -585,6 +800,7 @@ export function seaLandProbabilityDeferred(f: SeaLandFeatures, model: Pick<SeaLa
 export function landProbability(f: SeaLandField, k: number): number {
   const d = f.deferred;
   if (d && d.pending[k] === 1) {
+    if (d.features.planes.length === 0) throw new Error('landProbability: a deferred cell of a released field (releaseSeaLandField)');
     const m = f.rows * f.cols;
     f.land[k] = sigmoid(cellLogit(d.trees, d.features.planes, m, k, d.x));
     d.pending[k] = 0;
@@ -607,7 +823,25 @@ function decisionsAt(f: SeaLandField, threshold: number): void {
 
 /** The tile's land probability field from the committed model. */
 export function seaLandField(values: Float32Array, target: Uint8Array, width: number, height: number, spacing: { range: number; azimuth: number }, model: Pick<SeaLandModel, 'model'> = seaLandModel()): SeaLandField {
-  return seaLandProbability(seaLandFeatures(values, target, width, height, spacing), model);
+  const f = seaLandFeatures(values, target, width, height, spacing);
+  const field = seaLandProbability(f, model);
+  givePlanes(f.planes); // f does not leave here: its planes serve the thread's next features
+  return field;
+}
+
+/**
+ * Gives the memory of a deferred field's feature planes to the thread's next seaLandFeatures
+ * (the detector, once a tile is done with its field): ~5 ms CPU per MB of page faults saved, ~1 s
+ * on a 3434² window. The field and its copies (withLandDistance) may still be read where they
+ * are decided — land probabilities already computed, distances, land decisions at the screen's
+ * threshold or above — but a deferred cell's probability can no longer be computed: reading one
+ * throws. The features the field was made from must not be read after.
+ */
+export function releaseSeaLandField(f: SeaLandField): void {
+  const d = f.deferred;
+  if (!d || d.features.planes.length === 0) return;
+  givePlanes(d.features.planes);
+  d.features = { ...d.features, planes: new Float32Array(0) };
 }
 
 /**

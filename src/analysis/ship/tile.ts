@@ -11,7 +11,7 @@ import { clusterDetections, measureCluster, mergeNearbyClusters, splitCluster, t
 import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
 import { levelAt, markAboveSeaLevel, seaLevel, type SeaLevel } from './seaLevel.ts';
-import { deferredSeaLandField, landMaskOfField, withLandDistance, type SeaLandField } from './seaLand.ts';
+import { deferredSeaLandField, landMaskOfField, releaseSeaLandField, withLandDistance, type SeaLandField } from './seaLand.ts';
 import { inNearShoreBand, nearShoreBand } from './nearShore.ts';
 import { findSidelobeArms } from './sidelobes.ts';
 import { defineThreadTasks } from '../../threads/task.ts';
@@ -278,7 +278,10 @@ function detectInTile(input: ShipTileInput, params: ShipParams): ShipDetection[]
   }
   const targets = targetMask(valid, land, target);
   // All land or no data (inland tiles, the no-data border of a scene): nothing to look at.
-  if (targets === 0) return [];
+  if (targets === 0) {
+    if (landField) releaseSeaLandField(landField);
+    return [];
+  }
 
   const windows = cfarWindows(params, spacing);
   const classify = params.classifier.enabled;
@@ -448,6 +451,8 @@ function detectInTile(input: ShipTileInput, params: ShipParams): ShipDetection[]
       ...(candidate && !pixelMode && Number.isFinite(candidate.features[LAND_DISTANCE]) ? { sceneLandDistanceM: candidate.features[LAND_DISTANCE]! } : {}),
     });
   });
+  // The field's feature planes serve the thread's next tile (seaLand.ts: no fresh memory to fault in).
+  if (landField) releaseSeaLandField(landField);
   return out;
 }
 
