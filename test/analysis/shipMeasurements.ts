@@ -7,6 +7,10 @@
 // `port`: the same configurations on the demo archive's port scene off IJmuiden (two dates;
 // Natural Earth land, a port with piers, ships at the anchorage, in the approach and along the
 // coast; test/helpers/demoArchive.ts's cache, made by the test run's globalSetup).
+// PORT_DIR=DIR scores the .SAFE products in DIR instead (each with its .truth.geojson beside it,
+// e.g. the coastal bench scene of bench/shipCoast.ts); PORT_DETAIL=1 also lists every false
+// detection not on a fixed structure and every detection the classifier judged, with its place,
+// its distance to Natural Earth's coastline and the classifier's probability.
 
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -134,7 +138,8 @@ async function port(): Promise<void> {
   const { join } = await import('node:path');
   const { DEMO_CACHE_DIR } = await import('../helpers/demoArchive.ts');
   const { nearestShore } = await import('../../src/geo/shoreDistance.ts');
-  const dir = join(DEMO_CACHE_DIR, 'grd');
+  const dir = process.env.PORT_DIR ?? join(DEMO_CACHE_DIR, 'grd');
+  const detail = process.env.PORT_DETAIL === '1';
   const safes = readdirSync(dir).filter((f) => f.endsWith('.SAFE')).sort();
   console.log('| configuration | date | ships (near shore ≤ 2 km) | found (near shore) | false: near shore / open sea | on fixed structures | detections (by the classifier) | CPU s |');
   const only = process.env.NEAR_ONLY?.split(',');
@@ -166,6 +171,18 @@ async function port(): Promise<void> {
       console.log(
         `| ${name} | ${safe.slice(17, 25)} | ${ships.length} (${shipNear}) | ${s.truePositives} (${matchedNear}) | ${falseIdx.filter((i) => nearShore[i]).length} / ${falseIdx.filter((i) => !nearShore[i]).length} | ${structureHits} | ${r.detections.length} (${byClassifier}) | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`,
       );
+      if (detail) {
+        const shown = new Set([...falseIdx, ...r.detections.flatMap((d, i) => (d.candidate ? [i] : []))]);
+        for (const i of [...shown].sort((a, b) => a - b)) {
+          const [lon, lat] = points[i]!;
+          const d = r.detections[i]!;
+          const kind = falseIdx.includes(i) ? 'false' : falseSet.has(i) ? 'on a fixed structure' : 'ship';
+          const shore = nearestShore(lon, lat)?.distanceM;
+          console.log(
+            `    ${kind}: ${lon.toFixed(4)} E ${lat.toFixed(4)} N, ${shore === undefined ? '—' : `${Math.round(shore)} m`} from the coastline, ${d.candidate ? `classifier p ${d.candidate.probability.toFixed(3)}` : 'default detector'}`,
+          );
+        }
+      }
       await product.close();
     }
   }
