@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectShipsInTile, type ShipDetection, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
+import { calibrateDnInPlace, type TileCalibration } from '../../src/analysis/ship/calibrate.ts';
 import { inNearShoreBand, nearShoreBand } from '../../src/analysis/ship/nearShore.ts';
 import { DEFAULT_SHIP_PARAMS, resolveShipParams } from '../../src/analysis/ship/params.ts';
 import { chamferInPlace } from '../../src/raster/chamfer.ts';
@@ -197,5 +198,30 @@ describe('ship detection near shore (issue 23 §1)', () => {
     const farOn = detectShipsInTile({ ...tile(values, far), core }, ON);
     expect(farOn).toEqual(detectShipsInTile({ ...tile(values, far), core }, { nearShore: { enabled: false } }));
     expect(farOn.every((d) => d.candidate === undefined)).toBe(true);
+  });
+
+  it('cuts the classifier path\'s window into the array of a channel it calibrated (used once), with the detections of the σ0 input', () => {
+    const values = scene(21);
+    const quay = gammaClutter(W, H, { looks: 4.4, seed: 23, mean: 0.3 });
+    for (let r = 300; r < 310; r++) for (let c = 150; c < 300; c++) values[r * W + c] = quay[r * W + c]!;
+    paint(values, 310, 260, 3, 15, 1);
+    paint(values, 150, 600, 3, 12, 1);
+    const land = landMask(200);
+    // DN and a calibration varying along both axes; the σ0 input is that calibration's own output.
+    const cal: TileCalibration = {
+      lines: Float64Array.of(0, H - 1),
+      firstVector: 0,
+      rows: [Float32Array.from({ length: W }, (_, i) => 500 + 0.1 * i), Float32Array.from({ length: W }, (_, i) => 520 + 0.05 * i)],
+      floor: 1e-5,
+    };
+    const dn = Float32Array.from(values, (v) => Math.sqrt(v) * 510);
+    const sigma = dn.slice();
+    calibrateDnInPlace(sigma, new Uint8Array(W * H).fill(1), W, H, 0, cal);
+    const fromSigma = detectShipsInTile(tile(sigma, land), ON);
+    expect(fromSigma.filter((d) => d.candidate !== undefined)).toHaveLength(1); // the moored vessel, on the classifier path
+    const fromDn = detectShipsInTile({ ...tile(dn, land), sigma0: { vh: dn }, calibrate: { vh: cal } }, ON);
+    expect(fromDn).toEqual(fromSigma);
+    // The window (columns 0–699 with the 3 km margin) was cut into dn itself: row r at r · 700.
+    for (const r of [1, 300, H - 1]) expect(Array.from(dn.subarray(r * 700, (r + 1) * 700))).toEqual(Array.from(sigma.subarray(r * W, r * W + 700)));
   });
 });

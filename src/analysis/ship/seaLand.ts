@@ -6,8 +6,9 @@
 // cells in dB, share of bright and of dark cells), all relative to the tile's dark level (the
 // 10th percentile of cell means), so they do not depend on the image's calibration and the
 // windows are in metres (3 m chips and 10 m Sentinel-1 tiles alike). Memory: 16 float planes
-// of the cell grid (cells of 2 × 2 px at 10 m: 16 B per image pixel), plus ~6 planes' worth of
-// temporaries the thread keeps for its next tile, and the planes of a released field kept for
+// of the cell grid (cells of 2 × 2 px at 10 m: 16 B per image pixel), whose planes not yet
+// written hold most temporaries, plus ~1 plane's worth (a summed-area table, box-sum rows) the
+// thread keeps for its next tile, and the planes of a released field kept for
 // the same (releaseSeaLandField: on this box fresh memory costs more in page faults than the
 // planes' arithmetic). The trees are ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts
 // and stored in seaLandModel.json. On typed arrays, no state but those reused buffers; imports
@@ -232,8 +233,14 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
   const plane = (j: number) => planes.subarray(j * m, (j + 1) * m);
   const cvPlane = plane(1);
   // Per cell its sums, pixels in raster order (the order of each cell's additions); float64 means kept for the dark level.
-  const mean = scratchOf('seaLandMean', Float32Array, m);
-  const means64 = scratchOf('seaLandMeans64', Float64Array, m);
+  // Temporaries in planes not written yet (memory, not bits: each is written before it is read):
+  // the float32 means in plane 9 (read until the box means; the shares, written last, overwrite
+  // it), the float64 means in planes 2–3 (read by the dark level's selection, before the box
+  // means write there), the squared levels and the spreads' squares in planes 10 and 11 (read
+  // by the spreads, before the shares). A 3434² window then keeps 20 B per cell less scratch
+  // on its thread (≈ 59 MB).
+  const mean = plane(9);
+  const means64 = new Float64Array(planes.buffer, planes.byteOffset + 2 * m * 4, m);
   const s1 = sc.get('seaLandRowS1', cols);
   const s2 = sc.get('seaLandRowS2', cols);
   const cnt = sc.array('seaLandRowCount', Int32Array, cols);
@@ -287,7 +294,7 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
   // ones) packed per cell for the summed-area table below.
   const cdb = plane(0);
   const level = plane(15);
-  const cdb2 = scratchOf('seaLandCdb2', Float32Array, m);
+  const cdb2 = plane(10);
   const meanBits = new Uint32Array(mean.buffer, mean.byteOffset, m);
   const W = cols + 1;
   const sat = scratchOf('seaLandSat', Int32Array, (g.rows + 1) * W);
@@ -338,7 +345,7 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
     for (let k = 0; k < m; k++) if (valid[k]) a[k] = dbPlaneValue(a[k]!, bits[k]!, dark, log10Dark);
   });
   // Spreads of the cell levels: √(mean of squares − square of the mean).
-  const squares = scratchOf('seaLandSquares', Float32Array, m);
+  const squares = plane(11);
   RADII.slice(0, 3).forEach((r, j) => {
     const a = plane(6 + j);
     a.set(cdb);

@@ -46,7 +46,8 @@ export interface ShipTileInput {
   /**
    * When given, the channels named here hold DN (read with quantity 'dn') and are calibrated
    * to σ0 in place first (calibrate.ts: the main thread only decodes); the arrays hold σ0
-   * afterwards, so such an input is used once. Default: `sigma0` holds σ0.
+   * afterwards, so such an input is used once (the near-shore path may then also cut its window
+   * into them: cropTile). Default: `sigma0` holds σ0.
    */
   calibrate?: { vh?: TileCalibration; vv?: TileCalibration };
   /**
@@ -189,7 +190,8 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
   const open = found.filter((d) => !inBand(d));
   // The classifier path looks only at the band's sea and a margin around it (the segmenter's
   // field is most of its cost: docs/ship.md "Near shore").
-  const part = cropTile(input, band.window);
+  // A channel the call calibrated is its own (used once, ShipTileInput.calibrate): cut in place.
+  const part = cropTile(input, band.window, { vh: !!tileInput.calibrate?.vh, vv: !!tileInput.calibrate?.vv });
   const coastal = (part ? detectInTile(part, { ...params, classifier: { ...params.classifier, enabled: true, candidates: 'threshold', sceneLandMask: true } }) : []).filter((d) => inBand(d) || (d.sceneLandDistanceM ?? Infinity) <= params.nearShore.distanceM);
   if (coastal.length === 0) return open;
   // The seam: a classifier detection sharing a pixel with a default one kept outside the band
@@ -210,11 +212,13 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
 const NEAR_SHORE_MARGIN_M = 3000;
 
 /**
- * `input` cut to `win` (tile-local; arrays copied), its core cut to the window and shifted, its
+ * `input` cut to `win` (tile-local; arrays copied, but the channels `inPlace` names cut into the
+ * start of their own array, which then holds the window: no second copy of the window's σ0 —
+ * ≈ 35–47 MB per coastal window of a scene), its core cut to the window and shifted, its
  * origin moved; null when the window holds none of the core. A side where the window cuts the
  * core counts as an image edge in detectInTile; what lies there is ≥ the margin from the band.
  */
-function cropTile(input: ShipTileInput, win: { x0: number; y0: number; width: number; height: number }): ShipTileInput | null {
+function cropTile(input: ShipTileInput, win: { x0: number; y0: number; width: number; height: number }, inPlace: { vh?: boolean; vv?: boolean } = {}): ShipTileInput | null {
   const { core, width: w } = input;
   const x0 = Math.max(core.x0, win.x0);
   const y0 = Math.max(core.y0, win.y0);
@@ -227,9 +231,15 @@ function cropTile(input: ShipTileInput, win: { x0: number; y0: number; width: nu
     for (let r = 0; r < win.height; r++) out.set(a.subarray((win.y0 + r) * w + win.x0, (win.y0 + r) * w + win.x0 + win.width), r * win.width);
     return out;
   };
+  // Row r moves from (win.y0 + r) · w + win.x0 to r · win.width, never later in the array: in row order nothing is overwritten before it is read.
+  const cutInPlace = (a: Float32Array): Float32Array => {
+    for (let r = 0; r < win.height; r++) a.copyWithin(r * win.width, (win.y0 + r) * w + win.x0, (win.y0 + r) * w + win.x0 + win.width);
+    return a.subarray(0, win.width * win.height);
+  };
+  const channel = (a: Float32Array, own?: boolean) => (own ? cutInPlace(a) : cut(a));
   const origin = input.origin ?? { row: 0, col: 0 };
   return {
-    sigma0: { ...(input.sigma0.vh ? { vh: cut(input.sigma0.vh) } : {}), ...(input.sigma0.vv ? { vv: cut(input.sigma0.vv) } : {}) },
+    sigma0: { ...(input.sigma0.vh ? { vh: channel(input.sigma0.vh, inPlace.vh) } : {}), ...(input.sigma0.vv ? { vv: channel(input.sigma0.vv, inPlace.vv) } : {}) },
     valid: cut(input.valid),
     ...(input.land ? { land: cut(input.land) } : {}),
     width: win.width,
