@@ -11,9 +11,9 @@
 // e.g. the coastal bench scene of bench/shipCoast.ts); PORT_DETAIL=1 also lists every false
 // detection not on a fixed structure and every detection the classifier judged, with its place,
 // its distance to Natural Earth's coastline and the classifier's probability.
-// `nearsmall` (issue 23 §1): does the near-shore path lose small vessels at 10 m? Two generated
-// 2500² px coastal scenes (the Dutch coast north of IJmuiden, Natural Earth land, winds 5 and
-// 8 m/s), each with 64 vessels of 20–200 m (16 per size class) placed at sea 200 m – 2 km from
+// `nearsmall` (issue 23 §1): does the near-shore path lose small vessels at 10 m? Four generated
+// 2500² px coastal scenes (the Dutch coast north of IJmuiden, Natural Earth land, winds 3, 5, 7
+// and 10 m/s), each with 64 vessels of 20–200 m (16 per size class) placed at sea 200 m – 2 km from
 // Natural Earth's coastline; detectShipsInProduct (one thread) with nearShore off and on, found
 // by size class and false (near shore / farther). NEARSMALL_DIR=DIR keeps the scenes (default
 // the OS temp folder; generated once, reused while its marker matches).
@@ -201,7 +201,7 @@ const SMALL_CLASSES: Array<[number, number]> = [
   [60, 120],
   [120, 201],
 ];
-const NEARSMALL_VERSION = 1;
+const NEARSMALL_VERSION = 2;
 
 /** Even-odd point-in-polygon over all rings (lon/lat): Natural Earth land cut to the scene. */
 function onLand(lon: number, lat: number, polygons: Array<Array<Array<[number, number] | number[]>>>): boolean {
@@ -232,7 +232,7 @@ async function nearSmall(): Promise<void> {
   const land = naturalEarthLand([center[0] - margin * halfLon, center[1] - margin * halfLat, center[0] + margin * halfLon, center[1] + margin * halfLat]);
   type Placed = { lon: number; lat: number; lengthM: number; shoreM: number };
   const scenes: Array<{ path: string; wind: number; ships: Placed[] }> = [];
-  for (const [k, wind] of [5, 8].entries()) {
+  for (const [k, wind] of [3, 5, 7, 10].entries()) {
     const markerPath = join(dir, `nearsmall-${k}.json`);
     if (existsSync(markerPath)) {
       const m = JSON.parse(readFileSync(markerPath, 'utf8')) as { version: number; path: string; wind: number; ships: Placed[] };
@@ -252,7 +252,7 @@ async function nearSmall(): Promise<void> {
         const shoreM = nearestShore(lon, lat)?.distanceM ?? Infinity;
         if (shoreM < 200 || shoreM > 2000 || onLand(lon, lat, land)) continue;
         if (ships.some((s) => Math.hypot((s.lon - lon) * 67_500, (s.lat - lat) * 111_000) < 400)) continue;
-        ships.push({ lon, lat, lengthM: Math.round(rng.range(lo, Math.min(hi, 200))), shoreM: Math.round(shoreM) });
+        ships.push({ lon, lat, lengthM: Math.floor(rng.range(lo, Math.min(hi, 200))), shoreM: Math.round(shoreM) });
         n++;
       }
     const { productPath } = await writeSafeGrd(join(dir, `scene-${k}`), {
@@ -272,9 +272,16 @@ async function nearSmall(): Promise<void> {
   }
   const cls = (l: number) => SMALL_CLASSES.findIndex(([lo, hi]) => l >= lo && l < hi);
   console.log(`load average at start ${loadavg().map((v) => v.toFixed(1)).join(' ')}`);
-  console.log('| configuration | wind | 20–40 m | 40–60 m | 60–120 m | >120 m | found / vessels | false: ≤ 2 km / farther | by the classifier | CPU s |');
+  console.log('| configuration | wind | 20–40 m | 40–60 m | 60–120 m | >120 m | found / vessels | found 200–500 m / 0.5–2 km | false: ≤ 2 km / farther | by the classifier | CPU s |');
   const only = process.env.NEAR_ONLY?.split(',') ?? ['default detector', 'near-shore'];
-  for (const [name, params] of Object.entries(NEAR_CONFIGS)) {
+  // NEARSMALL_DIAG=1 adds the near-shore path keeping every candidate (classifier threshold 0):
+  // whether a vessel the path loses was a candidate at all (then the trees dropped it) or not.
+  const configs: Record<string, ShipParamsInput> = {
+    ...NEAR_CONFIGS,
+    ...(process.env.NEARSMALL_DIAG === '1' ? { 'near-shore path, every candidate kept (threshold 0; diagnostic)': { nearShore: { enabled: true }, classifier: { threshold: 0 } } } : {}),
+  };
+  if (process.env.NEARSMALL_DIAG === '1') only.push('diagnostic');
+  for (const [name, params] of Object.entries(configs)) {
     if (!only.some((o) => name.includes(o))) continue;
     for (const scene of scenes) {
       const product = await openSafeProduct(scene.path);
@@ -288,10 +295,15 @@ async function nearSmall(): Promise<void> {
         const all = scene.ships.map((v, i) => ({ v, i })).filter(({ v }) => cls(v.lengthM) === c);
         return `${all.filter(({ i }) => !missed.has(i)).length}/${all.length}`;
       });
+      // The detector masks Natural Earth land plus landBufferM (500 m): vessels nearer lie in the mask.
+      const band = (inner: boolean) => {
+        const all = scene.ships.map((v, i) => ({ v, i })).filter(({ v }) => v.shoreM <= 500 === inner);
+        return `${all.filter(({ i }) => !missed.has(i)).length}/${all.length}`;
+      };
       const near = s.falseAlarms.filter((i) => (nearestShore(points[i]![0], points[i]![1])?.distanceM ?? Infinity) <= 2000).length;
       const byClassifier = r.detections.filter((d) => d.candidate !== undefined).length;
       console.log(
-        `| ${name} | ${scene.wind} m/s | ${cells.join(' | ')} | ${s.truePositives}/${scene.ships.length} | ${near} / ${s.falseAlarms.length - near} | ${byClassifier} | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`,
+        `| ${name} | ${scene.wind} m/s | ${cells.join(' | ')} | ${s.truePositives}/${scene.ships.length} | ${band(true)} / ${band(false)} | ${near} / ${s.falseAlarms.length - near} | ${byClassifier} | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`,
       );
       if (process.env.NEARSMALL_DETAIL === '1')
         for (const i of s.missed as number[]) console.log(`    missed: ship-${i + 1}, ${scene.ships[i]!.lengthM} m, ${scene.ships[i]!.shoreM} m from the coastline`);
