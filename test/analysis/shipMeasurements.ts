@@ -21,6 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { cfarDetect, cfarWindows } from '../../src/analysis/ship/cfar.ts';
+import { CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
 import { detectShipsInProduct, detectShipsInTile, type ShipParamsInput } from '../../src/analysis/ship/index.ts';
 import { openSafeProduct } from '../../src/imagery/index.ts';
 import { NORTH_SEA_SAFE, NORTH_SEA_TRUTH } from '../imagery/fixtures.ts';
@@ -274,11 +275,11 @@ async function nearSmall(): Promise<void> {
   console.log(`load average at start ${loadavg().map((v) => v.toFixed(1)).join(' ')}`);
   console.log('| configuration | wind | 20–40 m | 40–60 m | 60–120 m | >120 m | found / vessels | found 200–500 m / 0.5–2 km | false: ≤ 2 km / farther | by the classifier | CPU s |');
   const only = process.env.NEAR_ONLY?.split(',') ?? ['default detector', 'near-shore'];
-  // NEARSMALL_DIAG=1 adds the near-shore path keeping every candidate (classifier threshold 0):
+  // NEARSMALL_DIAG=1 adds the near-shore path keeping every candidate (classifier threshold 1e-9; 0 would skip the model and leave no probability):
   // whether a vessel the path loses was a candidate at all (then the trees dropped it) or not.
   const configs: Record<string, ShipParamsInput> = {
     ...NEAR_CONFIGS,
-    ...(process.env.NEARSMALL_DIAG === '1' ? { 'near-shore path, every candidate kept (threshold 0; diagnostic)': { nearShore: { enabled: true }, classifier: { threshold: 0 } } } : {}),
+    ...(process.env.NEARSMALL_DIAG === '1' ? { 'near-shore path, every candidate kept (threshold 1e-9; diagnostic)': { nearShore: { enabled: true }, classifier: { threshold: 1e-9 } } } : {}),
   };
   if (process.env.NEARSMALL_DIAG === '1') only.push('diagnostic');
   for (const [name, params] of Object.entries(configs)) {
@@ -307,6 +308,20 @@ async function nearSmall(): Promise<void> {
       );
       if (process.env.NEARSMALL_DETAIL === '1')
         for (const i of s.missed as number[]) console.log(`    missed: ship-${i + 1}, ${scene.ships[i]!.lengthM} m, ${scene.ships[i]!.shoreM} m from the coastline`);
+      // The diagnostic row: each found vessel whose nearest detection (≤ 100 m) the trees judged below
+      // the threshold the committed model applies to it (classifier.ts candidateThreshold: 0.37 when
+      // its landDistanceM feature is ≤ 2 km, else 0.51), i.e. one the path at its threshold drops.
+      if (process.env.NEARSMALL_DETAIL === '1' && name.includes('diagnostic'))
+        scene.ships.forEach((v, i) => {
+          if (missed.has(i)) return;
+          const near = points.map((p, k) => ({ k, d: Math.hypot((p[0] - v.lon) * 67_500, (p[1] - v.lat) * 111_000) })).sort((x, y) => x.d - y.d)[0];
+          const c = near && near.d <= 100 ? r.detections[near.k]!.candidate : undefined;
+          if (!c) return;
+          const landM = c.features[CANDIDATE_FEATURES.indexOf('landDistanceM')]!;
+          const threshold = landM <= 2000 ? 0.37 : 0.51;
+          if (c.probability < threshold)
+            console.log(`    dropped at ${threshold}: ship-${i + 1}, ${v.lengthM} m, ${v.shoreM} m from the coastline, p ${c.probability.toFixed(3)}, landDistanceM ${Math.round(landM)}`);
+        });
       await product.close();
     }
   }
