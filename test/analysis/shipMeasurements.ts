@@ -16,7 +16,9 @@
 // and 10 m/s), each with 64 vessels of 20–200 m (16 per size class) placed at sea 200 m – 2 km from
 // Natural Earth's coastline; detectShipsInProduct (one thread) with nearShore off and on, found
 // by size class and false (near shore / farther). NEARSMALL_DIR=DIR keeps the scenes (default
-// the OS temp folder; generated once, reused while its marker matches).
+// the OS temp folder; generated once, reused while its marker matches). NEARSMALL_DETAIL=1 lists the
+// missed vessels; NEARSMALL_DIAG=1 adds a row keeping every candidate (threshold 1e-9) and, with
+// DETAIL, each found vessel the committed model's threshold drops, with its probability.
 
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
