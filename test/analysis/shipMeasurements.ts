@@ -1,5 +1,5 @@
 // Reproduces the measurement tables of docs/ship.md (not a test; tests never time or sweep):
-//   npx tsx test/analysis/shipMeasurements.ts [real|synthetic|falsealarms|nearshore]…
+//   npx tsx test/analysis/shipMeasurements.ts [real|synthetic|falsealarms|nearshore|port|nearsmall]…
 // The synthetic table generates 12 scenes of 1024 × 1024 px (a few minutes on 2 cores).
 // `nearshore` (issue 23 §1): the near-shore configurations (NEAR_CONFIGS) on the open sea —
 // the 8 scenes of shipTile.test.ts (160 vessels), the 12 synthetic scenes (360) and the
@@ -11,10 +11,19 @@
 // e.g. the coastal bench scene of bench/shipCoast.ts); PORT_DETAIL=1 also lists every false
 // detection not on a fixed structure and every detection the classifier judged, with its place,
 // its distance to Natural Earth's coastline and the classifier's probability.
+// `nearsmall` (issue 23 §1): does the near-shore path lose small vessels at 10 m? Four generated
+// 2500² px coastal scenes (the Dutch coast north of IJmuiden, Natural Earth land, winds 3, 5, 7
+// and 10 m/s), each with 64 vessels of 20–200 m (16 per size class) placed at sea 200 m – 2 km from
+// Natural Earth's coastline; detectShipsInProduct (one thread) with nearShore off and on, found
+// by size class and false (near shore / farther). NEARSMALL_DIR=DIR keeps the scenes (default
+// the OS temp folder; generated once, reused while its marker matches). NEARSMALL_DETAIL=1 lists the
+// missed vessels; NEARSMALL_DIAG=1 adds a row keeping every candidate (threshold 1e-9) and, with
+// DETAIL, each found vessel the committed model's threshold drops, with its probability.
 
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { cfarDetect, cfarWindows } from '../../src/analysis/ship/cfar.ts';
+import { CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
 import { detectShipsInProduct, detectShipsInTile, type ShipParamsInput } from '../../src/analysis/ship/index.ts';
 import { openSafeProduct } from '../../src/imagery/index.ts';
 import { NORTH_SEA_SAFE, NORTH_SEA_TRUTH } from '../imagery/fixtures.ts';
@@ -188,6 +197,139 @@ async function port(): Promise<void> {
   }
 }
 
+/** Size classes of the `nearsmall` mode (m): [from, to). */
+const SMALL_CLASSES: Array<[number, number]> = [
+  [20, 40],
+  [40, 60],
+  [60, 120],
+  [120, 201],
+];
+const NEARSMALL_VERSION = 2;
+
+/** Even-odd point-in-polygon over all rings (lon/lat): Natural Earth land cut to the scene. */
+function onLand(lon: number, lat: number, polygons: Array<Array<Array<[number, number] | number[]>>>): boolean {
+  let inside = false;
+  for (const poly of polygons)
+    for (const ring of poly)
+      for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+        const [xi, yi] = ring[i] as [number, number];
+        const [xj, yj] = ring[j] as [number, number];
+        if (yi > lat !== yj > lat && lon < ((xj - xi) * (lat - yi)) / (yj - yi) + xi) inside = !inside;
+      }
+  return inside;
+}
+
+async function nearSmall(): Promise<void> {
+  const { existsSync, mkdirSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir, loadavg } = await import('node:os');
+  const { naturalEarthLand, writeSafeGrd, Random } = await import('../../src/synth/index.ts');
+  const { nearestShore } = await import('../../src/geo/shoreDistance.ts');
+  const dir = process.env.NEARSMALL_DIR ?? join(tmpdir(), 'sarwatch-nearsmall');
+  mkdirSync(dir, { recursive: true });
+  const size = 2500;
+  const center: [number, number] = [4.56, 52.56];
+  const halfLat = (size * 10) / 2 / 111_000;
+  const halfLon = halfLat / Math.cos((center[1] * Math.PI) / 180);
+  const margin = 1.5;
+  const land = naturalEarthLand([center[0] - margin * halfLon, center[1] - margin * halfLat, center[0] + margin * halfLon, center[1] + margin * halfLat]);
+  type Placed = { lon: number; lat: number; lengthM: number; shoreM: number };
+  const scenes: Array<{ path: string; wind: number; ships: Placed[] }> = [];
+  for (const [k, wind] of [3, 5, 7, 10].entries()) {
+    const markerPath = join(dir, `nearsmall-${k}.json`);
+    if (existsSync(markerPath)) {
+      const m = JSON.parse(readFileSync(markerPath, 'utf8')) as { version: number; path: string; wind: number; ships: Placed[] };
+      if (m.version === NEARSMALL_VERSION && existsSync(m.path)) {
+        scenes.push(m);
+        continue;
+      }
+    }
+    // Ships: 16 per size class, uniform in length within it, at sea 200 m – 2 km from the
+    // coastline, ≥ 400 m apart, inside the middle 80 % of the footprint.
+    const rng = new Random(2300 + k, 'nearsmall');
+    const ships: Placed[] = [];
+    for (const [lo, hi] of SMALL_CLASSES)
+      for (let n = 0; n < 16; ) {
+        const lon = center[0] + rng.range(-0.8, 0.8) * halfLon;
+        const lat = center[1] + rng.range(-0.8, 0.8) * halfLat;
+        const shoreM = nearestShore(lon, lat)?.distanceM ?? Infinity;
+        if (shoreM < 200 || shoreM > 2000 || onLand(lon, lat, land)) continue;
+        if (ships.some((s) => Math.hypot((s.lon - lon) * 67_500, (s.lat - lat) * 111_000) < 400)) continue;
+        ships.push({ lon, lat, lengthM: Math.floor(rng.range(lo, Math.min(hi, 200))), shoreM: Math.round(shoreM) });
+        n++;
+      }
+    const { productPath } = await writeSafeGrd(join(dir, `scene-${k}`), {
+      seed: 2300 + k,
+      start: new Date(Date.UTC(2024, 5, 13 + 12 * k, 17, 33, 0)),
+      center,
+      width: size,
+      height: size,
+      passDirection: 'ascending',
+      surfaces: land.map((polygon, i) => ({ kind: 'land' as const, id: `land-${i + 1}`, name: 'Natural Earth 1:10m land', polygon })),
+      wind: { speed: wind, directionDeg: 200 + 60 * k },
+      ships: ships.map((s, i) => ({ id: `ship-${i + 1}`, lon: s.lon, lat: s.lat, lengthM: s.lengthM, headingDeg: Math.round(rng.range(0, 360)) })),
+    });
+    const m = { version: NEARSMALL_VERSION, path: productPath, wind, ships };
+    writeFileSync(markerPath, `${JSON.stringify(m)}\n`);
+    scenes.push(m);
+  }
+  const cls = (l: number) => SMALL_CLASSES.findIndex(([lo, hi]) => l >= lo && l < hi);
+  console.log(`load average at start ${loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+  console.log('| configuration | wind | 20–40 m | 40–60 m | 60–120 m | >120 m | found / vessels | found 200–500 m / 0.5–2 km | false: ≤ 2 km / farther | by the classifier | CPU s |');
+  const only = process.env.NEAR_ONLY?.split(',') ?? ['default detector', 'near-shore'];
+  // NEARSMALL_DIAG=1 adds the near-shore path keeping every candidate (classifier threshold 1e-9; 0 would skip the model and leave no probability):
+  // whether a vessel the path loses was a candidate at all (then the trees dropped it) or not.
+  const configs: Record<string, ShipParamsInput> = {
+    ...NEAR_CONFIGS,
+    ...(process.env.NEARSMALL_DIAG === '1' ? { 'near-shore path, every candidate kept (threshold 1e-9; diagnostic)': { nearShore: { enabled: true }, classifier: { threshold: 1e-9 } } } : {}),
+  };
+  if (process.env.NEARSMALL_DIAG === '1') only.push('diagnostic');
+  for (const [name, params] of Object.entries(configs)) {
+    if (!only.some((o) => name.includes(o))) continue;
+    for (const scene of scenes) {
+      const product = await openSafeProduct(scene.path);
+      const t0 = process.cpuUsage();
+      const r = await detectShipsInProduct(product, { params });
+      const cpu = process.cpuUsage(t0);
+      const points = r.detections.map((d) => product.geolocation.pixelToLonLat(d.centroidRow, d.centroidCol));
+      const s = scoreDetections(points, scene.ships.map((v, i) => ({ lon: v.lon, lat: v.lat, certain: true, id: i })), 100);
+      const missed = new Set(s.missed as number[]);
+      const cells = SMALL_CLASSES.map((_, c) => {
+        const all = scene.ships.map((v, i) => ({ v, i })).filter(({ v }) => cls(v.lengthM) === c);
+        return `${all.filter(({ i }) => !missed.has(i)).length}/${all.length}`;
+      });
+      // The detector masks Natural Earth land plus landBufferM (500 m): vessels nearer lie in the mask.
+      const band = (inner: boolean) => {
+        const all = scene.ships.map((v, i) => ({ v, i })).filter(({ v }) => v.shoreM <= 500 === inner);
+        return `${all.filter(({ i }) => !missed.has(i)).length}/${all.length}`;
+      };
+      const near = s.falseAlarms.filter((i) => (nearestShore(points[i]![0], points[i]![1])?.distanceM ?? Infinity) <= 2000).length;
+      const byClassifier = r.detections.filter((d) => d.candidate !== undefined).length;
+      console.log(
+        `| ${name} | ${scene.wind} m/s | ${cells.join(' | ')} | ${s.truePositives}/${scene.ships.length} | ${band(true)} / ${band(false)} | ${near} / ${s.falseAlarms.length - near} | ${byClassifier} | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} |`,
+      );
+      if (process.env.NEARSMALL_DETAIL === '1')
+        for (const i of s.missed as number[]) console.log(`    missed: ship-${i + 1}, ${scene.ships[i]!.lengthM} m, ${scene.ships[i]!.shoreM} m from the coastline`);
+      // The diagnostic row: each found vessel whose nearest detection (≤ 100 m) the trees judged below
+      // the threshold the committed model applies to it (classifier.ts candidateThreshold: 0.37 when
+      // its landDistanceM feature is ≤ 2 km, else 0.51), i.e. one the path at its threshold drops.
+      if (process.env.NEARSMALL_DETAIL === '1' && name.includes('diagnostic'))
+        scene.ships.forEach((v, i) => {
+          if (missed.has(i)) return;
+          const near = points.map((p, k) => ({ k, d: Math.hypot((p[0] - v.lon) * 67_500, (p[1] - v.lat) * 111_000) })).sort((x, y) => x.d - y.d)[0];
+          const c = near && near.d <= 100 ? r.detections[near.k]!.candidate : undefined;
+          if (!c) return;
+          const landM = c.features[CANDIDATE_FEATURES.indexOf('landDistanceM')]!;
+          const threshold = landM <= 2000 ? 0.37 : 0.51;
+          if (c.probability < threshold)
+            console.log(`    dropped at ${threshold}: ship-${i + 1}, ${v.lengthM} m, ${v.shoreM} m from the coastline, p ${c.probability.toFixed(3)}, landDistanceM ${Math.round(landM)}`);
+        });
+      await product.close();
+    }
+  }
+  console.log(`load average at end ${loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+}
+
 function falseAlarms(): void {
   const N = 1024;
   const windows = cfarWindows({ targetWindowM: 0, guardWindowM: 500, backgroundWindowM: 800 }, { range: 10, azimuth: 10 });
@@ -215,4 +357,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (all || which.includes('synthetic')) synthetic();
   if (which.includes('nearshore')) await nearShore();
   if (which.includes('port')) await port();
+  if (which.includes('nearsmall')) await nearSmall();
 }
