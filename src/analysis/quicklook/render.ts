@@ -7,6 +7,7 @@
  */
 import { Canvas, fillRingSpans, type Colour } from '../../raster/canvas.ts';
 import { boxMeanInPlace } from '../../raster/boxMean.ts';
+import { log10Float32Bits } from '../../raster/log10.ts';
 import type { MercatorGrid } from './mercator.ts';
 import type { Lattice, SampledRaster } from './sample.ts';
 import type { FlatRings } from './vectors.ts';
@@ -206,18 +207,6 @@ function percentiles(counts: Uint32Array, counted: number, ps: readonly number[]
   });
 }
 
-/** log10 of each mantissa interval's centre 1 + (j + ½) / 256, and the centre's inverse (fastDb). */
-const DB_TABLE_BITS = 8;
-const DB_LOG10_CENTRE = new Float64Array(1 << DB_TABLE_BITS);
-const DB_INV_CENTRE = new Float64Array(1 << DB_TABLE_BITS);
-for (let j = 0; j < 1 << DB_TABLE_BITS; j++) {
-  const c = 1 + (j + 0.5) / (1 << DB_TABLE_BITS);
-  DB_LOG10_CENTRE[j] = Math.log10(c);
-  DB_INV_CENTRE[j] = 1 / c;
-}
-const LOG10_2 = Math.log10(2);
-const TWO_TO_MINUS_23 = 2 ** -23;
-const ONE_THIRD = 1 / 3;
 /**
  * How far the table's dB may be from 10 · Math.log10's, at most, with room to spare: the table
  * and series are good to ~1e-15 in log10, the exponent's term to ~4e-15, Math.log10 itself to
@@ -228,10 +217,8 @@ const DB_SLACK = 1e-9;
 /**
  * Linear σ0 to dB in place (NaN where there is no positive value): each value becomes
  * fround(10 · Math.log10(v)), bit for bit, at a fraction of Math.log10's cost (~18 ns a value on
- * this machine, the largest single step of a 5 M-value render). A positive normal float32 is
- * 2^e · x, x in [1, 2): log10 = e · log10 2 + log10 c + ln(1 + r) / ln 10, c the centre of x's
- * 1/256 interval (a table), r = x / c − 1 (|r| < 0.002, the series to r⁵ good to ~1e-17). That
- * dB is within DB_SLACK of Math.log10's, so where dB ± DB_SLACK round to the same float32 the
+ * this machine, the largest single step of a 5 M-value render): the table's log10
+ * (raster/log10.ts log10Float32Bits). That dB is within DB_SLACK of Math.log10's, so where dB ± DB_SLACK round to the same float32 the
  * stored value is Math.log10's; elsewhere (within 1e-9 of a float32 rounding edge: ~0.1 % of
  * values near 20 dB, more within a dB of 0) and for zero, subnormal, infinite or NaN values,
  * Math.log10 itself.
@@ -239,14 +226,9 @@ const DB_SLACK = 1e-9;
 export function toDb(values: Float32Array): void {
   const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
   for (let i = 0; i < values.length; i++) {
-    const b = bits[i]!;
-    const ex = b >>> 23; // sign and exponent: 1 … 254 for a positive normal value
-    if (ex >= 1 && ex <= 254) {
-      const j = (b >>> 15) & 0xff;
-      // x − c over c: x = 1 + mantissa · 2^-23 exactly.
-      const r = (1 + (b & 0x7fffff) * TWO_TO_MINUS_23) * DB_INV_CENTRE[j]! - 1;
-      const ln = r * (1 - r * (0.5 - r * (ONE_THIRD - r * (0.25 - r * 0.2))));
-      const db = 10 * ((ex - 127) * LOG10_2 + (DB_LOG10_CENTRE[j]! + ln * Math.LOG10E));
+    const l = log10Float32Bits(bits[i]!);
+    if (l === l) {
+      const db = 10 * l;
       if (Math.fround(db - DB_SLACK) === Math.fround(db + DB_SLACK)) {
         values[i] = db;
         continue;

@@ -12,8 +12,8 @@
 // the same (releaseSeaLandField: on this box fresh memory costs more in page faults than the
 // planes' arithmetic). The trees are ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts
 // and stored in seaLandModel.json. On typed arrays, no state but those reused buffers; imports
-// ../oilslick/gbt.ts, ../common/committedModel.ts, ../../raster/boxMean.ts, ../../raster/select.ts
-// and ../../raster/chamfer.ts. The detector's field skips the trees on cells a bound over the trees
+// ../oilslick/gbt.ts, ../common/committedModel.ts, ../../raster/boxMean.ts, ../../raster/log10.ts,
+// ../../raster/select.ts and ../../raster/chamfer.ts. The detector's field skips the trees on cells a bound over the trees
 // proves sea (seaLandProbabilityDeferred), and on the near-shore path on cells too far from the
 // tile's sea for any candidate to reach (cellsOutOfReach), and computes them when a candidate
 // reads them.
@@ -22,6 +22,7 @@ import { committedModel } from '../common/committedModel.ts';
 import { sigmoid, thresholdsAtMost, type GbtModel } from '../oilslick/gbt.ts';
 import { BoxScratch, boxMeanInPlace } from '../../raster/boxMean.ts';
 import { chamferInPlace } from '../../raster/chamfer.ts';
+import { log10Float32Bits } from '../../raster/log10.ts';
 import { nanToEnd, selectInPlace } from '../../raster/select.ts';
 
 /** Cell size (m) along each axis. */
@@ -118,18 +119,6 @@ export function orderStatistic(a: Float64Array, k: number): number {
   return k >= n ? Number.NaN : selectInPlace(a, n, k);
 }
 
-/** log10 of each mantissa interval's centre 1 + (j + ½) / 256 and the centre's inverse (dbOverDark). */
-const LOG_TABLE_BITS = 8;
-const LOG10_CENTRE = new Float64Array(1 << LOG_TABLE_BITS);
-const INV_CENTRE = new Float64Array(1 << LOG_TABLE_BITS);
-for (let j = 0; j < 1 << LOG_TABLE_BITS; j++) {
-  const c = 1 + (j + 0.5) / (1 << LOG_TABLE_BITS);
-  LOG10_CENTRE[j] = Math.log10(c);
-  INV_CENTRE[j] = 1 / c;
-}
-const LOG10_2 = Math.log10(2);
-const TWO_TO_MINUS_23 = 2 ** -23;
-const ONE_THIRD = 1 / 3;
 /**
  * How far dbOverDark's dB may be from db(a / dark), at most, with room to spare: the table and
  * series are good to ~1e-15 in log10, the exponent's term to ~4e-15, the division a / dark to
@@ -139,19 +128,12 @@ export const DB_SLACK = 1e-9;
 
 /**
  * 10 · log10(a / dark) for a float32 `a` given by its bits, `log10Dark` = Math.log10(dark), to
- * within DB_SLACK of db(a / dark) (the quicklook's toDb table, quicklook/render.ts, with the
- * dark level subtracted): a positive normal float32 is 2^e · x, x in [1, 2); log10 a =
- * e · log10 2 + log10 c + ln(1 + r) / ln 10, c the centre of x's 1/256 interval, r = x / c − 1
- * (|r| < 0.002, the series to r⁵ good to ~1e-17). NaN for zero, subnormal, infinite, NaN or
- * negative `a` (the caller then takes db itself).
+ * within DB_SLACK of db(a / dark): the table's log10 (raster/log10.ts, as the quicklook's toDb)
+ * with the dark level's subtracted. NaN for zero, subnormal, infinite, NaN or negative `a` (the
+ * caller then takes db itself).
  */
 export function dbOverDark(bits: number, log10Dark: number): number {
-  const ex = bits >>> 23; // sign and exponent: 1 … 254 for a positive normal value
-  if (ex < 1 || ex > 254) return Number.NaN;
-  const j = (bits >>> 15) & 0xff;
-  const r = (1 + (bits & 0x7fffff) * TWO_TO_MINUS_23) * INV_CENTRE[j]! - 1;
-  const ln = r * (1 - r * (0.5 - r * (ONE_THIRD - r * (0.25 - r * 0.2))));
-  return 10 * ((ex - 127) * LOG10_2 + (LOG10_CENTRE[j]! + ln * Math.LOG10E) - log10Dark);
+  return 10 * (log10Float32Bits(bits) - log10Dark);
 }
 
 /**
