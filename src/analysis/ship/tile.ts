@@ -178,7 +178,17 @@ function targetMask(valid: Uint8Array, land: Uint8Array | undefined, out: Uint8A
  * core run the default detector alone.
  */
 export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipParamsInput | ShipParams = {}): ShipDetection[] {
-  const input = calibrated(tileInput);
+  return detectInCalibratedTile(calibrated(tileInput), paramsInput, ownChannels(tileInput));
+}
+
+/**
+ * The channels a call calibrated itself (ShipTileInput.calibrate): its own, used once, so the
+ * near-shore path may cut its window into them (cropTile).
+ */
+const ownChannels = (tileInput: ShipTileInput) => ({ vh: !!tileInput.calibrate?.vh, vv: !!tileInput.calibrate?.vv });
+
+/** detectShipsInTile on σ0 (calibrated), `own` the channels it may overwrite. */
+function detectInCalibratedTile(input: ShipTileInput, paramsInput: ShipParamsInput | ShipParams, own: { vh: boolean; vv: boolean }): ShipDetection[] {
   const params = resolveShipParams(paramsInput);
   const { land, width: w, height: h } = input;
   const near = params.nearShore.enabled && !params.classifier.enabled && land && land.length === w * h;
@@ -191,7 +201,7 @@ export function detectShipsInTile(tileInput: ShipTileInput, paramsInput: ShipPar
   // The classifier path looks only at the band's sea and a margin around it (the segmenter's
   // field is most of its cost: docs/ship.md "Near shore").
   // A channel the call calibrated is its own (used once, ShipTileInput.calibrate): cut in place.
-  const part = cropTile(input, band.window, { vh: !!tileInput.calibrate?.vh, vv: !!tileInput.calibrate?.vv });
+  const part = cropTile(input, band.window, own);
   const coastal = (part ? detectInTile(part, { ...params, classifier: { ...params.classifier, enabled: true, candidates: 'threshold', sceneLandMask: true } }) : []).filter((d) => inBand(d) || (d.sceneLandDistanceM ?? Infinity) <= params.nearShore.distanceM);
   if (coastal.length === 0) return open;
   // The seam: a classifier detection sharing a pixel with a default one kept outside the band
@@ -531,7 +541,8 @@ export function detectShipsInTileWithSources(
   const input = calibrated(tileInput);
   const primary = (input.sigma0.vh ?? input.sigma0.vv)!;
   const sources = poolSources(primary, input.valid, input.width, input.core, input.origin ?? { row: 0, col: 0 }, cell);
-  return { detections: detectShipsInTile(input, paramsInput), sources, ...(quicklook ? { quicklook } : {}) };
+  // The sources and the quicklook's copy are taken: the calibrated channels are the detector's to cut.
+  return { detections: detectInCalibratedTile(input, paramsInput, ownChannels(tileInput)), sources, ...(quicklook ? { quicklook } : {}) };
 }
 
 /** What the analysis pool may run of this module (src/threads/task.ts). */
