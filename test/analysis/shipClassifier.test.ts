@@ -113,6 +113,10 @@ describe('ship candidate classifier (issue 23 §1)', () => {
     expect(candidateThreshold(m, at(near.distanceM))).toBe(near.threshold);
     expect(candidateThreshold(m, at(near.distanceM + 1))).toBe(m.threshold);
     expect(candidateThreshold(m, at(Number.NaN))).toBe(m.threshold);
+    // In the near-shore band of the coastline mask (tile.ts): near shore whatever the feature reads.
+    expect(candidateThreshold(m, at(near.distanceM + 1), true)).toBe(near.threshold);
+    expect(candidateThreshold(m, at(Number.NaN), true)).toBe(near.threshold);
+    expect(candidateThreshold(m, at(near.distanceM + 1), false)).toBe(m.threshold);
     // The defaults are the settings the model was fitted with.
     expect(resolveShipParams().classifier.candidatePfa).toBe(m.candidatePfa);
     expect(resolveShipParams().classifier.seaLevelFactor).toBe(m.seaLevelFactor);

@@ -23,7 +23,7 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { cfarDetect, cfarWindows } from '../../src/analysis/ship/cfar.ts';
-import { CANDIDATE_FEATURES } from '../../src/analysis/ship/classifier.ts';
+import { CANDIDATE_FEATURES, candidateModel, candidateThreshold } from '../../src/analysis/ship/classifier.ts';
 import { detectShipsInProduct, detectShipsInTile, type ShipParamsInput } from '../../src/analysis/ship/index.ts';
 import { openSafeProduct } from '../../src/imagery/index.ts';
 import { NORTH_SEA_SAFE, NORTH_SEA_TRUTH } from '../imagery/fixtures.ts';
@@ -311,8 +311,10 @@ async function nearSmall(): Promise<void> {
       if (process.env.NEARSMALL_DETAIL === '1')
         for (const i of s.missed as number[]) console.log(`    missed: ship-${i + 1}, ${scene.ships[i]!.lengthM} m, ${scene.ships[i]!.shoreM} m from the coastline`);
       // The diagnostic row: each found vessel whose nearest detection (≤ 100 m) the trees judged below
-      // the threshold the committed model applies to it (classifier.ts candidateThreshold: 0.37 when
-      // its landDistanceM feature is ≤ 2 km, else 0.51), i.e. one the path at its threshold drops.
+      // the threshold the committed model applies to it (classifier.ts candidateThreshold: the
+      // near-shore one, 0.37, when its landDistanceM feature is ≤ 2 km or its peak lies in the band —
+      // every vessel ≤ 2 km from the coastline is within 2 km of the land mask, which holds the
+      // coastline's land — else 0.51), i.e. one the path at its threshold drops.
       if (process.env.NEARSMALL_DETAIL === '1' && name.includes('diagnostic'))
         scene.ships.forEach((v, i) => {
           if (missed.has(i)) return;
@@ -320,7 +322,7 @@ async function nearSmall(): Promise<void> {
           const c = near && near.d <= 100 ? r.detections[near.k]!.candidate : undefined;
           if (!c) return;
           const landM = c.features[CANDIDATE_FEATURES.indexOf('landDistanceM')]!;
-          const threshold = landM <= 2000 ? 0.37 : 0.51;
+          const threshold = candidateThreshold(candidateModel(), c.features, v.shoreM <= 2000);
           if (c.probability < threshold)
             console.log(`    dropped at ${threshold}: ship-${i + 1}, ${v.lengthM} m, ${v.shoreM} m from the coastline, p ${c.probability.toFixed(3)}, landDistanceM ${Math.round(landM)}`);
         });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectShipsInTile, type ShipDetection, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
 import { calibrateDnInPlace, type TileCalibration } from '../../src/analysis/ship/calibrate.ts';
+import { CANDIDATE_FEATURES, candidateModel, candidateThreshold } from '../../src/analysis/ship/classifier.ts';
 import { inNearShoreBand, nearShoreBand } from '../../src/analysis/ship/nearShore.ts';
 import { DEFAULT_SHIP_PARAMS, resolveShipParams } from '../../src/analysis/ship/params.ts';
 import { chamferInPlace } from '../../src/raster/chamfer.ts';
@@ -182,6 +183,37 @@ describe('ship detection near shore (issue 23 §1)', () => {
     expect(vessel[0]!.candidate).toBeUndefined();
     expect(Array.from(vessel[0]!.pixels.cols)).toEqual(Array.from(plain[0]!.pixels.cols));
     expect(found).toHaveLength(1);
+  });
+
+  it('judges a vessel in the band at the near-shore threshold though the segmenter\'s land is farther than the distance (issue 23 §1)', () => {
+    // Textured land in columns 0–49, the land mask (Natural Earth plus its 500 m shore buffer)
+    // columns 0–99: a small vessel 40 m × 20 m at +9 dB, 1.65 km off the mask — in the band —
+    // and 2.15 km off the land the segmenter sees.
+    const values = gammaClutter(W, H, { looks: 4.4, seed: 21, mean: 0.01 });
+    const texture = gammaClutter(W, H, { looks: 1, seed: 22, mean: 0.5, textureShape: 0.5 });
+    for (let r = 0; r < H; r++) for (let c = 0; c < 50; c++) values[r * W + c] = texture[r * W + c]!;
+    paint(values, 300, 265, 2, 4, 0.08);
+    const land = landMask(100);
+    const band = nearShoreBand(land, new Uint8Array(W * H).fill(1), W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H })!;
+    const m = candidateModel();
+    const vessel = near(300.5, 266.5);
+    // Every candidate kept (threshold 1e-9): the trees' probability of the vessel and its features.
+    const all = detectShipsInTile(tile(values, land), { ...ON, classifier: { threshold: 1e-9 } }).filter(vessel);
+    expect(all).toHaveLength(1);
+    const { probability, features } = all[0]!.candidate!;
+    expect(inNearShoreBand(band, all[0]!.peakRow, all[0]!.peakCol)).toBe(true);
+    expect(features[CANDIDATE_FEATURES.indexOf('landDistanceM')]).toBeGreaterThan(m.nearShore!.distanceM);
+    // Between the two thresholds: the feature alone would judge it at the open-sea one and drop it.
+    expect(probability).toBeGreaterThanOrEqual(m.nearShore!.threshold);
+    expect(probability).toBeLessThan(m.threshold);
+    expect(candidateThreshold(m, features)).toBe(m.threshold);
+    expect(candidateThreshold(m, features, true)).toBe(m.nearShore!.threshold);
+    // nearShore on keeps it, as the default detector does.
+    const on = detectShipsInTile(tile(values, land), ON);
+    expect(on.filter(vessel)).toHaveLength(1);
+    expect(on.filter(vessel)[0]!.candidate!.probability).toBe(probability);
+    expect(on).toHaveLength(1);
+    expect(detectShipsInTile(tile(values, land), { nearShore: { enabled: false } }).filter(vessel)).toHaveLength(1);
   });
 
   it('changes nothing on open sea: no land, or land too far from the core', () => {

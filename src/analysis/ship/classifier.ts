@@ -148,8 +148,9 @@ export interface CandidateModel {
   /** Kept when the probability is at least this (chosen on the development chips). */
   threshold: number;
   /**
-   * Near shore (land within `distanceM` of the candidate's peak, landDistanceM) the candidate
-   * is kept at this threshold instead; absent: one threshold everywhere.
+   * Near shore (land within `distanceM` of the candidate's peak, landDistanceM, or the peak in
+   * the near-shore band of the tile's coastline mask: candidateThreshold) the candidate is kept
+   * at this threshold instead; absent: one threshold everywhere.
    */
   nearShore?: { distanceM: number; threshold: number };
   /** Candidate CFAR PFA the model was fitted with. */
@@ -169,10 +170,17 @@ export const candidateModel = committedModel<CandidateModel>(
   'training/ship/fitClassifier.ts',
 );
 
-/** The threshold the committed model applies to a candidate with these features (near shore or not). */
-export function candidateThreshold(model: CandidateModel, features: number[]): number {
+/**
+ * The threshold the committed model applies to a candidate with these features: near shore when
+ * its landDistanceM feature (the scene segmenter's land) is within the model's distance, or when
+ * `inBand` — its peak lies in the near-shore band of the tile's coastline mask (nearShore.ts), the
+ * band that sent it to the classifier (tile.ts). The segmenter's distance may read more than the
+ * band's (docs/ship.md "Small vessels within 2 km of the coast": 55–175 m), so a vessel inside the
+ * band would otherwise be judged by the open-sea threshold.
+ */
+export function candidateThreshold(model: CandidateModel, features: number[], inBand = false): number {
   const d = features[LAND_DISTANCE]!;
-  return model.nearShore && d <= model.nearShore.distanceM ? model.nearShore.threshold : model.threshold;
+  return model.nearShore && (inBand || d <= model.nearShore.distanceM) ? model.nearShore.threshold : model.threshold;
 }
 const LAND_DISTANCE = CANDIDATE_FEATURES.indexOf('landDistanceM');
 

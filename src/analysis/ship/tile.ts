@@ -196,13 +196,16 @@ function detectInCalibratedTile(input: ShipTileInput, paramsInput: ShipParamsInp
   const found = detectInTile(input, params);
   if (!band?.reachesCore) return found;
   const origin = input.origin ?? { row: 0, col: 0 };
-  const inBand = (d: ShipDetection) => inNearShoreBand(band, d.peakRow - origin.row, d.peakCol - origin.col);
+  // Full-image pixel → in the band. A classifier candidate peaked there is judged at the model's
+  // near-shore threshold whatever the segmenter's distance reads (classifier.ts candidateThreshold).
+  const bandAt = (row: number, col: number) => inNearShoreBand(band, row - origin.row, col - origin.col);
+  const inBand = (d: ShipDetection) => bandAt(d.peakRow, d.peakCol);
   const open = found.filter((d) => !inBand(d));
   // The classifier path looks only at the band's sea and a margin around it (the segmenter's
   // field is most of its cost: docs/ship.md "Near shore").
   // A channel the call calibrated is its own (used once, ShipTileInput.calibrate): cut in place.
   const part = cropTile(input, band.window, own);
-  const coastal = (part ? detectInTile(part, { ...params, classifier: { ...params.classifier, enabled: true, candidates: 'threshold', sceneLandMask: true } }) : []).filter((d) => inBand(d) || (d.sceneLandDistanceM ?? Infinity) <= params.nearShore.distanceM);
+  const coastal = (part ? detectInTile(part, { ...params, classifier: { ...params.classifier, enabled: true, candidates: 'threshold', sceneLandMask: true } }, bandAt) : []).filter((d) => inBand(d) || (d.sceneLandDistanceM ?? Infinity) <= params.nearShore.distanceM);
   if (coastal.length === 0) return open;
   // The seam: a classifier detection sharing a pixel with a default one kept outside the band
   // is the same ship (its peak fell inside, or by the segmenter's land), reported once.
@@ -263,8 +266,12 @@ function cropTile(input: ShipTileInput, win: { x0: number; y0: number; width: nu
 /** Full-image pixel (row, col) → row · SEAM_KEY + col: columns of an S-1 GRD stay far below it. */
 const SEAM_KEY = 1 << 20;
 
-/** detectShipsInTile on a calibrated input with resolved parameters, one detector configuration. */
-function detectInTile(input: ShipTileInput, params: ShipParams): ShipDetection[] {
+/**
+ * detectShipsInTile on a calibrated input with resolved parameters, one detector configuration.
+ * `inBand` (the near-shore path): whether a full-image pixel lies in the near-shore band, so a
+ * candidate peaked there gets the model's near-shore threshold.
+ */
+function detectInTile(input: ShipTileInput, params: ShipParams, inBand?: (row: number, col: number) => boolean): ShipDetection[] {
   const { width: w, height: h, valid, pixelSpacing: spacing, core } = input;
   let land = input.land;
   const n = w * h;
@@ -438,7 +445,8 @@ function detectInTile(input: ShipTileInput, params: ShipParams): ShipDetection[]
     else if (classify) {
       const features = candidateFeatures(cluster, shape, primary.values, mask, w, h, spacing, c.background, level ? levelAt(level, (cluster.peakIndex / w) | 0, cluster.peakIndex % w) : Number.NaN, (landField ??= withLandDistance(deferredSeaLandField(primary.values, target, w, h, spacing), spacing)));
       const probability = model ? candidateProbability(model, features) : Number.NaN;
-      if (model && probability < (params.classifier.threshold ?? candidateThreshold(model, features))) return;
+      const peakInBand = inBand !== undefined && inBand(((cluster.peakIndex / w) | 0) + origin.row, (cluster.peakIndex % w) + origin.col);
+      if (model && probability < (params.classifier.threshold ?? candidateThreshold(model, features, peakInBand))) return;
       candidate = { features, probability };
     }
     const rows = new Int32Array(cluster.pixels.length);
