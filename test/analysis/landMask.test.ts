@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLandPolygons, rasterizeLandMask, type LandPolygons } from '../../src/geo/landMask.ts';
 import { openSafeProduct, type SafeProduct } from '../../src/imagery/index.ts';
+import { Scratch } from '../../src/raster/scratch.ts';
 import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
 
 /** Independent check: even–odd over every Natural Earth ring, no indexing, no clipping. */
@@ -193,5 +194,32 @@ describe('land mask from Natural Earth 10 m (world-atlas)', () => {
     });
     expect(mask.every((v) => v === 0)).toBe(true);
     expect(projections).toBe(0);
+  });
+
+  it('into a reused scratch: the same masks as fresh arrays, window after window, whatever the scratch held', () => {
+    const scratch = new Scratch();
+    const inland = { ...coast, width: 90, height: 70, pixelToLonLat: (r: number, c: number): [number, number] => [4.4 + c * DLON, 50.9 - r * DLAT], lonLatToPixel: undefined };
+    const sea = { ...coast, width: 300, height: 200, pixelToLonLat: (r: number, c: number): [number, number] => [-30 + c * DLON, 40 - r * DLAT], lonLatToPixel: undefined };
+    const cases = [
+      { ...coast, bufferMeters: 1500 },
+      { ...coast, width: 350, height: 260, bufferMeters: 0 },
+      { ...coast, bufferMeters: 0 },
+      { ...inland, bufferMeters: 0 },
+      { ...sea, bufferMeters: 800 },
+      { ...coast, width: 420, height: 333, bufferMeters: 700 },
+    ];
+    let landPixels = 0;
+    for (const options of [...cases, ...cases]) {
+      const fresh = rasterizeLandMask({ ...options, land });
+      const reused = rasterizeLandMask({ ...options, land, scratch });
+      expect(reused.buffer).toBe(scratch.array('landMask', Uint8Array, 1).buffer);
+      expect(reused.length).toBe(fresh.length);
+      expect(Buffer.compare(Buffer.from(reused.buffer, reused.byteOffset, reused.length), Buffer.from(fresh.buffer, fresh.byteOffset, fresh.length))).toBe(0);
+      for (const v of fresh) landPixels += v;
+      // Garbage for the next window: the mask and the frame.
+      reused.fill(5);
+      scratch.array('landMask.frame', Uint8Array, 1).fill(9);
+    }
+    expect(landPixels).toBeGreaterThan(100_000);
   });
 });
