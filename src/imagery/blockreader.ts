@@ -1,3 +1,4 @@
+import { isMainThread } from 'node:worker_threads';
 import { getDecoder, type GeoTIFFImage, type TypedArray } from 'geotiff';
 import { ImageryError } from './errors.js';
 import type { PixelWindow } from './window.js';
@@ -15,6 +16,16 @@ export interface BlockReaderOptions {
 export type NumericArray = Float32Array | Float64Array | Uint16Array | Int16Array | Uint8Array | Int32Array | Uint32Array;
 
 type Decoder = Awaited<ReturnType<typeof getDecoder>>;
+
+/** A source that reads byte ranges into a given buffer (geotiff-source.ts FileRangeSource: local files). */
+interface RangeIntoSource {
+  readInto(slices: readonly { offset: number; length: number }[], into: Uint8Array, sync: boolean): Promise<void>;
+}
+
+const hasReadInto = (source: unknown): source is RangeIntoSource => typeof (source as Partial<RangeIntoSource>)?.readInto === 'function';
+
+/** Bytes of window rows read at a time into the reader's staging buffer (readColumns). */
+const STAGING_BYTES = 1024 * 1024;
 
 const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 // JPEG and LERC need decoder parameters geotiff.js builds privately; read those through readRasters.
@@ -39,6 +50,9 @@ export class BlockReader {
   private raw = false;
   /** Strip offsets and byte counts, loaded once (stripped images whose strips can be fetched in runs). */
   private stripLayout: Promise<{ offsets: number[]; counts: number[] } | null> | null = null;
+  /** readColumns' buffer for rows read in place (a source with readInto), and whether a read holds it. */
+  private staging: Uint8Array | null = null;
+  private stagingBusy = false;
   /**
    * Counters for benchmarks and tests: blocks decoded vs. served from the cache (a strip
    * prefetched in a run is decoded once and then served from the cache), file reads (one
@@ -230,12 +244,37 @@ export class BlockReader {
       if (strip >= layout.counts.length || (row + 1) * rowBytes > layout.counts[strip]!) return false;
       slices.push({ offset: layout.offsets[strip]! + row * rowBytes + x0 * pixelBytes, length });
     }
-    this.stats.fetches++;
     this.stats.bytesRead += length * slices.length;
-    const rows = await image.source.fetch(slices);
     const copy = this.copier(sample);
-    // Each row is a block one row high whose first pixel is (x0, y).
-    for (let y = y0; y < y1; y++) copy(new Uint8Array(rows[y - y0]!, 0, length), x0, y, x0, x1, y, y + 1, out, outStride, outOriginX, outOriginY);
+    const source: unknown = image.source;
+    if (!hasReadInto(source)) {
+      this.stats.fetches++;
+      const rows = await image.source.fetch(slices);
+      // Each row is a block one row high whose first pixel is (x0, y).
+      for (let y = y0; y < y1; y++) copy(new Uint8Array(rows[y - y0]!, 0, length), x0, y, x0, x1, y, y + 1, out, outStride, outOriginX, outOriginY);
+      return true;
+    }
+    // A local file: rows read in place into one staging buffer of ~1 MiB, reused chunk after
+    // chunk and read after read — a fresh buffer per row cost more in allocation and page faults
+    // than reading it. Blocking reads off the main thread (FileRangeSource.readInto).
+    const chunk = Math.max(1, Math.floor(STAGING_BYTES / length));
+    const own = !this.stagingBusy;
+    let staging = own ? this.staging : null;
+    if (!staging || staging.length < chunk * length) {
+      staging = new Uint8Array(chunk * length);
+      if (own) this.staging = staging;
+    }
+    if (own) this.stagingBusy = true;
+    try {
+      for (let c0 = y0; c0 < y1; c0 += chunk) {
+        const c1 = Math.min(y1, c0 + chunk);
+        this.stats.fetches++;
+        await source.readInto(slices.slice(c0 - y0, c1 - y0), staging, !isMainThread);
+        for (let y = c0; y < c1; y++) copy(staging.subarray((y - c0) * length, (y - c0 + 1) * length), x0, y, x0, x1, y, y + 1, out, outStride, outOriginX, outOriginY);
+      }
+    } finally {
+      if (own) this.stagingBusy = false;
+    }
     return true;
   }
 
