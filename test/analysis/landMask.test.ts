@@ -222,4 +222,33 @@ describe('land mask from Natural Earth 10 m (world-atlas)', () => {
     }
     expect(landPixels).toBeGreaterThan(100_000);
   });
+
+  it('buffered masks pinned: land counts and a hash of the land pixels as the pixel-by-pixel passes made them', () => {
+    // Values from the code before the passes went by runs (main at ef77bc4): the masks must not change.
+    const pinned = [
+      [700, 500, 1500, 100, 192428, 2347124753],
+      [613, 477, 700, 100, 134912, 278028403],
+      [700, 500, 2300, 100, 199014, 2871401909],
+      [1400, 1000, 900, 50, 751820, 1407079909],
+    ] as const;
+    for (const [w, h, buf, sp, count, hash] of pinned) {
+      const k = PX / sp;
+      const m = rasterizeLandMask({
+        width: w,
+        height: h,
+        pixelToLonLat: (r, c) => coast.pixelToLonLat(r / k, c / k),
+        lonLatToPixel: (lon, lat) => coast.lonLatToPixel(lon, lat).map((v) => v * k) as [number, number],
+        bufferMeters: buf,
+        pixelSpacing: { range: sp, azimuth: sp },
+        land,
+      });
+      let sum = 0;
+      let fnv = 2166136261;
+      for (let i = 0; i < m.length; i++) {
+        sum += m[i]!;
+        if (m[i]) fnv = Math.imul(fnv ^ i, 16777619) >>> 0;
+      }
+      expect([w, h, buf, sum, fnv]).toEqual([w, h, buf, count, hash]);
+    }
+  });
 });
