@@ -25,7 +25,7 @@ interface RangeIntoSource {
 const hasReadInto = (source: unknown): source is RangeIntoSource => typeof (source as Partial<RangeIntoSource>)?.readInto === 'function';
 
 /** Bytes of window rows read at a time into the reader's staging buffer (readColumns). */
-const STAGING_BYTES = 1024 * 1024;
+const STAGING_BYTES = 256 * 1024;
 
 const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 // JPEG and LERC need decoder parameters geotiff.js builds privately; read those through readRasters.
@@ -229,6 +229,7 @@ export class BlockReader {
     outStride: number,
     outOriginX: number,
     outOriginY: number,
+    onRows?: (y0: number, y1: number) => void,
   ): Promise<boolean> {
     const layout = await this.getStripLayout();
     if (!layout) return false;
@@ -252,9 +253,10 @@ export class BlockReader {
       const rows = await image.source.fetch(slices);
       // Each row is a block one row high whose first pixel is (x0, y).
       for (let y = y0; y < y1; y++) copy(new Uint8Array(rows[y - y0]!, 0, length), x0, y, x0, x1, y, y + 1, out, outStride, outOriginX, outOriginY);
+      onRows?.(y0, y1);
       return true;
     }
-    // A local file: rows read in place into one staging buffer of ~1 MiB, reused chunk after
+    // A local file: rows read in place into one staging buffer of ~256 KiB, reused chunk after
     // chunk and read after read — a fresh buffer per row cost more in allocation and page faults
     // than reading it. Blocking reads off the main thread (FileRangeSource.readInto).
     const chunk = Math.max(1, Math.floor(STAGING_BYTES / length));
@@ -271,6 +273,7 @@ export class BlockReader {
         this.stats.fetches++;
         await source.readInto(slices.slice(c0 - y0, c1 - y0), staging, !isMainThread);
         for (let y = c0; y < c1; y++) copy(staging.subarray((y - c0) * length, (y - c0 + 1) * length), x0, y, x0, x1, y, y + 1, out, outStride, outOriginX, outOriginY);
+        onRows?.(c0, c1);
       }
     } finally {
       if (own) this.stagingBusy = false;
@@ -288,7 +291,10 @@ export class BlockReader {
   /**
    * Copy sample `sample` of the image pixels in `window` (clipped to the image) into `out`,
    * whose pixel (0,0) corresponds to image pixel (outOriginX, outOriginY) and whose rows
-   * are `outStride` long. Pixels of `out` outside the image are left untouched.
+   * are `outStride` long. Pixels of `out` outside the image are left untouched. `onRows(y0, y1)`:
+   * image rows y0 … y1 − 1 (of the window, clipped) are in `out` — called chunk by chunk as
+   * rows arrive where the window is read by rows (readColumns), else once for the window, so
+   * a caller can work on rows still in the CPU's cache.
    */
   async read(
     window: PixelWindow,
@@ -297,6 +303,7 @@ export class BlockReader {
     outStride: number,
     outOriginX = window.x0,
     outOriginY = window.y0,
+    onRows?: (y0: number, y1: number) => void,
   ): Promise<void> {
     const image = this.image;
     const x0 = Math.max(0, window.x0);
@@ -305,6 +312,22 @@ export class BlockReader {
     const y1 = Math.min(image.getHeight(), window.y0 + window.height);
     if (x1 <= x0 || y1 <= y0) return;
 
+    await this.readClipped(x0, y0, x1, y1, sample, out, outStride, outOriginX, outOriginY, onRows);
+  }
+
+  private async readClipped(
+    x0: number,
+    y0: number,
+    x1: number,
+    y1: number,
+    sample: number,
+    out: NumericArray,
+    outStride: number,
+    outOriginX: number,
+    outOriginY: number,
+    onRows: ((y0: number, y1: number) => void) | undefined,
+  ): Promise<void> {
+    const image = this.image;
     const decoder = await this.getDecoder();
     if (!decoder) {
       const [values] = await image.readRasters({ window: [x0, y0, x1, y1], samples: [sample], interleave: false });
@@ -314,10 +337,11 @@ export class BlockReader {
         const dst = (y - outOriginY) * outStride - outOriginX;
         for (let x = x0; x < x1; x++) out[dst + x] = (values as TypedArray)[src + x - x0]!;
       }
+      onRows?.(y0, y1);
       return;
     }
 
-    if (!image.isTiled && this.raw && x1 - x0 < image.getWidth() && (await this.readColumns(sample, x0, x1, y0, y1, out, outStride, outOriginX, outOriginY))) return;
+    if (!image.isTiled && this.raw && x1 - x0 < image.getWidth() && (await this.readColumns(sample, x0, x1, y0, y1, out, outStride, outOriginX, outOriginY, onRows))) return;
 
     const tw = image.getTileWidth();
     const th = image.getTileHeight();
@@ -338,6 +362,7 @@ export class BlockReader {
       }
     }
     await Promise.all(jobs);
+    onRows?.(y0, y1);
   }
 
   /** A copy routine for one sample: typed-array views when byte order allows, DataView otherwise. */

@@ -84,22 +84,37 @@ describe('BlockReader through a local FileRangeSource (openTiff): rows read in p
       expect(image.source).toBeInstanceOf(FileRangeSource);
       const reader = new BlockReader(image);
       const windows = [
-        { x0: 1, y0: 0, width: 999, height: 1000 }, // 1998 B per row: two 1 MiB chunks
+        { x0: 1, y0: 0, width: 999, height: 1000 }, // 1998 B per row: eight 256 KiB chunks
         { x0: 301, y0: 417, width: 333, height: 129 },
         { x0: 900, y0: 950, width: 200, height: 100 },
         { x0: -30, y0: -3, width: 64, height: 10 },
         { x0: 0, y0: 3, width: 998, height: 997 },
       ];
       let bytes = 0;
+      let chunks = 0;
       for (const w of windows) {
         const out = new Float32Array(w.width * w.height).fill(7);
-        await reader.read(w, 0, out, w.width);
-        expect(Array.from(out)).toEqual(Array.from(await reference(w)));
-        bytes += (Math.min(1000, w.x0 + w.width) - Math.max(0, w.x0)) * (Math.min(1000, w.y0 + w.height) - Math.max(0, w.y0)) * 2;
+        const ref = await reference(w);
+        // onRows: each chunk's rows, in order, once, already in `out` when announced.
+        const announced: number[] = [];
+        await reader.read(w, 0, out, w.width, w.x0, w.y0, (r0, r1) => {
+          for (let y = r0; y < r1; y++) {
+            announced.push(y);
+            const row = (y - w.y0) * w.width;
+            expect(Array.from(out.subarray(row, row + w.width))).toEqual(Array.from(ref.subarray(row, row + w.width)));
+          }
+        });
+        expect(Array.from(out)).toEqual(Array.from(ref));
+        const cols = Math.min(1000, w.x0 + w.width) - Math.max(0, w.x0);
+        const rows = Math.min(1000, w.y0 + w.height) - Math.max(0, w.y0);
+        expect(announced).toEqual(Array.from({ length: rows }, (_, k) => Math.max(0, w.y0) + k));
+        bytes += cols * rows * 2;
+        chunks += Math.ceil(rows / Math.floor((256 * 1024) / (cols * 2)));
       }
       expect(reader.stats.bytesRead).toBe(bytes);
-      // One read per chunk: the two 1000-row windows take two each.
-      expect(reader.stats.fetches).toBe(windows.length + 2);
+      // One read per chunk of rows: the two ~1000-row windows take eight each.
+      expect(chunks).toBe(windows.length + 14);
+      expect(reader.stats.fetches).toBe(chunks);
       // Two windows read at once on one reader: the second gets a buffer of its own.
       const [a, b] = [windows[0]!, windows[4]!];
       const outA = new Float32Array(a.width * a.height);

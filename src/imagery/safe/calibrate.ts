@@ -114,6 +114,12 @@ export async function readCalibratedWindow(
   if (!inside) return { data, valid, window };
 
   const { lineOffset, pixelOffset } = inputs.placement;
+  const nodata = inputs.nodata ?? 0;
+  const xa = inside.x0 - window.x0;
+  const xb = xa + inside.width;
+  // DN only: each chunk of rows is checked as the reader puts it in `data` (still in cache).
+  const dnRows = options.quantity === 'dn' && !options.onDn;
+  const toWindowRow = window.y0 - lineOffset;
   // DN lands straight in `data` and is calibrated in place: one allocation per window.
   await inputs.reader.read(
     { x0: inside.x0 - pixelOffset, y0: inside.y0 - lineOffset, width: inside.width, height: inside.height },
@@ -121,13 +127,12 @@ export async function readCalibratedWindow(
     data,
     width,
     window.x0 - pixelOffset,
-    window.y0 - lineOffset,
+    toWindowRow,
+    dnRows ? (r0, r1) => { for (let y = r0 - toWindowRow; y < r1 - toWindowRow; y++) dnSpan(data, valid, y * width + xa, y * width + xb, nodata); } : undefined,
   );
-  const nodata = inputs.nodata ?? 0;
+  if (dnRows) return { data, valid, window };
   options.onDn?.(data, nodata);
   const floor = options.floor ?? SIGMA_FLOOR_LINEAR;
-  const xa = inside.x0 - window.x0;
-  const xb = xa + inside.width;
 
   if (options.quantity === 'dn') {
     for (let y = inside.y0 - window.y0; y < inside.y0 - window.y0 + inside.height; y++) dnSpan(data, valid, y * width + xa, y * width + xb, nodata);
