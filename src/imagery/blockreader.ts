@@ -56,7 +56,8 @@ export class BlockReader {
   /**
    * Counters for benchmarks and tests: blocks decoded vs. served from the cache (a strip
    * prefetched in a run is decoded once and then served from the cache), file reads (one
-   * source.fetch call each), and bytes read as window columns of uncompressed strips.
+   * source.fetch call, or one readInto call per staging chunk, each), and bytes read as window
+   * columns of uncompressed strips.
    */
   readonly stats = { blocksDecoded: 0, cacheHits: 0, fetches: 0, bytesRead: 0 };
 
