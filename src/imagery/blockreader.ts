@@ -1,3 +1,4 @@
+import { isMainThread } from 'node:worker_threads';
 import { getDecoder, type GeoTIFFImage, type TypedArray } from 'geotiff';
 import { ImageryError } from './errors.js';
 import type { PixelWindow } from './window.js';
@@ -15,6 +16,16 @@ export interface BlockReaderOptions {
 export type NumericArray = Float32Array | Float64Array | Uint16Array | Int16Array | Uint8Array | Int32Array | Uint32Array;
 
 type Decoder = Awaited<ReturnType<typeof getDecoder>>;
+
+/** A source that reads byte ranges into a given buffer (geotiff-source.ts FileRangeSource: local files). */
+interface RangeIntoSource {
+  readInto(slices: readonly { offset: number; length: number }[], into: Uint8Array, sync: boolean): Promise<void>;
+}
+
+const hasReadInto = (source: unknown): source is RangeIntoSource => typeof (source as Partial<RangeIntoSource>)?.readInto === 'function';
+
+/** Bytes of window rows read at a time into the reader's staging buffer (readColumns). */
+const STAGING_BYTES = 256 * 1024;
 
 const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 // JPEG and LERC need decoder parameters geotiff.js builds privately; read those through readRasters.
@@ -39,10 +50,14 @@ export class BlockReader {
   private raw = false;
   /** Strip offsets and byte counts, loaded once (stripped images whose strips can be fetched in runs). */
   private stripLayout: Promise<{ offsets: number[]; counts: number[] } | null> | null = null;
+  /** readColumns' buffer for rows read in place (a source with readInto), and whether a read holds it. */
+  private staging: Uint8Array | null = null;
+  private stagingBusy = false;
   /**
    * Counters for benchmarks and tests: blocks decoded vs. served from the cache (a strip
    * prefetched in a run is decoded once and then served from the cache), file reads (one
-   * source.fetch call each), and bytes read as window columns of uncompressed strips.
+   * source.fetch call, or one readInto call per staging chunk, each), and bytes read as window
+   * columns of uncompressed strips.
    */
   readonly stats = { blocksDecoded: 0, cacheHits: 0, fetches: 0, bytesRead: 0 };
 
@@ -215,6 +230,7 @@ export class BlockReader {
     outStride: number,
     outOriginX: number,
     outOriginY: number,
+    onRows?: (y0: number, y1: number) => void,
   ): Promise<boolean> {
     const layout = await this.getStripLayout();
     if (!layout) return false;
@@ -230,12 +246,39 @@ export class BlockReader {
       if (strip >= layout.counts.length || (row + 1) * rowBytes > layout.counts[strip]!) return false;
       slices.push({ offset: layout.offsets[strip]! + row * rowBytes + x0 * pixelBytes, length });
     }
-    this.stats.fetches++;
     this.stats.bytesRead += length * slices.length;
-    const rows = await image.source.fetch(slices);
     const copy = this.copier(sample);
-    // Each row is a block one row high whose first pixel is (x0, y).
-    for (let y = y0; y < y1; y++) copy(new Uint8Array(rows[y - y0]!, 0, length), x0, y, x0, x1, y, y + 1, out, outStride, outOriginX, outOriginY);
+    const source: unknown = image.source;
+    if (!hasReadInto(source)) {
+      this.stats.fetches++;
+      const rows = await image.source.fetch(slices);
+      // Each row is a block one row high whose first pixel is (x0, y).
+      for (let y = y0; y < y1; y++) copy(new Uint8Array(rows[y - y0]!, 0, length), x0, y, x0, x1, y, y + 1, out, outStride, outOriginX, outOriginY);
+      onRows?.(y0, y1);
+      return true;
+    }
+    // A local file: rows read in place into one staging buffer of ~256 KiB, reused chunk after
+    // chunk and read after read — a fresh buffer per row cost more in allocation and page faults
+    // than reading it. Blocking reads off the main thread (FileRangeSource.readInto).
+    const chunk = Math.max(1, Math.floor(STAGING_BYTES / length));
+    const own = !this.stagingBusy;
+    let staging = own ? this.staging : null;
+    if (!staging || staging.length < chunk * length) {
+      staging = new Uint8Array(chunk * length);
+      if (own) this.staging = staging;
+    }
+    if (own) this.stagingBusy = true;
+    try {
+      for (let c0 = y0; c0 < y1; c0 += chunk) {
+        const c1 = Math.min(y1, c0 + chunk);
+        this.stats.fetches++;
+        await source.readInto(slices.slice(c0 - y0, c1 - y0), staging, !isMainThread);
+        for (let y = c0; y < c1; y++) copy(staging.subarray((y - c0) * length, (y - c0 + 1) * length), x0, y, x0, x1, y, y + 1, out, outStride, outOriginX, outOriginY);
+        onRows?.(c0, c1);
+      }
+    } finally {
+      if (own) this.stagingBusy = false;
+    }
     return true;
   }
 
@@ -249,7 +292,10 @@ export class BlockReader {
   /**
    * Copy sample `sample` of the image pixels in `window` (clipped to the image) into `out`,
    * whose pixel (0,0) corresponds to image pixel (outOriginX, outOriginY) and whose rows
-   * are `outStride` long. Pixels of `out` outside the image are left untouched.
+   * are `outStride` long. Pixels of `out` outside the image are left untouched. `onRows(y0, y1)`:
+   * image rows y0 … y1 − 1 (of the window, clipped) are in `out` — called chunk by chunk as
+   * rows arrive where the window is read by rows (readColumns), else once for the window, so
+   * a caller can work on rows still in the CPU's cache.
    */
   async read(
     window: PixelWindow,
@@ -258,6 +304,7 @@ export class BlockReader {
     outStride: number,
     outOriginX = window.x0,
     outOriginY = window.y0,
+    onRows?: (y0: number, y1: number) => void,
   ): Promise<void> {
     const image = this.image;
     const x0 = Math.max(0, window.x0);
@@ -266,6 +313,22 @@ export class BlockReader {
     const y1 = Math.min(image.getHeight(), window.y0 + window.height);
     if (x1 <= x0 || y1 <= y0) return;
 
+    await this.readClipped(x0, y0, x1, y1, sample, out, outStride, outOriginX, outOriginY, onRows);
+  }
+
+  private async readClipped(
+    x0: number,
+    y0: number,
+    x1: number,
+    y1: number,
+    sample: number,
+    out: NumericArray,
+    outStride: number,
+    outOriginX: number,
+    outOriginY: number,
+    onRows: ((y0: number, y1: number) => void) | undefined,
+  ): Promise<void> {
+    const image = this.image;
     const decoder = await this.getDecoder();
     if (!decoder) {
       const [values] = await image.readRasters({ window: [x0, y0, x1, y1], samples: [sample], interleave: false });
@@ -275,10 +338,11 @@ export class BlockReader {
         const dst = (y - outOriginY) * outStride - outOriginX;
         for (let x = x0; x < x1; x++) out[dst + x] = (values as TypedArray)[src + x - x0]!;
       }
+      onRows?.(y0, y1);
       return;
     }
 
-    if (!image.isTiled && this.raw && x1 - x0 < image.getWidth() && (await this.readColumns(sample, x0, x1, y0, y1, out, outStride, outOriginX, outOriginY))) return;
+    if (!image.isTiled && this.raw && x1 - x0 < image.getWidth() && (await this.readColumns(sample, x0, x1, y0, y1, out, outStride, outOriginX, outOriginY, onRows))) return;
 
     const tw = image.getTileWidth();
     const th = image.getTileHeight();
@@ -299,6 +363,7 @@ export class BlockReader {
       }
     }
     await Promise.all(jobs);
+    onRows?.(y0, y1);
   }
 
   /** A copy routine for one sample: typed-array views when byte order allows, DataView otherwise. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLandPolygons, rasterizeLandMask, type LandPolygons } from '../../src/geo/landMask.ts';
 import { openSafeProduct, type SafeProduct } from '../../src/imagery/index.ts';
+import { Scratch } from '../../src/raster/scratch.ts';
 import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
 
 /** Independent check: even–odd over every Natural Earth ring, no indexing, no clipping. */
@@ -193,5 +194,61 @@ describe('land mask from Natural Earth 10 m (world-atlas)', () => {
     });
     expect(mask.every((v) => v === 0)).toBe(true);
     expect(projections).toBe(0);
+  });
+
+  it('into a reused scratch: the same masks as fresh arrays, window after window, whatever the scratch held', () => {
+    const scratch = new Scratch();
+    const inland = { ...coast, width: 90, height: 70, pixelToLonLat: (r: number, c: number): [number, number] => [4.4 + c * DLON, 50.9 - r * DLAT], lonLatToPixel: undefined };
+    const sea = { ...coast, width: 300, height: 200, pixelToLonLat: (r: number, c: number): [number, number] => [-30 + c * DLON, 40 - r * DLAT], lonLatToPixel: undefined };
+    const cases = [
+      { ...coast, bufferMeters: 1500 },
+      { ...coast, width: 350, height: 260, bufferMeters: 0 },
+      { ...coast, bufferMeters: 0 },
+      { ...inland, bufferMeters: 0 },
+      { ...sea, bufferMeters: 800 },
+      { ...coast, width: 420, height: 333, bufferMeters: 700 },
+    ];
+    let landPixels = 0;
+    for (const options of [...cases, ...cases]) {
+      const fresh = rasterizeLandMask({ ...options, land });
+      const reused = rasterizeLandMask({ ...options, land, scratch });
+      expect(reused.buffer).toBe(scratch.array('landMask', Uint8Array, 1).buffer);
+      expect(reused.length).toBe(fresh.length);
+      expect(Buffer.compare(Buffer.from(reused.buffer, reused.byteOffset, reused.length), Buffer.from(fresh.buffer, fresh.byteOffset, fresh.length))).toBe(0);
+      for (const v of fresh) landPixels += v;
+      // Garbage for the next window: the mask and the frame.
+      reused.fill(5);
+      scratch.array('landMask.frame', Uint8Array, 1).fill(9);
+    }
+    expect(landPixels).toBeGreaterThan(100_000);
+  });
+
+  it('buffered masks pinned: land counts and a hash of the land pixels as the pixel-by-pixel passes made them', () => {
+    // Values from the code before the passes went by runs (main at ef77bc4): the masks must not change.
+    const pinned = [
+      [700, 500, 1500, 100, 192428, 2347124753],
+      [613, 477, 700, 100, 134912, 278028403],
+      [700, 500, 2300, 100, 199014, 2871401909],
+      [1400, 1000, 900, 50, 751820, 1407079909],
+    ] as const;
+    for (const [w, h, buf, sp, count, hash] of pinned) {
+      const k = PX / sp;
+      const m = rasterizeLandMask({
+        width: w,
+        height: h,
+        pixelToLonLat: (r, c) => coast.pixelToLonLat(r / k, c / k),
+        lonLatToPixel: (lon, lat) => coast.lonLatToPixel(lon, lat).map((v) => v * k) as [number, number],
+        bufferMeters: buf,
+        pixelSpacing: { range: sp, azimuth: sp },
+        land,
+      });
+      let sum = 0;
+      let fnv = 2166136261;
+      for (let i = 0; i < m.length; i++) {
+        sum += m[i]!;
+        if (m[i]) fnv = Math.imul(fnv ^ i, 16777619) >>> 0;
+      }
+      expect([w, h, buf, sum, fnv]).toEqual([w, h, buf, count, hash]);
+    }
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fromFile } from 'geotiff';
 
 import { BlockReader } from '../../src/imagery/index.js';
+import { FileRangeSource, openTiff } from '../../src/imagery/geotiff-source.js';
 import { NORTH_SEA_VV_TIFF } from './fixtures.js';
 
 /** geotiff.js's own readRasters is the reference: the reader must give the same pixels. */
@@ -72,5 +73,82 @@ describe('BlockReader on uncompressed strips (North Sea GRD crop: 1000 × 1000, 
     // Rows 10–39 lie in strips 2–9 (4 rows each): 8 strips from one run.
     expect(reader.stats.blocksDecoded).toBe(8);
     expect(reader.stats.fetches).toBe(1);
+  });
+});
+
+describe('BlockReader through a local FileRangeSource (openTiff): rows read in place into a reused staging buffer', () => {
+  it('the same pixels as readRasters, windows of one and of several staging chunks, read after read', async () => {
+    const tiff = await openTiff(NORTH_SEA_VV_TIFF);
+    try {
+      const image = await tiff.getImage();
+      expect(image.source).toBeInstanceOf(FileRangeSource);
+      const reader = new BlockReader(image);
+      const windows = [
+        { x0: 1, y0: 0, width: 999, height: 1000 }, // 1998 B per row: eight 256 KiB chunks
+        { x0: 301, y0: 417, width: 333, height: 129 },
+        { x0: 900, y0: 950, width: 200, height: 100 },
+        { x0: -30, y0: -3, width: 64, height: 10 },
+        { x0: 0, y0: 3, width: 998, height: 997 },
+      ];
+      let bytes = 0;
+      let chunks = 0;
+      for (const w of windows) {
+        const out = new Float32Array(w.width * w.height).fill(7);
+        const ref = await reference(w);
+        // onRows: each chunk's rows, in order, once, already in `out` when announced.
+        const announced: number[] = [];
+        await reader.read(w, 0, out, w.width, w.x0, w.y0, (r0, r1) => {
+          for (let y = r0; y < r1; y++) {
+            announced.push(y);
+            const row = (y - w.y0) * w.width;
+            expect(Array.from(out.subarray(row, row + w.width))).toEqual(Array.from(ref.subarray(row, row + w.width)));
+          }
+        });
+        expect(Array.from(out)).toEqual(Array.from(ref));
+        const cols = Math.min(1000, w.x0 + w.width) - Math.max(0, w.x0);
+        const rows = Math.min(1000, w.y0 + w.height) - Math.max(0, w.y0);
+        expect(announced).toEqual(Array.from({ length: rows }, (_, k) => Math.max(0, w.y0) + k));
+        bytes += cols * rows * 2;
+        chunks += Math.ceil(rows / Math.floor((256 * 1024) / (cols * 2)));
+      }
+      expect(reader.stats.bytesRead).toBe(bytes);
+      // One read per chunk of rows: the two ~1000-row windows take eight each.
+      expect(chunks).toBe(windows.length + 14);
+      expect(reader.stats.fetches).toBe(chunks);
+      // Two windows read at once on one reader: the second gets a buffer of its own.
+      const [a, b] = [windows[0]!, windows[4]!];
+      const outA = new Float32Array(a.width * a.height);
+      const outB = new Float32Array(b.width * b.height);
+      await Promise.all([reader.read(a, 0, outA, a.width), reader.read(b, 0, outB, b.width)]);
+      expect(Array.from(outA)).toEqual(Array.from(await reference(a)));
+      expect(Array.from(outB)).toEqual(Array.from(await reference(b)));
+    } finally {
+      await tiff.close();
+    }
+  });
+
+  it('FileRangeSource.readInto: the bytes fetch gives, back to back, blocking or not; past the end is an error', async () => {
+    const { size } = await import('node:fs').then((fs) => fs.statSync(NORTH_SEA_VV_TIFF));
+    // A range of the file as the source, as a zip member is read.
+    const source = new FileRangeSource(NORTH_SEA_VV_TIFF, 1000, size - 1000);
+    try {
+      const slices = [
+        { offset: 0, length: 17 },
+        { offset: 50_000, length: 2000 },
+        { offset: 7, length: 1 },
+        { offset: size - 1000 - 300, length: 300 },
+      ];
+      const expected = Buffer.concat((await source.fetch(slices)).map((b) => Buffer.from(b)));
+      expect(expected.length).toBe(2318);
+      for (const sync of [false, true]) {
+        const into = new Uint8Array(2400).fill(0xa5);
+        await source.readInto(slices, into, sync);
+        expect(Buffer.compare(Buffer.from(into.subarray(0, 2318)), expected)).toBe(0);
+        expect(into.subarray(2318).every((v) => v === 0xa5)).toBe(true);
+        await expect(source.readInto([{ offset: size - 1000 - 10, length: 11 }], into, sync)).rejects.toThrow(RangeError);
+      }
+    } finally {
+      await source.close();
+    }
   });
 });

@@ -60,27 +60,37 @@ export function prepareTileCalibration(vectors: readonly SigmaVector[], window: 
  * window of `width` × `height` whose first line is full-image line `y0`. Invalid pixels stay 0.
  */
 export function calibrateDnInPlace(data: Float32Array, valid: Uint8Array, width: number, height: number, y0: number, cal: TileCalibration): void {
-  const { lines, rows, firstVector, floor } = cal;
-  const a = new Float32Array(width);
+  const { lines, rows, firstVector } = cal;
+  // A float64 copy of the floor (as calibrate.ts's calibrateSpan): the select below stays unboxed.
+  const floor = cal.floor * 1;
   for (let y = 0; y < height; y++) {
-    const line = y0 + y;
-    if (lines.length === 1) {
-      a.set(rows[0]!);
-    } else {
-      const k = bracket(lines, line);
-      const l0 = lines[k]!;
-      const l1 = lines[k + 1]!;
-      const t = l1 > l0 ? Math.min(1, Math.max(0, (line - l0) / (l1 - l0))) : 0;
-      const r0 = rows[k - firstVector]!;
-      const r1 = rows[k + 1 - firstVector]!;
-      for (let i = 0; i < width; i++) a[i] = r0[i]! + t * (r1[i]! - r0[i]!);
-    }
     const row = y * width;
+    if (lines.length === 1) {
+      const a = rows[0]!;
+      for (let x = 0; x < width; x++) {
+        const i = row + x;
+        if (valid[i] === 0) continue;
+        const dn = data[i]!;
+        const ak = a[x]!;
+        const value = (dn * dn) / (ak * ak);
+        data[i] = value > floor ? value : floor;
+      }
+      continue;
+    }
+    const line = y0 + y;
+    const k = bracket(lines, line);
+    const l0 = lines[k]!;
+    const l1 = lines[k + 1]!;
+    const t = l1 > l0 ? Math.min(1, Math.max(0, (line - l0) / (l1 - l0))) : 0;
+    const r0 = rows[k - firstVector]!;
+    const r1 = rows[k + 1 - firstVector]!;
+    // A per pixel, rounded to float32 as the row buffer it was once stored in (the same bits),
+    // and only where there is data: one pass over the row instead of two.
     for (let x = 0; x < width; x++) {
       const i = row + x;
       if (valid[i] === 0) continue;
       const dn = data[i]!;
-      const ak = a[x]!;
+      const ak = Math.fround(r0[x]! + t * (r1[x]! - r0[x]!));
       const value = (dn * dn) / (ak * ak);
       data[i] = value > floor ? value : floor;
     }

@@ -43,13 +43,33 @@ export interface WindowArrays {
   valid: Uint8Array;
 }
 
-/** `into`'s arrays when given (checked against the window's size, then cleared), else fresh ones. */
-export function windowArrays(window: PixelWindow, into: WindowArrays | undefined): WindowArrays {
+/**
+ * `into`'s arrays when given (checked against the window's size, then cleared), else fresh ones.
+ * `written`: the part of the window (full-image coordinates, inside it) whose data the caller
+ * overwrites before reading it — left as it is in `into.data`, 4 B per pixel not cleared.
+ */
+export function windowArrays(window: PixelWindow, into: WindowArrays | undefined, written?: PixelWindow | null): WindowArrays {
   const n = window.width * window.height;
   if (!into) return { data: new Float32Array(n), valid: new Uint8Array(n) };
   if (into.data.length !== n || into.valid.length !== n) throw new RangeError(`readWindow: into must hold ${window.width} × ${window.height} values`);
   into.valid.fill(0);
-  into.data.fill(0);
+  if (!written) {
+    into.data.fill(0);
+    return into;
+  }
+  const { width } = window;
+  const top = written.y0 - window.y0;
+  const bottom = top + written.height;
+  const left = written.x0 - window.x0;
+  const right = left + written.width;
+  into.data.fill(0, 0, top * width);
+  into.data.fill(0, bottom * width);
+  if (left > 0 || right < width) {
+    for (let y = top; y < bottom; y++) {
+      into.data.fill(0, y * width, y * width + left);
+      into.data.fill(0, y * width + right, (y + 1) * width);
+    }
+  }
   return into;
 }
 
@@ -89,10 +109,17 @@ export async function readCalibratedWindow(
   assertWindow(window);
   const { width } = window;
   const inside = intersectWindows(window, inputs.validWindow);
-  const { data, valid } = windowArrays(window, options.into);
+  // The reader writes every pixel of `inside` (the measurement's pixels in the window).
+  const { data, valid } = windowArrays(window, options.into, inside);
   if (!inside) return { data, valid, window };
 
   const { lineOffset, pixelOffset } = inputs.placement;
+  const nodata = inputs.nodata ?? 0;
+  const xa = inside.x0 - window.x0;
+  const xb = xa + inside.width;
+  // DN only: each chunk of rows is checked as the reader puts it in `data` (still in cache).
+  const dnRows = options.quantity === 'dn' && !options.onDn;
+  const toWindowRow = window.y0 - lineOffset;
   // DN lands straight in `data` and is calibrated in place: one allocation per window.
   await inputs.reader.read(
     { x0: inside.x0 - pixelOffset, y0: inside.y0 - lineOffset, width: inside.width, height: inside.height },
@@ -100,23 +127,15 @@ export async function readCalibratedWindow(
     data,
     width,
     window.x0 - pixelOffset,
-    window.y0 - lineOffset,
+    toWindowRow,
+    dnRows ? (r0, r1) => { for (let y = r0 - toWindowRow; y < r1 - toWindowRow; y++) dnSpan(data, valid, y * width + xa, y * width + xb, nodata); } : undefined,
   );
-  const nodata = inputs.nodata ?? 0;
+  if (dnRows) return { data, valid, window };
   options.onDn?.(data, nodata);
   const floor = options.floor ?? SIGMA_FLOOR_LINEAR;
-  const xa = inside.x0 - window.x0;
-  const xb = xa + inside.width;
 
   if (options.quantity === 'dn') {
-    for (let y = inside.y0 - window.y0; y < inside.y0 - window.y0 + inside.height; y++) {
-      for (let x = xa; x < xb; x++) {
-        const i = y * width + x;
-        const dn = data[i]!;
-        if (dn === 0 || dn === nodata) data[i] = 0;
-        else valid[i] = 1;
-      }
-    }
+    for (let y = inside.y0 - window.y0; y < inside.y0 - window.y0 + inside.height; y++) dnSpan(data, valid, y * width + xa, y * width + xb, nodata);
     return { data, valid, window };
   }
 
@@ -153,6 +172,20 @@ export async function readCalibratedWindow(
     calibrateSpan(data, valid, start, 0, inside.width, a, a, 0, eta, eta, 0, 1, nodata, floor);
   }
   return { data, valid, window };
+}
+
+/**
+ * DN data[start … end − 1] kept where there is data (valid 1), 0 where DN is 0 or `nodata`. A
+ * plain function per row, as calibrateSpan, with a float64 local for the no-data value: the loop
+ * inside the async readCalibratedWindow compared each DN with a tagged number.
+ */
+function dnSpan(data: Float32Array, valid: Uint8Array, start: number, end: number, nodata: number): void {
+  const nd = nodata * 1;
+  for (let i = start; i < end; i++) {
+    const dn = data[i]!;
+    if (dn === 0 || dn === nd) data[i] = 0;
+    else valid[i] = 1;
+  }
 }
 
 /**
