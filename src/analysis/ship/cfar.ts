@@ -100,7 +100,7 @@ export interface CfarResult {
   mask: Uint8Array;
   /** Number of target pixels that got a decision (enough background). */
   decided: number;
-  /** Indices of the pixels with mask 2 (ascending within each block row; may repeat after pass 2). */
+  /** Indices of the pixels with mask 2, each once, in the order first detected (block rows top to bottom, pass 2's after). */
   detected: Int32Array;
   /** Mean σ0 of the (censored) background ring of a pixel; NaN where there is too little background. */
   backgroundMean(row: number, col: number): number;
@@ -633,6 +633,104 @@ class RingDetector {
   hits: number[] = [];
 
   /**
+   * The first pass (`scan` without `removed`) for the usual case — no target window, σ0 not
+   * logged — with the same arithmetic in the same order, so the same decisions. The loop holds
+   * only what nearly every block needs (count, Σx, the prescreen); the rare block above the
+   * prescreen is decided in `decideBlock`. Interior block columns take their ring columns by
+   * arithmetic instead of the per-column tables.
+   */
+  scanFirst(t: Tables, mask: Uint8Array): number {
+    const { grid, minCount, ox0, ox1, gx0, gx1, blockMax, blockCount } = this;
+    const { hb, wb, outerRows, outerCols, guardRows, guardCols } = grid;
+    const W1 = wb + 1;
+    const n = t.n;
+    const s1 = t.s1;
+    const lowFloor = this.model.lowFloor;
+    // Block columns whose outer box lies inside the tables: a = bx − outerCols, c = bx + outerCols + 1.
+    const inFrom = Math.min(wb, outerCols);
+    const inTo = Math.max(inFrom, wb - outerCols - 1);
+    let decided = 0;
+    for (let by = 0; by < hb; by++) {
+      const oy0 = Math.max(0, by - outerRows) * W1;
+      const oy1 = Math.min(hb, by + outerRows + 1) * W1;
+      const iy0 = Math.max(0, by - guardRows) * W1;
+      const iy1 = Math.min(hb, by + guardRows + 1) * W1;
+      const row = by * wb;
+      for (let bx = 0; bx < wb; bx++) {
+        const cnt = blockCount[row + bx]!;
+        if (cnt === 0) continue; // no target pixel in this block
+        let a: number;
+        let c: number;
+        let d: number;
+        let e: number;
+        if (bx >= inFrom && bx < inTo) {
+          a = bx - outerCols;
+          c = bx + outerCols + 1;
+          d = bx - guardCols;
+          e = bx + guardCols + 1;
+        } else {
+          a = ox0[bx]!;
+          c = ox1[bx]!;
+          d = gx0[bx]!;
+          e = gx1[bx]!;
+        }
+        const count = n[oy1 + c]! - n[oy0 + c]! - n[oy1 + a]! + n[oy0 + a]! - (n[iy1 + e]! - n[iy0 + e]! - n[iy1 + d]! + n[iy0 + d]!);
+        if (count < minCount) continue;
+        decided += cnt;
+        const sum = s1[oy1 + c]! - s1[oy0 + c]! - s1[oy1 + a]! + s1[oy0 + a]! - (s1[iy1 + e]! - s1[iy0 + e]! - s1[iy1 + d]! + s1[iy0 + d]!);
+        const mean = sum / count;
+        // Every model's extent threshold lies above mean × lowFloor: most blocks stop here.
+        if (blockMax[row + bx]! <= mean * lowFloor) continue;
+        this.decideBlock(t, mask, by, bx, oy0, oy1, iy0, iy1, a, c, d, e, count, mean);
+      }
+    }
+    return decided;
+  }
+
+  /** `scan`'s decision of one block (first pass, no target window, linear σ0) past the prescreen. */
+  decideBlock(t: Tables, mask: Uint8Array, by: number, bx: number, oy0: number, oy1: number, iy0: number, iy1: number, a: number, c: number, d: number, e: number, count: number, mean: number): void {
+    const { values, targetMask, w, h, grid, model } = this;
+    const { b, oy, ox } = grid;
+    const s2 = t.s2;
+    const sq = s2[oy1 + c]! - s2[oy0 + c]! - s2[oy1 + a]! + s2[oy0 + a]! - (s2[iy1 + e]! - s2[iy0 + e]! - s2[iy1 + d]! + s2[iy0 + d]!);
+    const m2 = sq / count;
+    let hi: number;
+    let lo: number;
+    if (model.kind === 2) {
+      const kTable = model.kTable;
+      const kLow = model.kLowTable;
+      // K moments: <x²>/<x>² = (1 + 1/L)(1 + 1/ν), so 1/ν = ratio/(1 + 1/L) − 1.
+      let ex = (m2 / (mean * mean)) * model.invLooksPlusOne - 1;
+      if (ex < 0) ex = 0;
+      else if (ex > model.kMaxExcess) ex = model.kMaxExcess;
+      const f = ex * model.kScale;
+      const k = Math.min(kTable.length - 2, f | 0);
+      const frac = f - k;
+      hi = mean * (kTable[k]! + (kTable[k + 1]! - kTable[k]!) * frac);
+      lo = mean * (kLow[k]! + (kLow[k + 1]! - kLow[k]!) * frac);
+    } else {
+      const variance = m2 - mean * mean;
+      const sd = variance > 0 ? Math.sqrt(variance) : 0;
+      hi = mean + model.z * sd;
+      lo = mean + model.zLow * sd;
+    }
+    const yEnd = Math.min(h, by * b - oy + b);
+    const xStart = Math.max(0, bx * b - ox);
+    const xEnd = Math.min(w, bx * b - ox + b);
+    for (let y = Math.max(0, by * b - oy); y < yEnd; y++) {
+      for (let x = xStart; x < xEnd; x++) {
+        const i = y * w + x;
+        if (targetMask[i] === 0) continue;
+        const v = values[i]!;
+        if (v > hi) {
+          mask[i] = 2;
+          this.hits.push(i);
+        } else if (v > lo) mask[i] = 1;
+      }
+    }
+  }
+
+  /**
    * Decide the target pixels of every block into `mask` (2/1/0); returns the number of pixels
    * decided. With `removed` (second pass: what the censoring took out of the background), the
    * ring is the first pass's minus the removed one, and only blocks whose ring lost pixels are
@@ -695,7 +793,8 @@ class RingDetector {
           lost = rn[ro1 + c]! - rn[ro0 + c]! - rn[ro1 + a]! + rn[ro0 + a]! - (rn[ri1 + e]! - rn[ri0 + e]! - rn[ri1 + d]! + rn[ri0 + d]!);
           if (lost === 0) continue;
           count -= lost;
-          for (let y = yStart; y < yEnd; y++) mask.fill(0, y * w + xStart, y * w + xEnd);
+          // A block's few pixels: plain stores (a fill call per row cost more than the ring).
+          for (let y = yStart; y < yEnd; y++) for (let i = y * w + xStart, end = y * w + xEnd; i < end; i++) mask[i] = 0;
         }
         if (count < minCount) continue;
         decided += blockCount[by * wb + bx]!;
@@ -797,7 +896,7 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
   const tables = buildTables(scratch, 0, values, eligible, w, h, grid, log, { mask: targetMask, max: detector.blockMax, count: detector.blockCount });
   const mask = take(scratch.u8, 0, w * h, (m) => new Uint8Array(m));
   mask.fill(0);
-  const decided = detector.scan(tables, mask, null);
+  const decided = log || detector.target !== null ? detector.scan(tables, mask, null) : detector.scanFirst(tables, mask);
 
   // Pass 2: censor the detections (grown by censorDilationPx) and re-decide the blocks whose
   // ring held any of them, against the ring without them.
@@ -807,8 +906,19 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
     removed = buildRemovedTables(scratch, values, eligible, first, options.censorDilationPx, w, h, grid, log);
     detector.scan(tables, mask, removed);
   }
-  // Pass 2 may clear first-pass detections; keep the indices still marked.
-  const detected = Int32Array.from(new Set(detector.hits.filter((i) => mask[i] === 2)));
+  // Pass 2 may clear first-pass detections; keep the indices still marked, each once, in the
+  // order of their first hit. A kept pixel is marked 3 until the list is done (no Set to hash into).
+  const hits = detector.hits;
+  const kept = new Int32Array(hits.length);
+  let nKept = 0;
+  for (let k = 0; k < hits.length; k++) {
+    const i = hits[k]!;
+    if (mask[i] !== 2) continue;
+    mask[i] = 3;
+    kept[nKept++] = i;
+  }
+  for (let k = 0; k < nKept; k++) mask[kept[k]!] = 2;
+  const detected = kept.slice(0, nKept);
 
   const finalRemoved = removed;
   return {
