@@ -681,18 +681,74 @@ class RingDetector {
         const mean = sum / count;
         // Every model's extent threshold lies above mean × lowFloor: most blocks stop here.
         if (blockMax[row + bx]! <= mean * lowFloor) continue;
-        this.decideBlock(t, mask, by, bx, oy0, oy1, iy0, iy1, a, c, d, e, count, mean);
+        this.decideBlock(t, mask, by, bx, oy0, oy1, iy0, iy1, a, c, d, e, count, mean, null, 0, 0, 0, 0);
       }
     }
     return decided;
   }
 
-  /** `scan`'s decision of one block (first pass, no target window, linear σ0) past the prescreen. */
-  decideBlock(t: Tables, mask: Uint8Array, by: number, bx: number, oy0: number, oy1: number, iy0: number, iy1: number, a: number, c: number, d: number, e: number, count: number, mean: number): void {
+  /**
+   * The second pass (`scan` with `removed`) for the usual case — no target window, σ0 not
+   * logged — with the same arithmetic in the same order: only the block columns whose ring can
+   * hold a removed pixel, and of those only the blocks whose ring lost any are decided again.
+   */
+  scanSecond(t: Tables, mask: Uint8Array, removed: RemovedTables): void {
+    const { w, h, grid, minCount, ox0, ox1, gx0, gx1, blockMax, blockCount } = this;
+    const { b, oy, ox, hb, wb, outerRows, guardRows } = grid;
+    const W1 = wb + 1;
+    const n = t.n;
+    const s1 = t.s1;
+    const rn = removed.tables.n;
+    const r1 = removed.tables.s1;
+    const r2 = removed.tables.s2;
+    const rowBase = removed.rowBase;
+    const colFrom = removed.colFrom;
+    const colTo = removed.colTo;
+    const lowFloor = this.model.lowFloor;
+    for (let by = removed.firstRow; by <= removed.lastRow; by++) {
+      const oy0 = Math.max(0, by - outerRows) * W1;
+      const oy1 = Math.min(hb, by + outerRows + 1) * W1;
+      const iy0 = Math.max(0, by - guardRows) * W1;
+      const iy1 = Math.min(hb, by + guardRows + 1) * W1;
+      // The removed tables' rows (sparse: see buildRemovedTables).
+      const ro0 = rowBase[Math.max(0, by - outerRows)]!;
+      const ro1 = rowBase[Math.min(hb, by + outerRows + 1)]!;
+      const ri0 = rowBase[Math.max(0, by - guardRows)]!;
+      const ri1 = rowBase[Math.min(hb, by + guardRows + 1)]!;
+      const yStart = Math.max(0, by * b - oy);
+      const yEnd = Math.min(h, by * b - oy + b);
+      const row = by * wb;
+      const bxEnd = colTo[by]!;
+      for (let bx = colFrom[by]!; bx < bxEnd; bx++) {
+        if (blockCount[row + bx] === 0) continue; // no target pixel in this block
+        const a = ox0[bx]!;
+        const c = ox1[bx]!;
+        const d = gx0[bx]!;
+        const e = gx1[bx]!;
+        const lost = rn[ro1 + c]! - rn[ro0 + c]! - rn[ro1 + a]! + rn[ro0 + a]! - (rn[ri1 + e]! - rn[ri0 + e]! - rn[ri1 + d]! + rn[ri0 + d]!);
+        if (lost === 0) continue;
+        const count = n[oy1 + c]! - n[oy0 + c]! - n[oy1 + a]! + n[oy0 + a]! - (n[iy1 + e]! - n[iy0 + e]! - n[iy1 + d]! + n[iy0 + d]!) - lost;
+        // A block's few pixels: plain stores (a fill call per row cost more than the ring).
+        const xStart = Math.max(0, bx * b - ox);
+        const xEnd = Math.min(w, bx * b - ox + b);
+        for (let y = yStart; y < yEnd; y++) for (let i = y * w + xStart, end = y * w + xEnd; i < end; i++) mask[i] = 0;
+        if (count < minCount) continue;
+        let sum = s1[oy1 + c]! - s1[oy0 + c]! - s1[oy1 + a]! + s1[oy0 + a]! - (s1[iy1 + e]! - s1[iy0 + e]! - s1[iy1 + d]! + s1[iy0 + d]!);
+        sum -= r1[ro1 + c]! - r1[ro0 + c]! - r1[ro1 + a]! + r1[ro0 + a]! - (r1[ri1 + e]! - r1[ri0 + e]! - r1[ri1 + d]! + r1[ri0 + d]!);
+        const mean = sum / count;
+        if (blockMax[row + bx]! <= mean * lowFloor) continue;
+        this.decideBlock(t, mask, by, bx, oy0, oy1, iy0, iy1, a, c, d, e, count, mean, r2, ro0, ro1, ri0, ri1);
+      }
+    }
+  }
+
+  /** `scan`'s decision of one block (no target window, linear σ0) past the prescreen; `r2` and its rows: pass 2's removed Σx². */
+  decideBlock(t: Tables, mask: Uint8Array, by: number, bx: number, oy0: number, oy1: number, iy0: number, iy1: number, a: number, c: number, d: number, e: number, count: number, mean: number, r2: Float64Array | null, ro0: number, ro1: number, ri0: number, ri1: number): void {
     const { values, targetMask, w, h, grid, model } = this;
     const { b, oy, ox } = grid;
     const s2 = t.s2;
-    const sq = s2[oy1 + c]! - s2[oy0 + c]! - s2[oy1 + a]! + s2[oy0 + a]! - (s2[iy1 + e]! - s2[iy0 + e]! - s2[iy1 + d]! + s2[iy0 + d]!);
+    let sq = s2[oy1 + c]! - s2[oy0 + c]! - s2[oy1 + a]! + s2[oy0 + a]! - (s2[iy1 + e]! - s2[iy0 + e]! - s2[iy1 + d]! + s2[iy0 + d]!);
+    if (r2 !== null) sq -= r2[ro1 + c]! - r2[ro0 + c]! - r2[ro1 + a]! + r2[ro0 + a]! - (r2[ri1 + e]! - r2[ri0 + e]! - r2[ri1 + d]! + r2[ri0 + d]!);
     const m2 = sq / count;
     let hi: number;
     let lo: number;
@@ -904,7 +960,8 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
   if (detector.hits.length > 0 && options.censor !== false) {
     const first = detector.hits.slice();
     removed = buildRemovedTables(scratch, values, eligible, first, options.censorDilationPx, w, h, grid, log);
-    detector.scan(tables, mask, removed);
+    if (log || detector.target !== null) detector.scan(tables, mask, removed);
+    else detector.scanSecond(tables, mask, removed);
   }
   // Pass 2 may clear first-pass detections; keep the indices still marked, each once, in the
   // order of their first hit. A kept pixel is marked 3 until the list is done (no Set to hash into).
