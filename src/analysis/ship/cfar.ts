@@ -21,10 +21,13 @@
 // removed pixel are visited.
 //
 // Cost (open sea, per tile of 3434² px): one pass over the pixels for the block sums, block
-// maxima and tables (2 × 2 blocks read four pixels at once), then one O(1) ring per block; a
-// block whose brightest pixel is below mean × the smallest extent multiplier stops there
-// (nearly all sea blocks). All buffers live in a per-thread scratch reused tile after tile:
-// fresh pages cost more than the work here (≈ 14 µs per 4 KiB page fault on the bench box).
+// maxima and tables (2 × 2 blocks read four pixels at once, the maximum taken on the float32
+// bits without branches), then one O(1) ring per block; a block whose brightest pixel is below
+// mean × the smallest extent multiplier stops there (nearly all sea blocks). The usual case (no
+// target window, linear σ0) has a loop of its own per pass (scanFirst, scanSecond) holding only
+// what nearly every block needs; every path does the same arithmetic in the same order, so the
+// same bits (cfar.test.ts pins them). All buffers live in a per-thread scratch reused tile after
+// tile: fresh pages cost more than the work here (≈ 14 µs per 4 KiB page fault on the bench box).
 //
 // Output per pixel: 2 above the detection threshold (PFA), 1 above the extent threshold
 // (extentPfa, for hysteresis), 0 otherwise.
