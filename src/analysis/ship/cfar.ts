@@ -141,10 +141,17 @@ export class CfarScratch {
 
 const defaultScratch = new CfarScratch();
 
-function take<T extends Float64Array | Int32Array | Float32Array | Uint8Array>(list: T[], k: number, size: number, make: (n: number) => T): T {
+/**
+ * Buffer `k` of `list`, `size` long. A buffer that must grow is allocated at the power of two
+ * over max(size, reserve): only the pages a tile touches fault in, and the next, slightly
+ * larger tile (the scene's edge tiles come first) or removed tables with more rows reuse it
+ * instead of faulting a fresh one in whole.
+ */
+function take<T extends Float64Array | Int32Array | Float32Array | Uint8Array>(list: T[], k: number, size: number, make: (n: number) => T, reserve = size): T {
   let a = list[k];
   if (!a || a.length < size) {
-    a = make(size);
+    const want = Math.max(size, reserve, 1);
+    a = make(Math.max(want, 2 ** Math.ceil(Math.log2(want))));
     list[k] = a;
   }
   return a.length === size ? a : (a.subarray(0, size) as T);
@@ -494,9 +501,11 @@ function buildRemovedTables(
   let stored = 1; // row 0: zeros
   for (let R = 1; R <= hb; R++) rowBase[R] = maxCol[R - 1]! >= 0 ? W1 * stored++ : rowBase[R - 1]!;
   const size = W1 * stored;
-  const s1 = take(pool.f64, 4, size, (m) => new Float64Array(m));
-  const s2 = take(pool.f64, 5, size, (m) => new Float64Array(m));
-  const n = take(pool.i32, 2, size, (m) => new Int32Array(m));
+  // Reserved at the full table's size: the stored rows vary from tile to tile.
+  const full = W1 * (hb + 1);
+  const s1 = take(pool.f64, 4, size, (m) => new Float64Array(m), full);
+  const s2 = take(pool.f64, 5, size, (m) => new Float64Array(m), full);
+  const n = take(pool.i32, 2, size, (m) => new Int32Array(m), full);
   s1.fill(0);
   s2.fill(0);
   n.fill(0);
