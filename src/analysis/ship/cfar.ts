@@ -21,10 +21,13 @@
 // removed pixel are visited.
 //
 // Cost (open sea, per tile of 3434² px): one pass over the pixels for the block sums, block
-// maxima and tables (2 × 2 blocks read four pixels at once), then one O(1) ring per block; a
-// block whose brightest pixel is below mean × the smallest extent multiplier stops there
-// (nearly all sea blocks). All buffers live in a per-thread scratch reused tile after tile:
-// fresh pages cost more than the work here (≈ 14 µs per 4 KiB page fault on the bench box).
+// maxima and tables (2 × 2 blocks read four pixels at once, the maximum taken on the float32
+// bits without branches), then one O(1) ring per block; a block whose brightest pixel is below
+// mean × the smallest extent multiplier stops there (nearly all sea blocks). The usual case (no
+// target window, linear σ0) has a loop of its own per pass (scanFirst, scanSecond) holding only
+// what nearly every block needs; every path does the same arithmetic in the same order, so the
+// same bits (cfar.test.ts pins them). All buffers live in a per-thread scratch reused tile after
+// tile: fresh pages cost more than the work here (≈ 14 µs per 4 KiB page fault on the bench box).
 //
 // Output per pixel: 2 above the detection threshold (PFA), 1 above the extent threshold
 // (extentPfa, for hysteresis), 0 otherwise.
@@ -100,7 +103,7 @@ export interface CfarResult {
   mask: Uint8Array;
   /** Number of target pixels that got a decision (enough background). */
   decided: number;
-  /** Indices of the pixels with mask 2 (ascending within each block row; may repeat after pass 2). */
+  /** Indices of the pixels with mask 2, each once, in the order first detected (block rows top to bottom, pass 2's after). */
   detected: Int32Array;
   /** Mean σ0 of the (censored) background ring of a pixel; NaN where there is too little background. */
   backgroundMean(row: number, col: number): number;
@@ -138,10 +141,17 @@ export class CfarScratch {
 
 const defaultScratch = new CfarScratch();
 
-function take<T extends Float64Array | Int32Array | Float32Array | Uint8Array>(list: T[], k: number, size: number, make: (n: number) => T): T {
+/**
+ * Buffer `k` of `list`, `size` long. A buffer that must grow is allocated at the power of two
+ * over max(size, reserve): only the pages a tile touches fault in, and the next, slightly
+ * larger tile (the scene's edge tiles come first) or removed tables with more rows reuse it
+ * instead of faulting a fresh one in whole.
+ */
+function take<T extends Float64Array | Int32Array | Float32Array | Uint8Array>(list: T[], k: number, size: number, make: (n: number) => T, reserve = size): T {
   let a = list[k];
   if (!a || a.length < size) {
-    a = make(size);
+    const want = Math.max(size, reserve, 1);
+    a = make(Math.max(want, 2 ** Math.ceil(Math.log2(want))));
     list[k] = a;
   }
   return a.length === size ? a : (a.subarray(0, size) as T);
@@ -312,6 +322,9 @@ function buildTables(
   return { s1, s2, n };
 }
 
+/** +Infinity as float32 bits; larger non-negative patterns are NaN. */
+const FLOAT32_INF_BITS = 0x7f800000;
+
 /**
  * buildTables for the usual case — 2 × 2 blocks, linear σ0, targets and background the same
  * pixels — in one pass over the pixels, block by block: a full block of four eligible pixels
@@ -339,6 +352,9 @@ function buildTables2(
   s1.fill(0, 0, W1);
   s2.fill(0, 0, W1);
   n.fill(0, 0, W1);
+  // The same memory as values and bmax, read and written as float32 bit patterns.
+  const bits = new Int32Array(values.buffer, values.byteOffset, values.length);
+  const bmaxBits = new Int32Array(bmax.buffer, bmax.byteOffset, bmax.length);
   // Block columns whose two pixel columns are both inside the tile.
   const kFirst = ox === 0 ? 0 : 1;
   const kEnd = (w - 1 + ox) % 2 === 1 ? wb : wb - 1;
@@ -371,6 +387,28 @@ function buildTables2(
           bs = v0 + v1 + v2 + v3;
           bq = v0 * v0 + v1 * v1 + v2 * v2 + v3 * v3;
           bc = 4;
+          // The maximum on the float32 bits: for non-negative floats that are not NaN the bit
+          // patterns order as the values, and an integer maximum compiles without branches
+          // (the float comparisons mispredicted on speckle and cost half of this function).
+          const b0 = bits[i0]!;
+          const b1 = bits[i0 + 1]!;
+          const b2 = bits[i1]!;
+          const b3 = bits[i1 + 1]!;
+          const m01 = b0 ^ ((b0 ^ b1) & -(b0 < b1));
+          const m23 = b2 ^ ((b2 ^ b3) & -(b2 < b3));
+          const m = m01 ^ ((m01 ^ m23) & -(m01 < m23));
+          if ((b0 | b1 | b2 | b3) >= 0 && m <= FLOAT32_INF_BITS) {
+            bmaxBits[base + k] = m;
+            bcount[base + k] = 4;
+            a1 += bs;
+            a2 += bq;
+            an += 4;
+            s1[row + k] = s1[above + k]! + a1;
+            s2[row + k] = s2[above + k]! + a2;
+            n[row + k] = n[above + k]! + an;
+            continue;
+          }
+          // A negative value or NaN: the comparisons, in the order the general loop makes them.
           mx = v0 > v1 ? v0 : v1;
           if (v2 > mx) mx = v2;
           if (v3 > mx) mx = v3;
@@ -463,9 +501,11 @@ function buildRemovedTables(
   let stored = 1; // row 0: zeros
   for (let R = 1; R <= hb; R++) rowBase[R] = maxCol[R - 1]! >= 0 ? W1 * stored++ : rowBase[R - 1]!;
   const size = W1 * stored;
-  const s1 = take(pool.f64, 4, size, (m) => new Float64Array(m));
-  const s2 = take(pool.f64, 5, size, (m) => new Float64Array(m));
-  const n = take(pool.i32, 2, size, (m) => new Int32Array(m));
+  // Reserved at the full table's size: the stored rows vary from tile to tile.
+  const full = W1 * (hb + 1);
+  const s1 = take(pool.f64, 4, size, (m) => new Float64Array(m), full);
+  const s2 = take(pool.f64, 5, size, (m) => new Float64Array(m), full);
+  const n = take(pool.i32, 2, size, (m) => new Int32Array(m), full);
   s1.fill(0);
   s2.fill(0);
   n.fill(0);
@@ -605,6 +645,160 @@ class RingDetector {
   hits: number[] = [];
 
   /**
+   * The first pass (`scan` without `removed`) for the usual case — no target window, σ0 not
+   * logged — with the same arithmetic in the same order, so the same decisions. The loop holds
+   * only what nearly every block needs (count, Σx, the prescreen); the rare block above the
+   * prescreen is decided in `decideBlock`. Interior block columns take their ring columns by
+   * arithmetic instead of the per-column tables.
+   */
+  scanFirst(t: Tables, mask: Uint8Array): number {
+    const { grid, minCount, ox0, ox1, gx0, gx1, blockMax, blockCount } = this;
+    const { hb, wb, outerRows, outerCols, guardRows, guardCols } = grid;
+    const W1 = wb + 1;
+    const n = t.n;
+    const s1 = t.s1;
+    const lowFloor = this.model.lowFloor;
+    // Block columns whose outer box lies inside the tables: a = bx − outerCols, c = bx + outerCols + 1.
+    const inFrom = Math.min(wb, outerCols);
+    const inTo = Math.max(inFrom, wb - outerCols - 1);
+    let decided = 0;
+    for (let by = 0; by < hb; by++) {
+      const oy0 = Math.max(0, by - outerRows) * W1;
+      const oy1 = Math.min(hb, by + outerRows + 1) * W1;
+      const iy0 = Math.max(0, by - guardRows) * W1;
+      const iy1 = Math.min(hb, by + guardRows + 1) * W1;
+      const row = by * wb;
+      for (let bx = 0; bx < wb; bx++) {
+        const cnt = blockCount[row + bx]!;
+        if (cnt === 0) continue; // no target pixel in this block
+        let a: number;
+        let c: number;
+        let d: number;
+        let e: number;
+        if (bx >= inFrom && bx < inTo) {
+          a = bx - outerCols;
+          c = bx + outerCols + 1;
+          d = bx - guardCols;
+          e = bx + guardCols + 1;
+        } else {
+          a = ox0[bx]!;
+          c = ox1[bx]!;
+          d = gx0[bx]!;
+          e = gx1[bx]!;
+        }
+        const count = n[oy1 + c]! - n[oy0 + c]! - n[oy1 + a]! + n[oy0 + a]! - (n[iy1 + e]! - n[iy0 + e]! - n[iy1 + d]! + n[iy0 + d]!);
+        if (count < minCount) continue;
+        decided += cnt;
+        const sum = s1[oy1 + c]! - s1[oy0 + c]! - s1[oy1 + a]! + s1[oy0 + a]! - (s1[iy1 + e]! - s1[iy0 + e]! - s1[iy1 + d]! + s1[iy0 + d]!);
+        const mean = sum / count;
+        // Every model's extent threshold lies above mean × lowFloor: most blocks stop here.
+        if (blockMax[row + bx]! <= mean * lowFloor) continue;
+        this.decideBlock(t, mask, by, bx, oy0, oy1, iy0, iy1, a, c, d, e, count, mean, null, 0, 0, 0, 0);
+      }
+    }
+    return decided;
+  }
+
+  /**
+   * The second pass (`scan` with `removed`) for the usual case — no target window, σ0 not
+   * logged — with the same arithmetic in the same order: only the block columns whose ring can
+   * hold a removed pixel, and of those only the blocks whose ring lost any are decided again.
+   */
+  scanSecond(t: Tables, mask: Uint8Array, removed: RemovedTables): void {
+    const { w, h, grid, minCount, ox0, ox1, gx0, gx1, blockMax, blockCount } = this;
+    const { b, oy, ox, hb, wb, outerRows, guardRows } = grid;
+    const W1 = wb + 1;
+    const n = t.n;
+    const s1 = t.s1;
+    const rn = removed.tables.n;
+    const r1 = removed.tables.s1;
+    const r2 = removed.tables.s2;
+    const rowBase = removed.rowBase;
+    const colFrom = removed.colFrom;
+    const colTo = removed.colTo;
+    const lowFloor = this.model.lowFloor;
+    for (let by = removed.firstRow; by <= removed.lastRow; by++) {
+      const oy0 = Math.max(0, by - outerRows) * W1;
+      const oy1 = Math.min(hb, by + outerRows + 1) * W1;
+      const iy0 = Math.max(0, by - guardRows) * W1;
+      const iy1 = Math.min(hb, by + guardRows + 1) * W1;
+      // The removed tables' rows (sparse: see buildRemovedTables).
+      const ro0 = rowBase[Math.max(0, by - outerRows)]!;
+      const ro1 = rowBase[Math.min(hb, by + outerRows + 1)]!;
+      const ri0 = rowBase[Math.max(0, by - guardRows)]!;
+      const ri1 = rowBase[Math.min(hb, by + guardRows + 1)]!;
+      const yStart = Math.max(0, by * b - oy);
+      const yEnd = Math.min(h, by * b - oy + b);
+      const row = by * wb;
+      const bxEnd = colTo[by]!;
+      for (let bx = colFrom[by]!; bx < bxEnd; bx++) {
+        if (blockCount[row + bx] === 0) continue; // no target pixel in this block
+        const a = ox0[bx]!;
+        const c = ox1[bx]!;
+        const d = gx0[bx]!;
+        const e = gx1[bx]!;
+        const lost = rn[ro1 + c]! - rn[ro0 + c]! - rn[ro1 + a]! + rn[ro0 + a]! - (rn[ri1 + e]! - rn[ri0 + e]! - rn[ri1 + d]! + rn[ri0 + d]!);
+        if (lost === 0) continue;
+        const count = n[oy1 + c]! - n[oy0 + c]! - n[oy1 + a]! + n[oy0 + a]! - (n[iy1 + e]! - n[iy0 + e]! - n[iy1 + d]! + n[iy0 + d]!) - lost;
+        // A block's few pixels: plain stores (a fill call per row cost more than the ring).
+        const xStart = Math.max(0, bx * b - ox);
+        const xEnd = Math.min(w, bx * b - ox + b);
+        for (let y = yStart; y < yEnd; y++) for (let i = y * w + xStart, end = y * w + xEnd; i < end; i++) mask[i] = 0;
+        if (count < minCount) continue;
+        let sum = s1[oy1 + c]! - s1[oy0 + c]! - s1[oy1 + a]! + s1[oy0 + a]! - (s1[iy1 + e]! - s1[iy0 + e]! - s1[iy1 + d]! + s1[iy0 + d]!);
+        sum -= r1[ro1 + c]! - r1[ro0 + c]! - r1[ro1 + a]! + r1[ro0 + a]! - (r1[ri1 + e]! - r1[ri0 + e]! - r1[ri1 + d]! + r1[ri0 + d]!);
+        const mean = sum / count;
+        if (blockMax[row + bx]! <= mean * lowFloor) continue;
+        this.decideBlock(t, mask, by, bx, oy0, oy1, iy0, iy1, a, c, d, e, count, mean, r2, ro0, ro1, ri0, ri1);
+      }
+    }
+  }
+
+  /** `scan`'s decision of one block (no target window, linear σ0) past the prescreen; `r2` and its rows: pass 2's removed Σx². */
+  decideBlock(t: Tables, mask: Uint8Array, by: number, bx: number, oy0: number, oy1: number, iy0: number, iy1: number, a: number, c: number, d: number, e: number, count: number, mean: number, r2: Float64Array | null, ro0: number, ro1: number, ri0: number, ri1: number): void {
+    const { values, targetMask, w, h, grid, model } = this;
+    const { b, oy, ox } = grid;
+    const s2 = t.s2;
+    let sq = s2[oy1 + c]! - s2[oy0 + c]! - s2[oy1 + a]! + s2[oy0 + a]! - (s2[iy1 + e]! - s2[iy0 + e]! - s2[iy1 + d]! + s2[iy0 + d]!);
+    if (r2 !== null) sq -= r2[ro1 + c]! - r2[ro0 + c]! - r2[ro1 + a]! + r2[ro0 + a]! - (r2[ri1 + e]! - r2[ri0 + e]! - r2[ri1 + d]! + r2[ri0 + d]!);
+    const m2 = sq / count;
+    let hi: number;
+    let lo: number;
+    if (model.kind === 2) {
+      const kTable = model.kTable;
+      const kLow = model.kLowTable;
+      // K moments: <x²>/<x>² = (1 + 1/L)(1 + 1/ν), so 1/ν = ratio/(1 + 1/L) − 1.
+      let ex = (m2 / (mean * mean)) * model.invLooksPlusOne - 1;
+      if (ex < 0) ex = 0;
+      else if (ex > model.kMaxExcess) ex = model.kMaxExcess;
+      const f = ex * model.kScale;
+      const k = Math.min(kTable.length - 2, f | 0);
+      const frac = f - k;
+      hi = mean * (kTable[k]! + (kTable[k + 1]! - kTable[k]!) * frac);
+      lo = mean * (kLow[k]! + (kLow[k + 1]! - kLow[k]!) * frac);
+    } else {
+      const variance = m2 - mean * mean;
+      const sd = variance > 0 ? Math.sqrt(variance) : 0;
+      hi = mean + model.z * sd;
+      lo = mean + model.zLow * sd;
+    }
+    const yEnd = Math.min(h, by * b - oy + b);
+    const xStart = Math.max(0, bx * b - ox);
+    const xEnd = Math.min(w, bx * b - ox + b);
+    for (let y = Math.max(0, by * b - oy); y < yEnd; y++) {
+      for (let x = xStart; x < xEnd; x++) {
+        const i = y * w + x;
+        if (targetMask[i] === 0) continue;
+        const v = values[i]!;
+        if (v > hi) {
+          mask[i] = 2;
+          this.hits.push(i);
+        } else if (v > lo) mask[i] = 1;
+      }
+    }
+  }
+
+  /**
    * Decide the target pixels of every block into `mask` (2/1/0); returns the number of pixels
    * decided. With `removed` (second pass: what the censoring took out of the background), the
    * ring is the first pass's minus the removed one, and only blocks whose ring lost pixels are
@@ -667,7 +861,8 @@ class RingDetector {
           lost = rn[ro1 + c]! - rn[ro0 + c]! - rn[ro1 + a]! + rn[ro0 + a]! - (rn[ri1 + e]! - rn[ri0 + e]! - rn[ri1 + d]! + rn[ri0 + d]!);
           if (lost === 0) continue;
           count -= lost;
-          for (let y = yStart; y < yEnd; y++) mask.fill(0, y * w + xStart, y * w + xEnd);
+          // A block's few pixels: plain stores (a fill call per row cost more than the ring).
+          for (let y = yStart; y < yEnd; y++) for (let i = y * w + xStart, end = y * w + xEnd; i < end; i++) mask[i] = 0;
         }
         if (count < minCount) continue;
         decided += blockCount[by * wb + bx]!;
@@ -769,7 +964,7 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
   const tables = buildTables(scratch, 0, values, eligible, w, h, grid, log, { mask: targetMask, max: detector.blockMax, count: detector.blockCount });
   const mask = take(scratch.u8, 0, w * h, (m) => new Uint8Array(m));
   mask.fill(0);
-  const decided = detector.scan(tables, mask, null);
+  const decided = log || detector.target !== null ? detector.scan(tables, mask, null) : detector.scanFirst(tables, mask);
 
   // Pass 2: censor the detections (grown by censorDilationPx) and re-decide the blocks whose
   // ring held any of them, against the ring without them.
@@ -777,10 +972,22 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
   if (detector.hits.length > 0 && options.censor !== false) {
     const first = detector.hits.slice();
     removed = buildRemovedTables(scratch, values, eligible, first, options.censorDilationPx, w, h, grid, log);
-    detector.scan(tables, mask, removed);
+    if (log || detector.target !== null) detector.scan(tables, mask, removed);
+    else detector.scanSecond(tables, mask, removed);
   }
-  // Pass 2 may clear first-pass detections; keep the indices still marked.
-  const detected = Int32Array.from(new Set(detector.hits.filter((i) => mask[i] === 2)));
+  // Pass 2 may clear first-pass detections; keep the indices still marked, each once, in the
+  // order of their first hit. A kept pixel is marked 3 until the list is done (no Set to hash into).
+  const hits = detector.hits;
+  const kept = new Int32Array(hits.length);
+  let nKept = 0;
+  for (let k = 0; k < hits.length; k++) {
+    const i = hits[k]!;
+    if (mask[i] !== 2) continue;
+    mask[i] = 3;
+    kept[nKept++] = i;
+  }
+  for (let k = 0; k < nKept; k++) mask[kept[k]!] = 2;
+  const detected = kept.slice(0, nKept);
 
   const finalRemoved = removed;
   return {
