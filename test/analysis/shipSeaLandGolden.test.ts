@@ -324,6 +324,30 @@ describe('ship sea/land segmenter: the cheaper field is the same field', () => {
     }
   });
 
+  it('gives the land mask of the field pixel by pixel, ragged edges and anisotropic cells included, or-ed with a given mask', () => {
+    for (const c of [...CASES, { W: 203, H: 157, seed: 9, spacing: { range: 7, azimuth: 3 } }]) {
+      const { values, valid } = goldenScene(c.W, c.H, c.seed);
+      const field = seaLandField(values, valid, c.W, c.H, c.spacing);
+      const t = seaLandModel().threshold;
+      const given = new Uint8Array(c.W * c.H);
+      for (let p = 0; p < given.length; p += 5) given[p] = 1;
+      const copy = Uint8Array.from(given);
+      let landPx = 0;
+      for (const land of [undefined, given]) {
+        const mask = landMaskOfField(field, c.W, c.H, t, land);
+        for (let r = 0; r < c.H; r++)
+          for (let col = 0; col < c.W; col++) {
+            const p = r * c.W + col;
+            const want = (land?.[p] ?? 0) | (field.land[Math.floor(r / field.cellRows) * field.cols + Math.floor(col / field.cellCols)]! >= t ? 1 : 0);
+            if (mask[p] !== want) expect([r, col, mask[p]]).toEqual([r, col, want]);
+            landPx += land ? 0 : want;
+          }
+      }
+      expect(Buffer.compare(given, copy)).toBe(0); // not written into
+      expect(landPx).toBeGreaterThan(0.1 * c.W * c.H);
+    }
+  });
+
   it('picks order statistics as the sorted array would, NaN last', () => {
     let seed = 5;
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);

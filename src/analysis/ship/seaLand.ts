@@ -7,8 +7,8 @@
 // 10th percentile of cell means), so they do not depend on the image's calibration and the
 // windows are in metres (3 m chips and 10 m Sentinel-1 tiles alike). Memory: 16 float planes
 // of the cell grid (cells of 2 × 2 px at 10 m: 16 B per image pixel), whose planes not yet
-// written hold most temporaries, plus ~1 plane's worth (a summed-area table, box-sum rows) the
-// thread keeps for its next tile, and the planes of a released field kept for
+// written hold most temporaries, plus ~2 planes' worth (a summed-area table, box-sum rows, the
+// anchored field's reach plane) the thread keeps for its next tile, and the planes of a released field kept for
 // the same (releaseSeaLandField: on this box fresh memory costs more in page faults than the
 // planes' arithmetic). The trees are ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts
 // and stored in seaLandModel.json. On typed arrays, no state but those reused buffers; imports
@@ -234,14 +234,24 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
     cnt.fill(0);
     for (let r = cr * cellRows, rEnd = Math.min(height, r + cellRows); r < rEnd; r++) {
       const row = r * width;
-      for (let c0 = 0, k = 0; c0 < width; c0 += cellCols, k++) {
-        const c1 = Math.min(width, c0 + cellCols);
-        for (let p = row + c0, end = row + c1; p < end; p++) {
+      const rowEnd = row + width;
+      // Each cell's sums in registers over its pixels of the row (the same additions in the same order).
+      for (let p = row, k = 0; p < rowEnd; k++) {
+        const end = Math.min(rowEnd, p + cellCols);
+        let a = s1[k]!;
+        let b = s2[k]!;
+        let got = 0;
+        for (; p < end; p++) {
           if (target[p] === 0) continue;
           const v = values[p]!;
-          s1[k]! += v;
-          s2[k]! += v * v;
-          cnt[k]!++;
+          a += v;
+          b += v * v;
+          got++;
+        }
+        if (got) {
+          s1[k] = a;
+          s2[k] = b;
+          cnt[k]! += got;
         }
       }
     }
@@ -937,7 +947,7 @@ export function seaLandProbabilityAnchored(
   const t = model.threshold;
   const dy = f.cellRows * spacing.azimuth;
   const dx = f.cellCols * spacing.range;
-  const g = new Float32Array(m);
+  const g = scratchOf('seaLandReach', Float32Array, m);
   for (let k = 0; k < m; k++) g[k] = field.land[k]! >= t ? 0 : LAND_DISTANCE_CAP_M;
   chamferInPlace(g, rows, cols, dy, dx);
   // 3: G from the near cells' D.
@@ -1036,9 +1046,15 @@ export function candidateLandFeatures(f: SeaLandField, peakRow: number, peakCol:
 export function landMaskOfField(f: SeaLandField, width: number, height: number, threshold = seaLandModel().threshold, land?: Uint8Array): Uint8Array {
   decisionsAt(f, threshold);
   const out = land ? Uint8Array.from(land) : new Uint8Array(width * height);
+  const { cellRows, cellCols, cols } = f;
   for (let r = 0; r < height; r++) {
-    const base = Math.floor(r / f.cellRows) * f.cols;
-    for (let c = 0; c < width; c++) if (f.land[base + Math.floor(c / f.cellCols)]! >= threshold) out[r * width + c] = 1;
+    const base = ((r / cellRows) | 0) * cols;
+    const row = r * width;
+    // Per cell its run of the row's pixels.
+    for (let c0 = 0, k = base; c0 < width; c0 += cellCols, k++) {
+      if (!(f.land[k]! >= threshold)) continue;
+      for (let p = row + c0, end = row + Math.min(width, c0 + cellCols); p < end; p++) out[p] = 1;
+    }
   }
   return out;
 }
