@@ -7,8 +7,8 @@
 // 10th percentile of cell means), so they do not depend on the image's calibration and the
 // windows are in metres (3 m chips and 10 m Sentinel-1 tiles alike). Memory: 16 float planes
 // of the cell grid (cells of 2 × 2 px at 10 m: 16 B per image pixel), whose planes not yet
-// written hold most temporaries, plus ~2 planes' worth (a summed-area table, box-sum rows, the
-// anchored field's reach plane) the thread keeps for its next tile, and the planes of a released field kept for
+// written hold most temporaries, plus ~1 plane's worth (a summed-area table, then the anchored
+// field's reach plane; box-sum rows) the thread keeps for its next tile, and the planes of a released field kept for
 // the same (releaseSeaLandField: on this box fresh memory costs more in page faults than the
 // planes' arithmetic). The trees are ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts
 // and stored in seaLandModel.json. On typed arrays, no state but those reused buffers; imports
@@ -947,7 +947,9 @@ export function seaLandProbabilityAnchored(
   const t = model.threshold;
   const dy = f.cellRows * spacing.azimuth;
   const dx = f.cellCols * spacing.range;
-  const g = scratchOf('seaLandReach', Float32Array, m);
+  // In the memory of seaLandFeatures' summed-area table (the thread's, (rows + 1) × (cols + 1) values, no longer read).
+  const sat = scratchOf('seaLandSat', Int32Array, (rows + 1) * (cols + 1));
+  const g = new Float32Array(sat.buffer, sat.byteOffset, m);
   for (let k = 0; k < m; k++) g[k] = field.land[k]! >= t ? 0 : LAND_DISTANCE_CAP_M;
   chamferInPlace(g, rows, cols, dy, dx);
   // 3: G from the near cells' D.
