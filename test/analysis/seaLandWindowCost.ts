@@ -1,11 +1,13 @@
 // The segmenter's feature planes on the near-shore path's coastal windows of a scene (issue 23 §5
 // with §1; not a test: tests never time): for each tile whose near-shore band reaches its core,
 // the window cut as tile.ts cropTile does, one thread, as the detector computes its field —
-// seaLandFeatures, then the deferred trees with the cells out of reach (cellsOutOfReach) and the
-// distances, then the field released (releaseSeaLandField, when the module has it) — CPU s of
-// the features and of the rest, and SHA-256 over every window's planes and over the land
-// probabilities and distances (equal hashes: the same bits). With a path to another copy of
-// seaLand.ts (e.g. main's, checked out elsewhere) it measures that one, for alternate runs.
+// seaLandFeatures, then the anchored field (seaLandProbabilityAnchored; in a module without it
+// the deferred trees with the cells out of reach, cellsOutOfReach) and the distances — CPU s of
+// the features and of the rest — then, untimed, SHA-256 over every window's planes, and over
+// what the detector reads: the land decisions and distances of the cells holding an anchor
+// pixel and every land probability (resolveLandField), before the field is released (equal
+// hashes: the same bits). With a path to another copy of seaLand.ts (e.g. main's, checked out
+// elsewhere) it measures that one, for alternate runs.
 //   npx tsx test/analysis/seaLandWindowCost.ts DIR [path/to/seaLand.ts]   (DIR holds one .SAFE)
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
@@ -21,7 +23,7 @@ import { openSafeProduct, planTiles, SIGMA_FLOOR_LINEAR } from '../../src/imager
 type SeaLand = typeof import('../../src/analysis/ship/seaLand.ts');
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: seaLandWindowCost.ts DIR [path/to/seaLand.ts]');
-const sl = (await import(process.argv[3] ? pathToFileURL(process.argv[3]).href : '../../src/analysis/ship/seaLand.ts')) as SeaLand & { releaseSeaLandField?: SeaLand['releaseSeaLandField'] };
+const sl = (await import(process.argv[3] ? pathToFileURL(process.argv[3]).href : '../../src/analysis/ship/seaLand.ts')) as SeaLand & { releaseSeaLandField?: SeaLand['releaseSeaLandField']; seaLandProbabilityAnchored?: SeaLand['seaLandProbabilityAnchored'] };
 const cpu = <T>(f: () => T): [T, number] => {
   const t0 = process.cpuUsage();
   const o = f();
@@ -63,8 +65,21 @@ for (const [i, tile] of plan.tiles.entries()) {
   for (let k = 0; k < va.length; k++) anchor[k] = va[k]! & (la[k]! ^ 1);
   const [f, tf] = cpu(() => sl.seaLandFeatures(v, va, win.width, win.height, spacing));
   planesHash.update(bytes(f.planes));
-  const [field, tr] = cpu(() => sl.withLandDistance(sl.seaLandProbabilityDeferred(f, model, sl.cellsOutOfReach(anchor, win.width, win.height, f, spacing) ?? undefined), spacing));
-  fieldHash.update(bytes(field.land)).update(bytes(field.distanceM!));
+  const [field, tr] = cpu(() =>
+    sl.withLandDistance(
+      sl.seaLandProbabilityAnchored ? sl.seaLandProbabilityAnchored(f, model, anchor, win.width, win.height, spacing) : sl.seaLandProbabilityDeferred(f, model, sl.cellsOutOfReach(anchor, win.width, win.height, f, spacing) ?? undefined),
+      spacing,
+    ),
+  );
+  const read = new Float32Array(2 * f.rows * f.cols).fill(Number.NaN);
+  for (let r = 0; r < win.height; r++)
+    for (let c = 0; c < win.width; c++) {
+      if (!anchor[r * win.width + c]) continue;
+      const k = Math.floor(r / f.cellRows) * f.cols + Math.floor(c / f.cellCols);
+      read[2 * k] = field.land[k]! >= model.threshold ? 1 : 0;
+      read[2 * k + 1] = field.distanceM![k]!;
+    }
+  fieldHash.update(bytes(read)).update(bytes(sl.resolveLandField(field)));
   sl.releaseSeaLandField?.(field);
   tFeatures += tf;
   tRest += tr;

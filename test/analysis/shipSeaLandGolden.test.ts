@@ -129,67 +129,102 @@ describe('ship sea/land segmenter: the cheaper field is the same field', () => {
   }
 
   // The near-shore path's field (tile.ts) anchored on the valid pixels off the tile's land mask:
-  // a coast at 40 m pixels (cells of one pixel) whose land reaches far beyond the distance cap.
-  it('defers the cells out of the anchor\'s reach and still reads every probability, distance and sea-side decision of the full field', () => {
-    const W = 420;
-    const H = 200;
-    const spacing = { range: 40, azimuth: 40 };
-    const { values, valid } = goldenScene(W, H, 53);
-    // The tile's land mask: the painted land (c < coast) shrunk by a 3-pixel shore buffer's worth.
-    const tileLand = new Uint8Array(W * H);
-    for (let r = 0; r < H; r++) {
-      const coast = 0.35 * W + 0.15 * W * Math.sin(r / 37);
-      for (let c = 0; c < W; c++) if (c < coast - 3) tileLand[r * W + c] = 1;
-    }
-    const anchor = new Uint8Array(W * H);
-    for (let p = 0; p < anchor.length; p++) anchor[p] = valid[p]! & (tileLand[p]! ^ 1);
-    const t = seaLandModel().threshold;
-    const full = withLandDistance(seaLandField(values, valid, W, H, spacing), spacing);
-    const lazy = withLandDistance(deferredSeaLandField(values, valid, W, H, spacing, undefined, anchor), spacing);
-    const m = full.rows * full.cols;
-    const far = cellsOutOfReach(anchor, W, H, full, spacing)!;
-    // Not vacuous: many cells are out of reach, and the full field calls some of them land.
-    let farCells = 0;
-    let farLand = 0;
-    for (let k = 0; k < m; k++) if (far[k] && full.valid[k]) (farCells++, (farLand += full.land[k]! >= t ? 1 : 0));
-    expect(farCells).toBeGreaterThan(2000);
-    expect(farLand).toBeGreaterThan(5);
-    expect(lazy.deferred!.outOfReach).toBe(farCells);
-    // Sound: every cell out of reach lies farther than the cap and the margin from every anchor cell.
-    // (Every 7th such cell, against every anchor cell within 100 cells: those beyond are 4 km off.)
-    let checked = 0;
-    for (let k = 0; k < m; k += 7) {
-      if (!far[k]) continue;
-      const r = (k / W) | 0;
-      const c = k - r * W;
-      let nearest = Infinity;
-      for (let rr = Math.max(0, r - 100); rr < Math.min(H, r + 101); rr++)
-        for (let cc = Math.max(0, c - 100); cc < Math.min(W, c + 101); cc++) if (anchor[rr * W + cc]) nearest = Math.min(nearest, Math.hypot((rr - r) * 40, (cc - c) * 40));
-      expect(nearest).toBeGreaterThan(LAND_DISTANCE_CAP_M + REACH_MARGIN_M);
-      checked++;
-    }
-    expect(checked).toBeGreaterThan(200);
-    // Distances at every cell within the margin of an anchor cell, and the target the land mask leaves.
-    const reach = Math.floor(REACH_MARGIN_M / 40 / Math.SQRT2);
-    let compared = 0;
-    for (let r = 0; r < H; r++)
-      for (let c = 0; c < W; c++) {
-        let nearAnchor = false;
-        for (let dr = -reach; dr <= reach && !nearAnchor; dr++)
-          for (let dc = -reach; dc <= reach; dc++) if (anchor[(r + dr) * W + c + dc]) (nearAnchor = r + dr >= 0 && r + dr < H && c + dc >= 0 && c + dc < W);
-        if (!nearAnchor) continue;
-        expect(lazy.distanceM![r * W + c]).toBe(full.distanceM![r * W + c]);
-        compared++;
+  // coasts whose land reaches far beyond the margin: at 40 m pixels (cells of one pixel, land
+  // beyond the distance cap too), at 10 m (cells of 2 × 2 px) and at 2.5 × 14 m (cells of
+  // 8 × 1 px: steps of 20 m along rows, 14 m down columns). Behind the last two coasts a lagoon
+  // of sea 800 m wide under the tile's land mask: the land across it is the nearest land of the anchor
+  // cells on the coast, yet lies beyond their margin (a decision the reach test must take).
+  const ANCHORED = [
+    { W: 420, H: 200, spacing: { range: 40, azimuth: 40 }, minLand: 50, lagoonM: 0 },
+    { W: 640, H: 400, spacing: { range: 10, azimuth: 10 }, minLand: 5000, lagoonM: 800 },
+    { W: 2400, H: 240, spacing: { range: 2.5, azimuth: 14 }, minLand: 5000, lagoonM: 800 },
+  ];
+  for (const { W, H, spacing, minLand, lagoonM } of ANCHORED)
+    it(`defers the cells no candidate's read depends on and still reads every probability, distance and sea-side decision of the full field (${spacing.range} × ${spacing.azimuth} m)`, () => {
+      const { values, valid } = goldenScene(W, H, 53);
+      const sea = gammaClutter(W, H, { looks: 4, seed: 53, mean: 0.01 });
+      const lagoon = lagoonM / spacing.range;
+      for (let r = 0; r < H; r++) {
+        const coast = 0.35 * W + 0.15 * W * Math.sin(r / 37);
+        for (let c = Math.max(0, Math.ceil(coast - 3 - lagoon)); c < coast - 3; c++) if (!(r > 0.4 * H && r < 0.45 * H)) values[r * W + c] = sea[r * W + c]!;
       }
-    expect(compared).toBeGreaterThan(0.5 * W * H);
-    const lazyMask = landMaskOfField(lazy, W, H, t, tileLand);
-    const fullMask = landMaskOfField(full, W, H, t, tileLand);
-    for (let p = 0; p < W * H; p++) expect(valid[p]! & (lazyMask[p]! ^ 1)).toBe(valid[p]! & (fullMask[p]! ^ 1));
-    // Every probability read on demand is the full field's, out of reach or screened.
-    for (let k = 0; k < m; k++) expect(Object.is(landProbability(lazy, k), full.land[k])).toBe(true);
-    expect(lazy.deferred!.count).toBe(0);
-    expect(sha(lazy.land)).toBe(sha(full.land));
-  });
+      // The tile's land mask: the painted land (c < coast) shrunk by a 3-pixel shore buffer's worth.
+      const tileLand = new Uint8Array(W * H);
+      for (let r = 0; r < H; r++) {
+        const coast = 0.35 * W + 0.15 * W * Math.sin(r / 37);
+        for (let c = 0; c < W; c++) if (c < coast - 3) tileLand[r * W + c] = 1;
+      }
+      const anchor = new Uint8Array(W * H);
+      for (let p = 0; p < anchor.length; p++) anchor[p] = valid[p]! & (tileLand[p]! ^ 1);
+      const t = seaLandModel().threshold;
+      const full = withLandDistance(seaLandField(values, valid, W, H, spacing), spacing);
+      const lazy = withLandDistance(deferredSeaLandField(values, valid, W, H, spacing, undefined, anchor), spacing);
+      const { rows, cols, cellRows, cellCols } = full;
+      const m = rows * cols;
+      let fullLand = 0;
+      for (let k = 0; k < m; k++) fullLand += full.land[k]! >= t ? 1 : 0;
+      // Not vacuous: the full field calls land, and most of it is left undecided.
+      expect(fullLand).toBeGreaterThan(minLand);
+      expect(lazy.deferred!.outOfReach).toBeGreaterThan(0.5 * fullLand);
+      const far = cellsOutOfReach(anchor, W, H, full, spacing);
+      if (spacing.range === 40) {
+        // Every cell out of reach is deferred undecided, and some of them are land.
+        let farCells = 0;
+        let farLand = 0;
+        let farPending = 0;
+        for (let k = 0; k < m; k++) if (far![k] && full.valid[k]) (farCells++, (farLand += full.land[k]! >= t ? 1 : 0), (farPending += lazy.deferred!.pending[k]!));
+        expect(farCells).toBeGreaterThan(2000);
+        expect(farLand).toBeGreaterThan(5);
+        expect(farPending).toBe(farCells);
+        expect(lazy.deferred!.outOfReach).toBeGreaterThan(farCells);
+        // Sound: every cell out of reach lies farther than the cap and the margin from every anchor cell.
+        // (Every 7th such cell, against every anchor cell within 100 cells: those beyond are 4 km off.)
+        let checked = 0;
+        for (let k = 0; k < m; k += 7) {
+          if (!far![k]) continue;
+          const r = (k / W) | 0;
+          const c = k - r * W;
+          let nearest = Infinity;
+          for (let rr = Math.max(0, r - 100); rr < Math.min(H, r + 101); rr++)
+            for (let cc = Math.max(0, c - 100); cc < Math.min(W, c + 101); cc++) if (anchor[rr * W + cc]) nearest = Math.min(nearest, Math.hypot((rr - r) * 40, (cc - c) * 40));
+          expect(nearest).toBeGreaterThan(LAND_DISTANCE_CAP_M + REACH_MARGIN_M);
+          checked++;
+        }
+        expect(checked).toBeGreaterThan(200);
+      }
+      // Distances at every cell with an anchor pixel within REACH_MARGIN_M (a box inscribed in
+      // that disc, less a cell), by a summed-area table of the anchor pixels.
+      const S = W + 1;
+      const sat = new Int32Array((H + 1) * S);
+      for (let r = 0; r < H; r++) for (let c = 0, run = 0; c < W; c++) (run += anchor[r * W + c]!), (sat[(r + 1) * S + c + 1] = sat[r * S + c + 1]! + run);
+      const R = Math.floor(REACH_MARGIN_M / spacing.azimuth / Math.SQRT2) - cellRows;
+      const C = Math.floor(REACH_MARGIN_M / spacing.range / Math.SQRT2) - cellCols;
+      let compared = 0;
+      let undecidedLand = 0;
+      for (let cr = 0; cr < rows; cr++)
+        for (let cc = 0; cc < cols; cc++) {
+          const k = cr * cols + cc;
+          const r0 = Math.max(0, cr * cellRows - R);
+          const r1 = Math.min(H, (cr + 1) * cellRows + R);
+          const c0 = Math.max(0, cc * cellCols - C);
+          const c1 = Math.min(W, (cc + 1) * cellCols + C);
+          if (sat[r1 * S + c1]! - sat[r0 * S + c1]! - sat[r1 * S + c0]! + sat[r0 * S + c0]! === 0) {
+            if (lazy.deferred!.pending[k] && full.land[k]! >= t) undecidedLand++;
+            continue;
+          }
+          expect(lazy.distanceM![k]).toBe(full.distanceM![k]);
+          compared++;
+        }
+      expect(compared).toBeGreaterThan(0.4 * m);
+      expect(undecidedLand).toBeGreaterThan(0.4 * fullLand); // land whose decision nothing read needed
+      const lazyMask = landMaskOfField(lazy, W, H, t, tileLand);
+      const fullMask = landMaskOfField(full, W, H, t, tileLand);
+      for (let p = 0; p < W * H; p++) expect(valid[p]! & (lazyMask[p]! ^ 1)).toBe(valid[p]! & (fullMask[p]! ^ 1));
+      // Every probability read on demand is the full field's, undecided or screened.
+      for (let k = 0; k < m; k++) expect(Object.is(landProbability(lazy, k), full.land[k])).toBe(true);
+      expect(lazy.deferred!.count).toBe(0);
+      expect(sha(lazy.land)).toBe(sha(full.land));
+    });
 
   it('screens a cell as sea only where the full trees give it a probability under the threshold, non-finite features included', () => {
     const model = seaLandModel();
@@ -286,6 +321,30 @@ describe('ship sea/land segmenter: the cheaper field is the same field', () => {
       }
       expect(bounds.size).toBeGreaterThan(5);
       expect(sha(resolveLandField(lazy))).toBe(sha(seaLandProbability(f, model).land));
+    }
+  });
+
+  it('gives the land mask of the field pixel by pixel, ragged edges and anisotropic cells included, or-ed with a given mask', () => {
+    for (const c of [...CASES, { W: 203, H: 157, seed: 9, spacing: { range: 7, azimuth: 3 } }]) {
+      const { values, valid } = goldenScene(c.W, c.H, c.seed);
+      const field = seaLandField(values, valid, c.W, c.H, c.spacing);
+      const t = seaLandModel().threshold;
+      const given = new Uint8Array(c.W * c.H);
+      for (let p = 0; p < given.length; p += 5) given[p] = 1;
+      const copy = Uint8Array.from(given);
+      let landPx = 0;
+      for (const land of [undefined, given]) {
+        const mask = landMaskOfField(field, c.W, c.H, t, land);
+        for (let r = 0; r < c.H; r++)
+          for (let col = 0; col < c.W; col++) {
+            const p = r * c.W + col;
+            const want = (land?.[p] ?? 0) | (field.land[Math.floor(r / field.cellRows) * field.cols + Math.floor(col / field.cellCols)]! >= t ? 1 : 0);
+            if (mask[p] !== want) expect([r, col, mask[p]]).toEqual([r, col, want]);
+            landPx += land ? 0 : want;
+          }
+      }
+      expect(Buffer.compare(given, copy)).toBe(0); // not written into
+      expect(landPx).toBeGreaterThan(0.1 * c.W * c.H);
     }
   });
 

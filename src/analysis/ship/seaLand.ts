@@ -7,16 +7,16 @@
 // 10th percentile of cell means), so they do not depend on the image's calibration and the
 // windows are in metres (3 m chips and 10 m Sentinel-1 tiles alike). Memory: 16 float planes
 // of the cell grid (cells of 2 × 2 px at 10 m: 16 B per image pixel), whose planes not yet
-// written hold most temporaries, plus ~1 plane's worth (a summed-area table, box-sum rows) the
-// thread keeps for its next tile, and the planes of a released field kept for
+// written hold most temporaries, plus ~1 plane's worth (a summed-area table, then the anchored
+// field's reach plane; box-sum rows) the thread keeps for its next tile, and the planes of a released field kept for
 // the same (releaseSeaLandField: on this box fresh memory costs more in page faults than the
 // planes' arithmetic). The trees are ../oilslick/gbt.ts's, fitted by training/ship/fitSeaLand.ts
 // and stored in seaLandModel.json. On typed arrays, no state but those reused buffers; imports
 // ../oilslick/gbt.ts, ../common/committedModel.ts, ../../raster/boxMean.ts, ../../raster/log10.ts,
 // ../../raster/select.ts and ../../raster/chamfer.ts. The detector's field skips the trees on cells a bound over the trees
-// proves sea (seaLandProbabilityDeferred), and on the near-shore path on cells too far from the
-// tile's sea for any candidate to reach (cellsOutOfReach), and computes them when a candidate
-// reads them.
+// proves sea (seaLandProbabilityDeferred), and on the near-shore path on cells whose decision
+// can change nothing a candidate reads (seaLandProbabilityAnchored), and computes them when a
+// candidate reads them.
 
 import { committedModel } from '../common/committedModel.ts';
 import { sigmoid, thresholdsAtMost, type GbtModel } from '../oilslick/gbt.ts';
@@ -89,8 +89,9 @@ export interface DeferredCells {
   features: SeaLandFeatures;
   trees: FlatTrees;
   /**
-   * Of `count` at the start, the cells deferred because they lie out of the anchor's reach
-   * (cellsOutOfReach) rather than screened sea: their land decision is unknown until read.
+   * Of `count` at the start, the cells deferred undecided (out of the anchor's reach, or no
+   * near cell's nearest land: seaLandProbabilityAnchored) rather than screened sea: their land
+   * decision is unknown until read.
    */
   outOfReach: number;
   /** Feature vector scratch of the cells computed on demand. */
@@ -233,14 +234,24 @@ export function seaLandFeatures(values: Float32Array, target: Uint8Array, width:
     cnt.fill(0);
     for (let r = cr * cellRows, rEnd = Math.min(height, r + cellRows); r < rEnd; r++) {
       const row = r * width;
-      for (let c0 = 0, k = 0; c0 < width; c0 += cellCols, k++) {
-        const c1 = Math.min(width, c0 + cellCols);
-        for (let p = row + c0, end = row + c1; p < end; p++) {
+      const rowEnd = row + width;
+      // Each cell's sums in registers over its pixels of the row (the same additions in the same order).
+      for (let p = row, k = 0; p < rowEnd; k++) {
+        const end = Math.min(rowEnd, p + cellCols);
+        let a = s1[k]!;
+        let b = s2[k]!;
+        let got = 0;
+        for (; p < end; p++) {
           if (target[p] === 0) continue;
           const v = values[p]!;
-          s1[k]! += v;
-          s2[k]! += v * v;
-          cnt[k]!++;
+          a += v;
+          b += v * v;
+          got++;
+        }
+        if (got) {
+          s1[k] = a;
+          s2[k] = b;
+          cnt[k]! += got;
         }
       }
     }
@@ -721,7 +732,7 @@ function screenedSea(sc: SeaScreen, model: GbtModel, planes: Float32Array, m: nu
  * exact probability is computed when read (landProbability, landAt, candidateLandFeatures),
  * the same bits as seaLandProbability's. Land decisions at `threshold` or above
  * (withLandDistance, landMaskOfField, partLandFeatures) are the full field's exactly; below it
- * they first resolve every deferred cell. `outOfReach` (cellsOutOfReach): those cells are
+ * they first resolve every deferred cell. `outOfReach` (seaLandProbabilityAnchored): those cells are
  * deferred too, without the trees or the screen, holding 0 until read; decisions at the
  * threshold are then exact only within the reach (see there).
  */
@@ -802,9 +813,9 @@ export function releaseSeaLandField(f: SeaLandField): void {
 /**
  * seaLandField with the sea screen's cells deferred (seaLandProbabilityDeferred): the detector's
  * field, whose readers see the full field's numbers and land decisions. With `anchor` (a pixel
- * mask), the cells out of its reach (cellsOutOfReach) are deferred too: every probability read
- * is still the full field's, and so are the distances and land decisions within
- * REACH_MARGIN_M of the anchor's cells; farther out they may count land as sea.
+ * mask), seaLandProbabilityAnchored's: cells whose decision cannot matter to the anchor are
+ * deferred too; every probability read is still the full field's, and so are the distances and
+ * land decisions within REACH_MARGIN_M of the anchor's cells; farther out they may count land as sea.
  */
 export function deferredSeaLandField(
   values: Float32Array,
@@ -816,34 +827,35 @@ export function deferredSeaLandField(
   anchor?: Uint8Array,
 ): SeaLandField {
   const f = seaLandFeatures(values, target, width, height, spacing);
-  return seaLandProbabilityDeferred(f, model, anchor ? (cellsOutOfReach(anchor, width, height, f, spacing) ?? undefined) : undefined);
+  return anchor ? seaLandProbabilityAnchored(f, model, anchor, width, height, spacing) : seaLandProbabilityDeferred(f, model);
 }
 
 /** Margin (m) beyond LAND_DISTANCE_CAP_M of cellsOutOfReach: reads within it of an anchor cell stay exact. */
 export const REACH_MARGIN_M = 500;
 
 /**
- * The cells farther than LAND_DISTANCE_CAP_M + REACH_MARGIN_M from every cell holding a pixel
- * of `anchor` (1 = out of reach), or null when there are none. The near-shore detector's field
- * (tile.ts) anchors on the valid pixels off the tile's land mask: its candidates, their peaks
- * and boxes lie within a vessel's size of them. A cell out of reach can change no distance
- * withLandDistance gives within REACH_MARGIN_M of an anchor cell: its chamfer paths there are
- * longer than the cap (the chamfer metric is at least the Euclidean distance between cell
- * centres, and that at least the larger axis offset, which the box test below bounds); and it
- * holds no anchor pixel, so the land mask it adds covers only pixels the anchor leaves out. So
- * seaLandProbabilityDeferred may defer it whatever its probability (read on demand as any other).
+ * Per cell 1 where a cell holding a pixel of `anchor` lies within `reachM` along both axes (the
+ * box of ⌈reachM / cell size⌉ cells each side: a superset of the cells within reachM), else 0;
+ * null when every cell is within it of every other.
  */
-export function cellsOutOfReach(anchor: Uint8Array, width: number, height: number, grid: Omit<SeaLandGrid, 'valid'>, spacing: { range: number; azimuth: number }): Uint8Array | null {
+function cellsNearAnchor(anchor: Uint8Array, width: number, height: number, grid: Omit<SeaLandGrid, 'valid'>, spacing: { range: number; azimuth: number }, reachM: number): Uint8Array | null {
   const { rows, cols, cellRows, cellCols } = grid;
-  const reachM = LAND_DISTANCE_CAP_M + REACH_MARGIN_M;
   const hr = Math.ceil(reachM / (cellRows * spacing.azimuth));
   const hc = Math.ceil(reachM / (cellCols * spacing.range));
   if (rows <= hr + 1 && cols <= hc + 1) return null; // every cell within reach of every other
+  // The cells holding an anchor pixel: per pixel row, each cell's run of pixels until one is set.
   const has = new Uint8Array(rows * cols);
   for (let r = 0; r < height; r++) {
     const base = ((r / cellRows) | 0) * cols;
     const row = r * width;
-    for (let c = 0; c < width; c++) if (anchor[row + c]) has[base + ((c / cellCols) | 0)] = 1;
+    for (let c0 = 0, k = base; c0 < width; c0 += cellCols, k++) {
+      if (has[k]) continue;
+      for (let p = row + c0, end = row + Math.min(width, c0 + cellCols); p < end; p++)
+        if (anchor[p]) {
+          has[k] = 1;
+          break;
+        }
+    }
   }
   // Summed-area table of the anchor cells: (rows + 1) × (cols + 1).
   const W = cols + 1;
@@ -855,18 +867,137 @@ export function cellsOutOfReach(anchor: Uint8Array, width: number, height: numbe
       sat[(r + 1) * W + c + 1] = sat[r * W + c + 1]! + run;
     }
   }
-  const out = new Uint8Array(rows * cols);
-  let any = false;
+  const out = has; // each cell's test reads the table only
   for (let r = 0; r < rows; r++) {
-    const r0 = Math.max(0, r - hr);
-    const r1 = Math.min(rows, r + hr + 1);
+    const r0 = Math.max(0, r - hr) * W;
+    const r1 = Math.min(rows, r + hr + 1) * W;
     for (let c = 0; c < cols; c++) {
       const c0 = Math.max(0, c - hc);
       const c1 = Math.min(cols, c + hc + 1);
-      if (sat[r1 * W + c1]! - sat[r0 * W + c1]! - sat[r1 * W + c0]! + sat[r0 * W + c0]! === 0) (out[r * cols + c] = 1), (any = true);
+      out[r * cols + c] = sat[r1 + c1]! - sat[r0 + c1]! - sat[r1 + c0]! + sat[r0 + c0]! === 0 ? 0 : 1;
     }
   }
-  return any ? out : null;
+  return out;
+}
+
+/**
+ * The cells farther than LAND_DISTANCE_CAP_M + REACH_MARGIN_M from every cell holding a pixel
+ * of `anchor` (1 = out of reach), or null when there are none. A cell out of reach can change
+ * no distance withLandDistance gives within REACH_MARGIN_M of an anchor cell: its chamfer paths
+ * there are longer than the cap (the chamfer metric is at least the Euclidean distance between
+ * cell centres, and that at least the larger axis offset, which the box test bounds). The
+ * anchored field (seaLandProbabilityAnchored) defers these and more: see there.
+ */
+export function cellsOutOfReach(anchor: Uint8Array, width: number, height: number, grid: Omit<SeaLandGrid, 'valid'>, spacing: { range: number; azimuth: number }): Uint8Array | null {
+  const near = cellsNearAnchor(anchor, width, height, grid, spacing, LAND_DISTANCE_CAP_M + REACH_MARGIN_M);
+  if (!near) return null;
+  let any = false;
+  for (let k = 0; k < near.length; k++) any = (near[k]! ^= 1) === 1 || any;
+  return any ? near : null;
+}
+
+/**
+ * Slack (m) of the reach test of seaLandProbabilityAnchored: a cell is decided when it lies
+ * within this of being some anchor-side cell's nearest land. The float32 chamfer sums (≤ ~200
+ * steps to the cap, an ulp of ≤ 2.4e-4 m each) err by < 0.05 m, so 1 m is room to spare.
+ */
+const REACH_SLACK_M = 1;
+
+/**
+ * The near-shore path's field (tile.ts), anchored on `anchor` (the valid pixels off the tile's
+ * land mask: its candidates, their peaks and boxes lie within a vessel's size of them): every
+ * probability read is the full field's (deferred cells computed on demand), and so are the
+ * distances (withLandDistance) and land decisions at the committed threshold on the cells
+ * within REACH_MARGIN_M of an anchor cell (the "near" cells); farther out a land cell may be
+ * counted sea. Only the cells that can matter there get a decision:
+ * 1. the near cells, as seaLandProbabilityDeferred (sea screen, else the trees);
+ * 2. the distance to the land found so far, D (withLandDistance's chamfer), at the near cells;
+ * 3. G(u) = max over near cells a of D(a) − δ(u, a), δ the chamfer's path length (two passes,
+ *    forward then backward, of max(G, G(neighbour) − step): a path u → a of forward then
+ *    backward steps, as chamferInPlace takes it, reversed is one of forward then backward steps
+ *    again). A cell whose G is under −REACH_SLACK_M is farther from every near cell a than a's
+ *    distance to known land, so it can be no near cell's nearest land: adding it as land
+ *    changes no near distance (chamferInPlace is monotone and min-plus: the winning path to a
+ *    starts at a land cell the test keeps). Those stay deferred without a decision (land 0
+ *    until read, counted in `outOfReach`), the others get one as in 1.
+ * Cells without an anchor pixel add land only to pixels the anchor leaves out, so the land mask
+ * (landMaskOfField) leaves the same target pixels. On the coastal IW bench scene 1.4 M of the
+ * 6.2 M cells the trees ran on are left to decide. Without near cells out of the box of any
+ * anchor (a small window), seaLandProbabilityDeferred's field.
+ */
+export function seaLandProbabilityAnchored(
+  f: SeaLandFeatures,
+  model: Pick<SeaLandModel, 'model' | 'threshold'>,
+  anchor: Uint8Array,
+  width: number,
+  height: number,
+  spacing: { range: number; azimuth: number },
+): SeaLandField {
+  const near = cellsNearAnchor(anchor, width, height, f, spacing, REACH_MARGIN_M);
+  if (!near) return seaLandProbabilityDeferred(f, model);
+  const { rows, cols } = f;
+  const m = rows * cols;
+  // 1: the near cells decided, the others deferred undecided (near as the mask of the far ones, flipped back below).
+  for (let k = 0; k < m; k++) near[k]! ^= 1;
+  const field = seaLandProbabilityDeferred(f, model, near);
+  for (let k = 0; k < m; k++) near[k]! ^= 1;
+  const d = field.deferred;
+  if (!d || d.outOfReach === 0) return field;
+  // 2: D, the capped chamfer distance to the land decided so far (withLandDistance's).
+  const t = model.threshold;
+  const dy = f.cellRows * spacing.azimuth;
+  const dx = f.cellCols * spacing.range;
+  // In the memory of seaLandFeatures' summed-area table (the thread's, (rows + 1) × (cols + 1) values, no longer read).
+  const sat = scratchOf('seaLandSat', Int32Array, (rows + 1) * (cols + 1));
+  const g = new Float32Array(sat.buffer, sat.byteOffset, m);
+  for (let k = 0; k < m; k++) g[k] = field.land[k]! >= t ? 0 : LAND_DISTANCE_CAP_M;
+  chamferInPlace(g, rows, cols, dy, dx);
+  // 3: G from the near cells' D.
+  for (let k = 0; k < m; k++) if (!near[k]) g[k] = -Infinity;
+  reachInPlace(g, rows, cols, dy, dx);
+  const sc = screenFor(model.model, model.threshold, f);
+  const cur = screenCursor(sc);
+  for (let k = 0; k < m; k++) {
+    if (near[k] || d.pending[k] !== 1 || !(g[k]! >= -REACH_SLACK_M)) continue;
+    d.outOfReach--;
+    if (screenedSea(sc, model.model, f.planes, m, k, cur)) continue; // decided sea, its probability still deferred
+    field.land[k] = sigmoid(cellLogit(d.trees, f.planes, m, k, d.x));
+    d.pending[k] = 0;
+    d.count--;
+  }
+  return field;
+}
+
+/**
+ * chamferInPlace's two passes with max(g, g(neighbour) − step) for min(d, d(neighbour) + step):
+ * per cell the largest g(a) − δ(cell, a) over the cells a, δ the chamfer path length.
+ */
+function reachInPlace(g: Float32Array, rows: number, cols: number, dy: number, dx: number): void {
+  const dd = Math.hypot(dx, dy);
+  for (let r = 0; r < rows; r++)
+    for (let c = 0, k = r * cols; c < cols; c++, k++) {
+      let v = g[k]!;
+      if (r > 0) {
+        const up = k - cols;
+        if (c > 0 && g[up - 1]! - dd > v) v = g[up - 1]! - dd;
+        if (g[up]! - dy > v) v = g[up]! - dy;
+        if (c + 1 < cols && g[up + 1]! - dd > v) v = g[up + 1]! - dd;
+      }
+      if (c > 0 && g[k - 1]! - dx > v) v = g[k - 1]! - dx;
+      g[k] = v;
+    }
+  for (let r = rows - 1; r >= 0; r--)
+    for (let c = cols - 1, k = r * cols + c; c >= 0; c--, k--) {
+      let v = g[k]!;
+      if (r + 1 < rows) {
+        const down = k + cols;
+        if (c + 1 < cols && g[down + 1]! - dd > v) v = g[down + 1]! - dd;
+        if (g[down]! - dy > v) v = g[down]! - dy;
+        if (c > 0 && g[down - 1]! - dd > v) v = g[down - 1]! - dd;
+      }
+      if (c + 1 < cols && g[k + 1]! - dx > v) v = g[k + 1]! - dx;
+      g[k] = v;
+    }
 }
 
 /** Land probability of the cell holding pixel (row, col) (NaN: no target pixel there). */
@@ -917,9 +1048,15 @@ export function candidateLandFeatures(f: SeaLandField, peakRow: number, peakCol:
 export function landMaskOfField(f: SeaLandField, width: number, height: number, threshold = seaLandModel().threshold, land?: Uint8Array): Uint8Array {
   decisionsAt(f, threshold);
   const out = land ? Uint8Array.from(land) : new Uint8Array(width * height);
+  const { cellRows, cellCols, cols } = f;
   for (let r = 0; r < height; r++) {
-    const base = Math.floor(r / f.cellRows) * f.cols;
-    for (let c = 0; c < width; c++) if (f.land[base + Math.floor(c / f.cellCols)]! >= threshold) out[r * width + c] = 1;
+    const base = ((r / cellRows) | 0) * cols;
+    const row = r * width;
+    // Per cell its run of the row's pixels.
+    for (let c0 = 0, k = base; c0 < width; c0 += cellCols, k++) {
+      if (!(f.land[k]! >= threshold)) continue;
+      for (let p = row + c0, end = row + Math.min(width, c0 + cellCols); p < end; p++) out[p] = 1;
+    }
   }
   return out;
 }
