@@ -3,7 +3,7 @@ import { detectShipsInTile, type ShipDetection, type ShipTileInput } from '../..
 import { calibrateDnInPlace, type TileCalibration } from '../../src/analysis/ship/calibrate.ts';
 import { CANDIDATE_FEATURES, candidateModel, candidateThreshold } from '../../src/analysis/ship/classifier.ts';
 import { inNearShoreBand, nearShoreBand } from '../../src/analysis/ship/nearShore.ts';
-import { DEFAULT_SHIP_PARAMS, resolveShipParams } from '../../src/analysis/ship/params.ts';
+import { DEFAULT_SHIP_PARAMS, NEAR_SHORE_TILE_SIZE, resolveShipParams } from '../../src/analysis/ship/params.ts';
 import { chamferInPlace } from '../../src/raster/chamfer.ts';
 import { mulberry32 } from '../../src/prng.ts';
 import { gammaClutter } from './synthSea.ts';
@@ -62,10 +62,21 @@ describe('near-shore band (nearShore.ts)', () => {
     expect(nearShoreBand(land, noSea, W, H, spacing, 2000, { x0: 0, y0: 0, width: W, height: H })).toBeNull();
   });
 
-  it('is off by default (a coastal tile costs several times the CPU: docs/ship.md), one switch turns it on within 2 km, and its distance is checked', () => {
+  it("is off in the detector's own defaults (the API's default is NEAR_SHORE_DETECTION_DEFAULT), one switch turns it on within 2 km, and its distance is checked", () => {
     expect(DEFAULT_SHIP_PARAMS.nearShore).toEqual({ enabled: false, distanceM: 2000 });
     expect(resolveShipParams({ nearShore: { enabled: true } }).nearShore).toEqual({ enabled: true, distanceM: 2000 });
     expect(() => resolveShipParams({ nearShore: { distanceM: 0 } })).toThrow(/nearShore.distanceM/);
+  });
+
+  it('runs on smaller tiles unless a tile size is given (issue 23 §5: memory of a coastal tile), only where the near-shore path runs', () => {
+    expect(resolveShipParams({}).tileSize).toBe(3072);
+    expect(resolveShipParams({ nearShore: { enabled: true } }).tileSize).toBe(NEAR_SHORE_TILE_SIZE);
+    expect(NEAR_SHORE_TILE_SIZE).toBe(2048);
+    expect(resolveShipParams({ nearShore: { enabled: true }, tileSize: 4096 }).tileSize).toBe(4096);
+    // The classifier everywhere ignores nearShore: the default tiles.
+    expect(resolveShipParams({ nearShore: { enabled: true }, classifier: { enabled: true } }).tileSize).toBe(3072);
+    // Resolving resolved parameters keeps their tile size.
+    expect(resolveShipParams(resolveShipParams({ nearShore: { enabled: true } })).tileSize).toBe(2048);
   });
 });
 

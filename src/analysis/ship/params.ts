@@ -150,7 +150,8 @@ export interface ShipParams {
   };
   /**
    * Tile size of the scene engine (pixels, core). 3072 (measured): with the 181 px halo a full IW
-   * scene is processed 1.23× over (2048: 1.37×) at ≈ 0.5 GB per tile in flight.
+   * scene is processed 1.23× over (2048: 1.37×) at ≈ 0.5 GB per tile in flight. Unset with the
+   * near-shore path on (`nearShore.enabled`, the classifier not everywhere): NEAR_SHORE_TILE_SIZE.
    */
   tileSize: number;
 }
@@ -182,6 +183,16 @@ export const DEFAULT_SHIP_PARAMS: Readonly<ShipParams> = Object.freeze({
   tileSize: 3072,
 }) as Readonly<ShipParams>;
 
+/**
+ * Tile size with the near-shore path on, unless one is given: a coastal tile then holds the sea/land
+ * field's 16 cell planes and the classifier path's CFAR beside the default detector's, per thread,
+ * and at 3072 px the coastal bench scene peaked at 1.57–1.67 GB (over issue 23 §5's 1.5 GB) where
+ * 2048 px peaks at 1.05–1.10 GB in 24.1–24.3 s (3072: 19.5–22.3 s); 2304 and 2560 px cost more CPU
+ * than either (more tiles whose band reaches the core, each with its 3 km margin). docs/ship.md
+ * "Near-shore tile size".
+ */
+export const NEAR_SHORE_TILE_SIZE = 2048;
+
 export type ShipParamsInput = Partial<Omit<ShipParams, 'ambiguity' | 'sidelobes' | 'classifier' | 'nearShore'>> & {
   nearShore?: Partial<ShipParams['nearShore']>;
   ambiguity?: Partial<ShipParams['ambiguity']>;
@@ -199,6 +210,7 @@ export function resolveShipParams(input: ShipParamsInput = {}): ShipParams {
     classifier: { ...DEFAULT_SHIP_PARAMS.classifier, ...input.classifier },
     nearShore: { ...DEFAULT_SHIP_PARAMS.nearShore, ...input.nearShore },
   } as ShipParams;
+  if (input.tileSize === undefined) p.tileSize = p.nearShore.enabled && !p.classifier.enabled ? NEAR_SHORE_TILE_SIZE : DEFAULT_SHIP_PARAMS.tileSize;
   const check = (ok: boolean, what: string): void => {
     if (!ok) throw new RangeError(`ship params: ${what}`);
   };
