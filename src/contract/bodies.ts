@@ -43,7 +43,7 @@ const IncludeFixedStructures = Type.Boolean({
 export const NEAR_SHORE_DETECTION_DEFAULT = true;
 const NearShoreDetection = Type.Boolean({
   description:
-    `ship only: within 2 km of the coast (of the land mask — Natural Earth land and its 500 m shore buffer — or of the scene's own land as the detector segments it) the candidates are judged by the candidate classifier, which finds harbour ships the default detector misses; the rest of the scene is analysed as without it, and ships inside the land mask stay unseen. A coastal scene takes longer to analyse; credits are unchanged. Default ${NEAR_SHORE_DETECTION_DEFAULT}`,
+    `ship only: within 2 km of the coast (of the land mask — Natural Earth land and its 500 m shore buffer — or of the scene's own land as the detector segments it) the candidates are judged by the candidate classifier, which finds harbour ships the default detector misses; the rest of the scene is analysed as without it, and ships inside the land mask stay unseen. A coastal scene takes longer to analyse with it (false leaves it out); credits are unchanged. Default ${NEAR_SHORE_DETECTION_DEFAULT}`,
 });
 const MaxCredits = Type.Number({
   exclusiveMinimum: 0,
