@@ -19,6 +19,7 @@ import pg from 'pg';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { detectShipsInSafe } from '../../src/analysis/ship/index.ts';
 import { closeAnalysisPool } from '../../src/analysis/engine/pool.ts';
+import { NEAR_SHORE_DETECTION_DEFAULT } from '../../src/contract/bodies.ts';
 import { startScaledOutDeployment, waitForOutput, type ScaledOutDeployment } from '../helpers/roleProcesses.ts';
 import { REDIS_URL, type TestDatabase } from '../helpers/services.ts';
 import type { TestS3 } from '../helpers/s3.ts';
@@ -125,7 +126,8 @@ describe.skipIf(!FULL)('one job over 3 worker processes (SARWATCH_E2E_FULL=1)', 
       const download = await fetch(`${base}/api/v1/jobs/${jobId}/result.geojson`, { headers: auth });
       expect(download.status).toBe(200);
       const result = (await download.json()) as { features: unknown[] };
-      const alone = JSON.parse(JSON.stringify(await detectShipsInSafe(productPath, { threads: 0 }))) as { features: unknown[] };
+      // One process with the settings the job ran with: the API's near-shore default (the detector's own default may differ).
+      const alone = JSON.parse(JSON.stringify(await detectShipsInSafe(productPath, { threads: 0, params: { nearShore: { enabled: NEAR_SHORE_DETECTION_DEFAULT } } }))) as { features: unknown[] };
       expect(alone.features.length).toBeGreaterThan(0);
       expect(result).toEqual(alone);
 
