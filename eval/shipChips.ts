@@ -221,7 +221,7 @@ export interface SsddMethod {
 export const SSDD_METHODS: Record<string, SsddMethod> = {
   // Today on a chip: no coastline at all (the chips have no georeferencing, so the Natural
   // Earth mask the scene path applies cannot be placed). Without a land mask the near-shore
-  // classifier (ShipParams.nearShore, opt-in) has no coast to act on: the
+  // classifier (ShipParams.nearShore; on in ship jobs by default) has no coast to act on: the
   // default detector alone.
   'none': { land: () => undefined },
   // The chip's hand-drawn sea/land mask: a perfect coastline, the upper bound for any mask
@@ -236,8 +236,8 @@ export const SSDD_METHODS: Record<string, SsddMethod> = {
   // The segmenter's cells at its threshold as the land mask (pixels there are neither targets
   // nor background), default detector and candidate classifier.
   'scene sea/land segmentation': { land: (chip, sigma0) => sceneLandMaskOfChip(sigma0, chip.width, chip.height), params: { nearShore: { enabled: false } } },
-  // Issue 23 §1's near-shore classifier (ShipParams.nearShore, opt-in: a coastal tile costs
-  // several times the CPU, docs/ship.md): the segmenter's mask stands
+  // Issue 23 §1's near-shore classifier (ShipParams.nearShore; what a ship job runs by default
+  // since 2026-12-07, near_shore_detection): the segmenter's mask stands
   // in for the coastline a scene takes from Natural Earth; candidates within 2 km of it (at 3 m
   // nearly every pixel of a chip that has land) are judged by the candidate classifier, the
   // rest by the default detector.

@@ -168,7 +168,7 @@ function targetMask(valid: Uint8Array, land: Uint8Array | undefined, out: Uint8A
  * Detect vessels in one tile. Pure: typed arrays and plain objects in and out (transferable to
  * and from a worker thread). Returns only the detections this tile owns (centroid in `core`).
  *
- * Near shore (params.nearShore, opt-in, with the classifier not enabled everywhere): when
+ * Near shore (params.nearShore — off in the detector's defaults, on in ship jobs by default — with the classifier not enabled everywhere): when
  * the tile's land mask has a coast, the candidates whose peak lies within nearShore.distanceM of
  * it (nearShore.ts; or within that distance of the scene segmenter's land) are judged by the
  * candidate classifier — CFAR at the candidate PFA, sea-level candidates, splitLarge, the
