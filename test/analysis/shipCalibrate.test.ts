@@ -28,6 +28,27 @@ async function compare(band: SafeBand, window: PixelWindow): Promise<{ valid: nu
 }
 
 describe('rule: σ0 calibrated on the worker equals src/imagery\'s σ0 bit for bit', () => {
+  it('one LUT vector: σ0 = DN² / A² of that vector along the columns, floored; invalid pixels stay 0', () => {
+    const width = 5;
+    const height = 3;
+    const cal = prepareTileCalibration([{ line: 0, pixels: [0, 8], sigmaNought: [400, 480] }], { x0: 2, y0: 0, width, height }, SIGMA_FLOOR_LINEAR);
+    expect(cal.rows).toHaveLength(1);
+    const a = cal.rows[0]!;
+    expect(Array.from(a)).toEqual([420, 430, 440, 450, 460]);
+    const dn = Float32Array.from({ length: width * height }, (_, i) => (i % 4 === 3 ? 0.001 : 10 + i));
+    const valid = Uint8Array.from({ length: width * height }, (_, i) => (i === 7 ? 0 : 1));
+    const data = dn.slice();
+    data[7] = 0;
+    calibrateDnInPlace(data, valid, width, height, 0, cal);
+    for (let i = 0; i < width * height; i++) {
+      const ak = a[i % width]!;
+      const want = i === 7 ? 0 : Math.fround(Math.max((dn[i]! * dn[i]!) / (ak * ak), SIGMA_FLOOR_LINEAR));
+      expect(data[i]).toBe(want);
+    }
+    // The floor is reached where DN is tiny.
+    expect(data[3]).toBe(Math.fround(SIGMA_FLOOR_LINEAR));
+  });
+
   it('real North-Sea crop (S1A, IPF 3.52): windows inside, across the crop edge and across LUT vector lines', async () => {
     const product = await openSafeProduct(NORTH_SEA_SAFE);
     try {

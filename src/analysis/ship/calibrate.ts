@@ -65,25 +65,20 @@ export function calibrateDnInPlace(data: Float32Array, valid: Uint8Array, width:
   const floor = cal.floor * 1;
   for (let y = 0; y < height; y++) {
     const row = y * width;
-    if (lines.length === 1) {
-      const a = rows[0]!;
-      for (let x = 0; x < width; x++) {
-        const i = row + x;
-        if (valid[i] === 0) continue;
-        const dn = data[i]!;
-        const ak = a[x]!;
-        const value = (dn * dn) / (ak * ak);
-        data[i] = value > floor ? value : floor;
-      }
-      continue;
+    // One vector: r0 = r1 and t = 0, so A is that vector's value (r + 0 · (r − r) = r for every
+    // finite r; an infinite or NaN A floors the pixel either way).
+    let t = 0;
+    let r0 = rows[0]!;
+    let r1 = r0;
+    if (lines.length > 1) {
+      const line = y0 + y;
+      const k = bracket(lines, line);
+      const l0 = lines[k]!;
+      const l1 = lines[k + 1]!;
+      t = l1 > l0 ? Math.min(1, Math.max(0, (line - l0) / (l1 - l0))) : 0;
+      r0 = rows[k - firstVector]!;
+      r1 = rows[k + 1 - firstVector]!;
     }
-    const line = y0 + y;
-    const k = bracket(lines, line);
-    const l0 = lines[k]!;
-    const l1 = lines[k + 1]!;
-    const t = l1 > l0 ? Math.min(1, Math.max(0, (line - l0) / (l1 - l0))) : 0;
-    const r0 = rows[k - firstVector]!;
-    const r1 = rows[k + 1 - firstVector]!;
     // A per pixel, rounded to float32 as the row buffer it was once stored in (the same bits),
     // and only where there is data: one pass over the row instead of two.
     for (let x = 0; x < width; x++) {
