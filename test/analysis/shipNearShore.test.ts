@@ -40,8 +40,9 @@ function landMask(maskCols: number): Uint8Array {
   return land;
 }
 
-function tile(values: Float32Array, land: Uint8Array): ShipTileInput {
-  return { sigma0: { vh: values.slice() }, valid: new Uint8Array(W * H).fill(1), land, width: W, height: H, pixelSpacing: spacing, core: { x0: 0, y0: 0, width: W, height: H } };
+/** `landUnbuffered`: the mask without the shore buffer, as a scene gives it (the near-shore classifier path's). */
+function tile(values: Float32Array, land: Uint8Array, landUnbuffered?: Uint8Array): ShipTileInput {
+  return { sigma0: { vh: values.slice() }, valid: new Uint8Array(W * H).fill(1), land, ...(landUnbuffered ? { landUnbuffered } : {}), width: W, height: H, pixelSpacing: spacing, core: { x0: 0, y0: 0, width: W, height: H } };
 }
 
 const near = (row: number, col: number) => (d: ShipDetection) => Math.hypot(d.centroidRow - row, d.centroidCol - col) <= 5;
@@ -167,6 +168,9 @@ describe('ship detection near shore (issue 23 §1)', () => {
     const found = detectShipsInTile(tile(values, land), ON);
     const moored = found.filter(near(311, 267));
     expect(moored).toHaveLength(1);
+    // The classifier path's mask without the buffer (columns 0–149, as a scene gives it): the
+    // pier's landward 500 m enters the moored ship's surroundings, and nothing changes.
+    expect(detectShipsInTile(tile(values, land, landMask(150)), ON)).toEqual(found);
     // Judged by the classifier (near-shore path): it carries its probability and the distance
     // to the scene's own land.
     expect(moored[0]!.candidate!.probability).toBeGreaterThan(0);
