@@ -202,6 +202,21 @@ type Box = [number, number, number, number];
  * pixel, 0 elsewhere; row-major `width × height`.
  */
 export function rasterizeLandMask(options: LandMaskOptions): Uint8Array {
+  return rasterize(options, false).land;
+}
+
+/**
+ * rasterizeLandMask's mask (`land`) and the same without the shore buffer (`unbuffered`:
+ * Natural Earth's land alone) from one fill; the same array when the buffer adds nothing (no
+ * buffer, or a window all sea or all land). With `scratch` both are its arrays.
+ */
+export function rasterizeLandMasks(options: LandMaskOptions): { land: Uint8Array; unbuffered: Uint8Array } {
+  const { land, unbuffered } = rasterize(options, true);
+  return { land, unbuffered: unbuffered ?? land };
+}
+
+/** The masks; `unbuffered` null where it differs from `land` but `keepUnbuffered` is false. */
+function rasterize(options: LandMaskOptions, keepUnbuffered: boolean): { land: Uint8Array; unbuffered: Uint8Array | null } {
   const { width, height, pixelToLonLat } = options;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) {
     throw new RangeError(`rasterizeLandMask: window must be a positive integer size, got ${width} × ${height}`);
@@ -230,11 +245,12 @@ export function rasterizeLandMask(options: LandMaskOptions): Uint8Array {
   const zeroed = (name: string, n: number): Uint8Array => (options.scratch ? options.scratch.array(name, Uint8Array, n).fill(0) : new Uint8Array(n));
   // Nothing of the coast inside the box: the window is all sea, or all land, decided at the
   // box centre. Neither needs a raster of the frame nor the buffer.
-  if (rings.length === 0) return zeroed('landMask', width * height);
+  const same = (mask: Uint8Array) => ({ land: mask, unbuffered: mask });
+  if (rings.length === 0) return same(zeroed('landMask', width * height));
   if (rings.every((r) => onBoxBoundary(r, box))) {
     const out = zeroed('landMask', width * height);
     if (insideEvenOdd(rings, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)) out.fill(1);
-    return out;
+    return same(out);
   }
   // Without a buffer the frame is the window (bx = by = 0) and the result.
   const frame = zeroed(buffer > 0 ? 'landMask.frame' : 'landMask', fw * fh);
@@ -255,7 +271,7 @@ export function rasterizeLandMask(options: LandMaskOptions): Uint8Array {
   });
   fillEvenOdd(pixelRings, frame, fw, fh);
 
-  if (buffer <= 0) return frame;
+  if (buffer <= 0) return same(frame);
   // The buffer is applied on cells of `cell` × `cell` pixels (≈ a tenth of the buffer), which
   // is 25× cheaper than per pixel and as accurate as the coastline (see the top of the file);
   // the window is cut out of the frame in the same pass.
@@ -278,14 +294,18 @@ export function rasterizeLandMask(options: LandMaskOptions): Uint8Array {
   }
   const grown = dilateMetres(coarse, cw, ch, buffer, { range: spacing.range * cell, azimuth: spacing.azimuth * cell });
   // Every element is written below: the frame's row, then 1 over the cells grown to land.
-  const out = options.scratch ? options.scratch.array('landMask', Uint8Array, width * height) : new Uint8Array(width * height);
+  const window = (name: string) => (options.scratch ? options.scratch.array(name, Uint8Array, width * height) : new Uint8Array(width * height));
+  const out = window('landMask');
+  const bare = keepUnbuffered ? window('landMask.unbuffered') : null;
   const k0 = (bx / cell) | 0;
   const k1 = ((bx + width - 1) / cell) | 0;
   for (let r = 0; r < height; r++) {
     const fr = r + by;
     const base = ((fr / cell) | 0) * cw;
     const dst = r * width;
-    out.set(frame.subarray(fr * fw + bx, fr * fw + bx + width), dst);
+    const frameRow = frame.subarray(fr * fw + bx, fr * fw + bx + width);
+    out.set(frameRow, dst);
+    bare?.set(frameRow, dst);
     for (let k = k0; k <= k1; k++) {
       if (!grown[base + k]) continue;
       let end = k + 1;
@@ -295,7 +315,7 @@ export function rasterizeLandMask(options: LandMaskOptions): Uint8Array {
       k = end;
     }
   }
-  return out;
+  return { land: out, unbuffered: bare };
 }
 
 /** Geodesic metres between neighbouring pixels at the window centre. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadLandPolygons, rasterizeLandMask, type LandPolygons } from '../../src/geo/landMask.ts';
+import { loadLandPolygons, rasterizeLandMask, rasterizeLandMasks, type LandPolygons } from '../../src/geo/landMask.ts';
 import { openSafeProduct, type SafeProduct } from '../../src/imagery/index.ts';
 import { Scratch } from '../../src/raster/scratch.ts';
 import { NORTH_SEA_SAFE } from '../imagery/fixtures.ts';
@@ -221,6 +221,32 @@ describe('land mask from Natural Earth 10 m (world-atlas)', () => {
       scratch.array('landMask.frame', Uint8Array, 1).fill(9);
     }
     expect(landPixels).toBeGreaterThan(100_000);
+  });
+
+  it('both masks from one fill: the buffered one and the one without the buffer (Natural Earth alone), fresh or into a scratch', () => {
+    const scratch = new Scratch();
+    const inland = { ...coast, width: 90, height: 70, pixelToLonLat: (r: number, c: number): [number, number] => [4.4 + c * DLON, 50.9 - r * DLAT], lonLatToPixel: undefined };
+    const sea = { ...coast, width: 300, height: 200, pixelToLonLat: (r: number, c: number): [number, number] => [-30 + c * DLON, 40 - r * DLAT], lonLatToPixel: undefined };
+    let bufferLand = 0;
+    // `one`: the buffer adds nothing (no buffer, or a window all land or all sea), so both are one array.
+    const cases = [
+      { options: { ...coast, bufferMeters: 1500 }, one: false },
+      { options: { ...coast, width: 420, height: 333, bufferMeters: 700 }, one: false },
+      { options: { ...coast, bufferMeters: 0 }, one: true },
+      { options: { ...inland, bufferMeters: 900 }, one: true },
+      { options: { ...sea, bufferMeters: 800 }, one: true },
+    ];
+    for (const { options, one } of cases) {
+      const buffered = rasterizeLandMask({ ...options, land });
+      const bare = rasterizeLandMask({ ...options, land, bufferMeters: 0 });
+      for (const masks of [rasterizeLandMasks({ ...options, land }), rasterizeLandMasks({ ...options, land, scratch })]) {
+        expect(Array.from(masks.land)).toEqual(Array.from(buffered));
+        expect(Array.from(masks.unbuffered)).toEqual(Array.from(bare));
+        expect(masks.unbuffered === masks.land).toBe(one);
+      }
+      for (let i = 0; i < buffered.length; i++) bufferLand += buffered[i]! - bare[i]!;
+    }
+    expect(bufferLand).toBeGreaterThan(10_000);
   });
 
   it('buffered masks pinned: land counts and a hash of the land pixels as the pixel-by-pixel passes made them', () => {

@@ -1,4 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { detectShipsInProduct } from '../../src/analysis/ship/index.ts';
+import { nearestShore } from '../../src/geo/shoreDistance.ts';
+import { openSafeProduct } from '../../src/imagery/index.ts';
+import { naturalEarthLand, Random, writeSafeGrd } from '../../src/synth/index.ts';
 import { detectShipsInTile, type ShipDetection, type ShipTileInput } from '../../src/analysis/ship/detect.ts';
 import { calibrateDnInPlace, type TileCalibration } from '../../src/analysis/ship/calibrate.ts';
 import { CANDIDATE_FEATURES, candidateModel, candidateThreshold } from '../../src/analysis/ship/classifier.ts';
@@ -33,8 +40,9 @@ function landMask(maskCols: number): Uint8Array {
   return land;
 }
 
-function tile(values: Float32Array, land: Uint8Array): ShipTileInput {
-  return { sigma0: { vh: values.slice() }, valid: new Uint8Array(W * H).fill(1), land, width: W, height: H, pixelSpacing: spacing, core: { x0: 0, y0: 0, width: W, height: H } };
+/** `landUnbuffered`: the mask without the shore buffer, as a scene gives it (the near-shore classifier path's). */
+function tile(values: Float32Array, land: Uint8Array, landUnbuffered?: Uint8Array): ShipTileInput {
+  return { sigma0: { vh: values.slice() }, valid: new Uint8Array(W * H).fill(1), land, ...(landUnbuffered ? { landUnbuffered } : {}), width: W, height: H, pixelSpacing: spacing, core: { x0: 0, y0: 0, width: W, height: H } };
 }
 
 const near = (row: number, col: number) => (d: ShipDetection) => Math.hypot(d.centroidRow - row, d.centroidCol - col) <= 5;
@@ -160,6 +168,9 @@ describe('ship detection near shore (issue 23 §1)', () => {
     const found = detectShipsInTile(tile(values, land), ON);
     const moored = found.filter(near(311, 267));
     expect(moored).toHaveLength(1);
+    // The classifier path's mask without the buffer (columns 0–149, as a scene gives it): the
+    // pier's landward 500 m enters the moored ship's surroundings, and nothing changes.
+    expect(detectShipsInTile(tile(values, land, landMask(150)), ON)).toEqual(found);
     // Judged by the classifier (near-shore path): it carries its probability and the distance
     // to the scene's own land.
     expect(moored[0]!.candidate!.probability).toBeGreaterThan(0);
@@ -266,5 +277,56 @@ describe('ship detection near shore (issue 23 §1)', () => {
     expect(fromDn).toEqual(fromSigma);
     // The window (columns 0–699 with the 3 km margin) was cut into dn itself: row r at r · 700.
     for (const r of [1, 300, H - 1]) expect(Array.from(dn.subarray(r * 700, (r + 1) * 700))).toEqual(Array.from(sigma.subarray(r * W, r * W + 700)));
+  });
+});
+
+describe('ship detection near a generated coast (issue 23 §1: no worse than the default)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sarwatch-ship-bufferedge-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("finds the hulls at the shore buffer's edge the default detector finds: the classifier path masks Natural Earth's land without the buffer", async () => {
+    // 1200² px at 10 m on the Dutch coast north of IJmuiden (Natural Earth land, 5 m/s wind),
+    // 12 vessels of 60–190 m placed 500–650 m off the coastline, ≥ 400 m apart: just past the
+    // 500 m shore buffer, so the buffered mask cuts a hull lying across its edge.
+    const center: [number, number] = [4.56, 52.56];
+    const half = 6000 / 111_000;
+    const halfLon = half / Math.cos((center[1] * Math.PI) / 180);
+    const land = naturalEarthLand([center[0] - 1.5 * halfLon, center[1] - 1.5 * half, center[0] + 1.5 * halfLon, center[1] + 1.5 * half]);
+    const rng = new Random(2324, 'bufferedge');
+    const ships: Array<{ id: string; lon: number; lat: number; lengthM: number; headingDeg: number }> = [];
+    while (ships.length < 12) {
+      const lon = center[0] + rng.range(-0.8, 0.8) * halfLon;
+      const lat = center[1] + rng.range(-0.8, 0.8) * half;
+      const shore = nearestShore(lon, lat);
+      // Natural Earth's coast here runs north–south, the sea to the west: at sea is west of the nearest coast point.
+      if (!shore || shore.distanceM < 500 || shore.distanceM > 650 || lon > shore.coast[0] || ships.some((s) => Math.hypot((s.lon - lon) * 67_500, (s.lat - lat) * 111_000) < 400)) continue;
+      ships.push({ id: `v${ships.length + 1}`, lon, lat, lengthM: Math.round(rng.range(60, 190)), headingDeg: Math.round(rng.range(0, 360)) });
+    }
+    const { productPath } = await writeSafeGrd(dir, {
+      seed: 2324,
+      start: new Date(Date.UTC(2024, 5, 25, 17, 33, 0)),
+      center,
+      width: 1200,
+      height: 1200,
+      passDirection: 'ascending',
+      surfaces: land.map((polygon, i) => ({ kind: 'land' as const, id: `land-${i + 1}`, name: 'Natural Earth 1:10m land', polygon })),
+      wind: { speed: 5, directionDeg: 260 },
+      ships,
+    });
+    const product = await openSafeProduct(productPath);
+    try {
+      const run = async (on: boolean) => {
+        const points = (await detectShipsInProduct(product, { params: { nearShore: { enabled: on } } })).detections.map((d) => product.geolocation.pixelToLonLat(d.centroidRow, d.centroidCol));
+        const near = (p: [number, number], s: { lon: number; lat: number }) => Math.hypot((p[0] - s.lon) * 67_500, (p[1] - s.lat) * 111_000) <= 100;
+        return { found: ships.filter((s) => points.some((p) => near(p, s))).map((s) => s.id), falseAlarms: points.filter((p) => !ships.some((s) => near(p, s))).length };
+      };
+      const plain = await run(false);
+      const path = await run(true);
+      expect(plain).toEqual({ found: ships.map((s) => s.id), falseAlarms: 0 });
+      // With the buffered mask the path lost one of them (v7: its hull cut by the buffer's edge, read as a quay's end).
+      expect(path).toEqual(plain);
+    } finally {
+      await product.close();
+    }
   });
 });

@@ -7,7 +7,7 @@
 // for bit. A pool task reads into its thread's scratch (raster/scratch.ts): fresh tile arrays
 // cost more in page faults than reading them (≈ 13 ns per float32 pixel on the bench box).
 
-import { rasterizeLandMask } from '../../geo/landMask.ts';
+import { rasterizeLandMasks } from '../../geo/landMask.ts';
 // Not src/imagery/index.ts: a pool thread loads this module for its threadTasks, and the
 // readers themselves load with a thread's first scene tile (engine/products.ts).
 import { isSafeProduct, type ProductSource, type Sigma0Product } from '../../imagery/sigma0/types.ts';
@@ -59,9 +59,10 @@ export async function readShipTile(product: Sigma0Product, reading: ShipTileRead
     for (let i = 0; i < n; i++) valid[i] = valid[i]! & other[i]!;
   }
   let land: Uint8Array | undefined;
+  let landUnbuffered: Uint8Array | undefined;
   if (reading.landMask) {
     const geolocation = product.geolocation;
-    land = rasterizeLandMask({
+    ({ land, unbuffered: landUnbuffered } = rasterizeLandMasks({
       width: win.width,
       height: win.height,
       pixelToLonLat: (r, c) => geolocation.pixelToLonLat(win.y0 + r, win.x0 + c),
@@ -72,7 +73,7 @@ export async function readShipTile(product: Sigma0Product, reading: ShipTileRead
       bufferMeters: reading.landBufferM,
       pixelSpacing: reading.pixelSpacing,
       ...(reuse ? { scratch: reuse } : {}),
-    });
+    }));
   }
   const vectors = (pol: string | undefined) => {
     if (!reading.calibrateOnTask || pol === undefined) return undefined;
@@ -85,6 +86,7 @@ export async function readShipTile(product: Sigma0Product, reading: ShipTileRead
     sigma0: { ...(vh ? { vh: vh.data } : {}), ...(vv ? { vv: vv.data } : {}) },
     valid,
     ...(land ? { land } : {}),
+    ...(landUnbuffered && landUnbuffered !== land ? { landUnbuffered } : {}),
     width: win.width,
     height: win.height,
     pixelSpacing: reading.pixelSpacing,

@@ -35,6 +35,12 @@ export interface ShipTileInput {
   valid: Uint8Array;
   /** 1 on land (incl. the shore buffer): neither target nor background. */
   land?: Uint8Array;
+  /**
+   * `land` without the shore buffer (Natural Earth's land alone): the near-shore classifier
+   * path's mask, the scene segmenter's land added to it. The trees were fitted on chips masked
+   * by real land only: a hull the buffer's edge cuts is read as a quay's end. Default `land`.
+   */
+  landUnbuffered?: Uint8Array;
   width: number;
   height: number;
   /** Metres between columns (range) and between rows (azimuth). */
@@ -204,7 +210,8 @@ function detectInCalibratedTile(input: ShipTileInput, paramsInput: ShipParamsInp
   // The classifier path looks only at the band's sea and a margin around it (the segmenter's
   // field is most of its cost: docs/ship.md "Near shore").
   // A channel the call calibrated is its own (used once, ShipTileInput.calibrate): cut in place.
-  const part = cropTile(input, band.window, own);
+  // Its land is the mask without the shore buffer (ShipTileInput.landUnbuffered).
+  const part = cropTile(input.landUnbuffered ? { ...input, land: input.landUnbuffered } : input, band.window, own);
   const coastal = (part ? detectInTile(part, { ...params, classifier: { ...params.classifier, enabled: true, candidates: 'threshold', sceneLandMask: true } }, bandAt) : []).filter((d) => inBand(d) || (d.sceneLandDistanceM ?? Infinity) <= params.nearShore.distanceM);
   if (coastal.length === 0) return open;
   // The seam: a classifier detection sharing a pixel with a default one kept outside the band
