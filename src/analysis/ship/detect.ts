@@ -205,7 +205,7 @@ export async function detectShipsInProduct(product: Sigma0Product, options: Dete
     // In this thread (or a product only this thread can read): tiles read here, their arrays moved to the pool.
     const readTile = (_window: PixelWindow, tile: Tile) => readShipTile(product, reading, tile);
     const prepare = (_tile: Tile, input: ShipTileInput) => {
-      const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
+      const transfer = [...new Set([input.sigma0.vh, input.sigma0.vv, input.valid, input.land, input.landUnbuffered].filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
       return { input, transfer, keep: undefined };
     };
     tileTimings = sources
