@@ -60,17 +60,20 @@ export function matchChip(chip: SsddChip, dets: ShipDetection[]) {
   return scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col));
 }
 
-/** `base` less every ship's outline grown by `grow` px: a background no ship raises. */
-export function withoutShips(base: Uint8Array, shipId: Int32Array, w: number, h: number, grow = 2): Uint8Array {
-  const out = Uint8Array.from(base);
-  for (let i = 0; i < shipId.length; i++) {
-    if (shipId[i]! < 0) continue;
+/** `base` less the pixels `out` marks, grown by `grow` px (Chebyshev). */
+export function without(base: Uint8Array, out: (i: number) => boolean, w: number, h: number, grow: number): Uint8Array {
+  const res = Uint8Array.from(base);
+  for (let i = 0; i < base.length; i++) {
+    if (!out(i)) continue;
     const r = (i / w) | 0;
     const c = i - r * w;
-    for (let rr = Math.max(0, r - grow); rr <= Math.min(h - 1, r + grow); rr++) out.fill(0, rr * w + Math.max(0, c - grow), rr * w + Math.min(w - 1, c + grow) + 1);
+    for (let rr = Math.max(0, r - grow); rr <= Math.min(h - 1, r + grow); rr++) res.fill(0, rr * w + Math.max(0, c - grow), rr * w + Math.min(w - 1, c + grow) + 1);
   }
-  return out;
+  return res;
 }
+
+/** `base` less every ship's outline grown by `grow` px: a background no ship raises. */
+export const withoutShips = (base: Uint8Array, shipId: Int32Array, w: number, h: number, grow = 2): Uint8Array => without(base, (i) => shipId[i]! >= 0, w, h, grow);
 
 /** Ship `id`'s outline pixels and its brightest one on `target` (−1 when none lies there). */
 export function shipPixels(d: DevChip, id: number, target: Uint8Array): { pixels: number[]; peak: number } {
