@@ -165,6 +165,7 @@ printClasses(
   misses,
   shipsN,
   t0,
+  'peak over the ring as the detector has it',
 );
 for (const [c, list] of dropped) {
   const q = (k: keyof (typeof list)[number]) => {
@@ -173,4 +174,4 @@ for (const [c, list] of dropped) {
   };
   console.log(`  ${c}, measured (min/median/max m): diagonal ${q('diagonalM')}, length ${q('lengthM')}, width ${q('widthM')}; ship box ${q('boxM')}`);
 }
-printClasses(`false detections: ${fp} (box: the detection's diagonal in px; dB: its contrast)`, falses, fp, t0);
+printClasses(`false detections: ${fp} (box: the detection's diagonal in px)`, falses, fp, t0, 'contrast');

@@ -109,8 +109,8 @@ export interface Classed {
   peakOverSeaDb: number;
 }
 
-/** Sorted, each class's count over `total`, then its median box and peak over clean sea. */
-export function printClasses(title: string, rows: Classed[], total: number, cpuStart: NodeJS.CpuUsage): void {
+/** Sorted, each class's count over `total`, then its median box and dB (`peakOverSeaDb`, named `dbName`). */
+export function printClasses(title: string, rows: Classed[], total: number, cpuStart: NodeJS.CpuUsage, dbName = 'peak over clean sea'): void {
   const u = process.cpuUsage(cpuStart);
   console.log(`${title}; ${((u.user + u.system) / 1e6).toFixed(0)} CPU s`);
   const byClass = new Map<string, Classed[]>();
@@ -120,7 +120,7 @@ export function printClasses(title: string, rows: Classed[], total: number, cpuS
   for (const [c, list] of sorted) {
     const sz = list.map((d) => d.sizePx).sort((a, b) => a - b);
     const db = list.map((d) => d.peakOverSeaDb).filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
-    console.log(`  ${c}: median box ${sz[sz.length >> 1]} px, median peak over clean sea ${db.length ? db[db.length >> 1]!.toFixed(1) : 'n/a'} dB`);
+    console.log(`  ${c}: median box ${sz[sz.length >> 1]} px, median ${dbName} ${db.length ? db[db.length >> 1]!.toFixed(1) : 'n/a'} dB`);
   }
   if (process.argv.includes('--list')) for (const d of rows) console.log(JSON.stringify(d));
 }
