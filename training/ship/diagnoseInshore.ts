@@ -25,36 +25,20 @@
  *
  *   node --import tsx training/ship/diagnoseInshore.ts [--offshore] [--cache FILE] [--pfa 1e-4] [--factor 16] [--params JSON]
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips, readSsddLand, type SsddChip } from '../../eval/shipChips.ts';
-import { scoreMatches } from '../../eval/scoring/shipEval.ts';
+import { SSDD_PIXEL_M, detectOnChip, readSsddLand } from '../../eval/shipChips.ts';
 import { CfarScratch, cfarDetect, cfarWindows } from '../../src/analysis/ship/cfar.ts';
 import { resolveShipParams, type ShipParamsInput } from '../../src/analysis/ship/params.ts';
-import { landMaskOfField, seaLandModel, seaLandProbability, withLandDistance } from '../../src/analysis/ship/seaLand.ts';
 import { markAboveSeaLevel, seaLevel } from '../../src/analysis/ship/seaLevel.ts';
-import { clusterDetections, measureCluster, mergeNearbyClusters, type Cluster } from '../../src/analysis/ship/cluster.ts';
-import { fillRingSpans } from '../../src/raster/canvas.ts';
-import { SPACING, chipCells, foldsByRun, runOf, ssddOutlines } from './seaLandData.ts';
-import { outOfFoldLandModels } from './oofLand.ts';
+import { measureCluster, type Cluster } from '../../src/analysis/ship/cluster.ts';
+import { SPACING } from './seaLandData.ts';
+import { arg, devChips, matchChip, pixelOwners, printClasses, replayClusters, shipPixels, withoutShips, type Classed } from './missDiagnosis.ts';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
 const kind = process.argv.includes('--offshore') ? 'offshore' : 'inshore';
 const extra = JSON.parse(arg('params', '{}')) as ShipParamsInput;
 const candidatePfa = Number(arg('pfa', '1e-4'));
 const seaLevelFactor = Number(arg('factor', '16'));
 const cache = process.argv.includes('--cache') ? arg('cache', '') : undefined;
 
-const outlinesOf = ssddOutlines();
-
-const all = loadSsddChips().filter((c) => c.split === 'dev');
-const foldOf = foldsByRun(all);
-const landModels = outOfFoldLandModels(all, cache);
-const landThreshold = seaLandModel().threshold;
-const chips = all.filter((c) => c.inshore === (kind === 'inshore'));
 const params = resolveShipParams({ ...extra, classifier: { enabled: true, candidatePfa, seaLevelFactor, threshold: 0, ...extra.classifier } });
 const windows = cfarWindows(params, SPACING);
 const cfarOptions = {
@@ -69,37 +53,22 @@ const cfarOptions = {
 const scratch = [new CfarScratch(), new CfarScratch(), new CfarScratch()];
 const t0 = process.cpuUsage();
 
-type Class =
-  | 'land'
-  | 'merged: candidate matched elsewhere or > 100 m'
-  | 'merged: component rejected (> 600 m)'
-  | 'merged: sea-level component dropped (its peak on CFAR extent)'
-  | 'merged: component rejected (sidelobe arm or other)'
-  | 'undecided (ring < ¼ sea)' | 'background: land/clutter in ring' | 'background: other ships in ring' | 'dim';
-const counts = new Map<Class, number>();
+let chipsN = 0;
 let shipsN = 0;
 let matched = 0;
-const detail: Array<{ chip: number; ship: number; cls: Class; sizePx: number; peakOverSeaDb: number }> = [];
+const detail: Classed[] = [];
 
-for (const chip of chips) {
-  const { width: w, height: h } = chip;
+for (const d of devChips(kind, cache)) {
+  const { chip, width: w, height: h, sigma0, land } = d;
   const n = w * h;
-  const img = decodeLuma(readFileSync(path.join(SSDD_DIR, 'images', chip.file)));
-  const sigma0 = greyAmplitudeToSigma0(img.grey);
-  const field = withLandDistance(seaLandProbability(chipCells(chip).features, { model: landModels[foldOf.get(runOf(chip))!]! }), SPACING, landThreshold);
-  const land = landMaskOfField(field, w, h, landThreshold);
   const dets = detectOnChip(sigma0, w, h, SSDD_PIXEL_M, { land, params });
-  const truth = chip.ships.map((s, id) => ({ ...s, certain: true, id }));
-  const dist = (d: number, t: (typeof truth)[number]) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col);
-  const s = scoreMatches(dets.length, truth, MATCH_DISTANCE_M / SSDD_PIXEL_M, dist);
+  const s = matchChip(chip, dets);
+  chipsN++;
   shipsN += chip.ships.length;
   matched += s.truePositives;
   if (s.missed.length === 0) continue;
 
-  // Ship outlines (one label per ship), the reference sea, the target pixels.
-  const shipId = new Int32Array(n).fill(-1);
-  const polys = outlinesOf(chip.file);
-  polys.forEach((rings, k) => fillRingSpans(rings, w, h, (y, xa, xb) => shipId.fill(k, y * w + xa, y * w + xb)));
+  // The reference sea, the target pixels.
   const refLand = chip.inshore ? readSsddLand(chip) : new Uint8Array(n);
   const target = new Uint8Array(n);
   for (let i = 0; i < n; i++) target[i] = land[i] ? 0 : 1;
@@ -107,53 +76,36 @@ for (const chip of chips) {
   const cfar = cfarDetect({ values: sigma0, target, width: w, height: h }, cfarOptions, scratch[0]);
   const levelMask = new Uint8Array(n);
   const level = seaLevel(sigma0, target, w, h, Math.max(16, Math.max(windows.background.rows, windows.background.cols)));
-  markAboveSeaLevel(sigma0, target, w, h, level, seaLevelFactor, seaLevelFactor / 2, levelMask);
+  const seeds = markAboveSeaLevel(sigma0, target, w, h, level, seaLevelFactor, seaLevelFactor / 2, levelMask);
   // Sea-only backgrounds: the reference sea (other ships kept), and the reference sea less every ship's outline grown by 2 px.
   const seaBg = new Uint8Array(n);
-  const seaNoShips = new Uint8Array(n);
   for (let i = 0; i < n; i++) seaBg[i] = target[i] && !refLand[i] ? 1 : 0;
-  seaNoShips.set(seaBg);
-  for (let i = 0; i < n; i++)
-    if (shipId[i]! >= 0) {
-      const r = (i / w) | 0, c = i - r * w;
-      for (let dr = -2; dr <= 2; dr++) for (let dc = -2; dc <= 2; dc++) {
-        const rr = r + dr, cc = c + dc;
-        if (rr >= 0 && rr < h && cc >= 0 && cc < w) seaNoShips[rr * w + cc] = 0;
-      }
-    }
+  const seaNoShips = withoutShips(seaBg, d.shipId, w, h);
   const cfarSea = cfarDetect({ values: sigma0, target, background: seaBg, width: w, height: h }, cfarOptions, scratch[1]);
   const cfarClean = cfarDetect({ values: sigma0, target, background: seaNoShips, width: w, height: h }, cfarOptions, scratch[2]);
   // Replay the tile's clustering to see what became of a detected pixel.
   const clusterOf = new Map<number, { dropped: boolean; tooBig: boolean }>();
-  {
-    const m1 = Uint8Array.from(cfar.mask);
-    const mark = (cl: Cluster[], dropped: (c: Cluster) => boolean) => {
-      for (const c of cl) {
-        const shape = measureCluster(c, w, SPACING);
-        const info = { dropped: dropped(c), tooBig: shape.diagonalM > params.maxDiagonalM || shape.lengthM > params.maxLengthM };
-        for (const p of c.pixels) if (!clusterOf.has(p)) clusterOf.set(p, info);
-      }
-    };
-    mark(mergeNearbyClusters(clusterDetections(m1, sigma0, w, h, cfar.detected), m1, sigma0, w, h, SPACING, params.mergeGapM), () => false);
-    const lm = new Uint8Array(n);
-    const seeds = markAboveSeaLevel(sigma0, target, w, h, level, seaLevelFactor, seaLevelFactor / 2, lm);
-    if (seeds.length) mark(mergeNearbyClusters(clusterDetections(lm, sigma0, w, h, seeds), lm, sigma0, w, h, SPACING, params.mergeGapM), (c) => m1[c.peakIndex] !== 0);
-  }
-  const owner = new Map<number, number>();
-  dets.forEach((d, k) => d.pixels.rows.forEach((r, j) => owner.set(r * w + d.pixels.cols[j]!, k)));
+  const mark = (cl: Cluster[], dropped: (c: Cluster) => boolean) => {
+    for (const c of cl) {
+      const shape = measureCluster(c, w, SPACING);
+      const info = { dropped: dropped(c), tooBig: shape.diagonalM > params.maxDiagonalM || shape.lengthM > params.maxLengthM };
+      for (const p of c.pixels) if (!clusterOf.has(p)) clusterOf.set(p, info);
+    }
+  };
+  const replayed = replayClusters(cfar.mask, cfar.detected, sigma0, w, h, params.mergeGapM);
+  mark(replayed.clusters, () => false);
+  if (seeds.length) mark(replayClusters(levelMask, seeds, sigma0, w, h, params.mergeGapM).clusters, (c) => replayed.mask[c.peakIndex] !== 0);
+  const owner = pixelOwners(dets, w);
 
   for (const id of s.missed) {
     const t = chip.ships[id!]!;
-    const pix: number[] = [];
-    for (let i = 0; i < n; i++) if (shipId[i] === id) pix.push(i);
+    const { pixels: pix, peak } = shipPixels(d, id!, target);
     const centre = Math.min(h - 1, Math.round(t.row)) * w + Math.min(w - 1, Math.round(t.col));
-    let peak = -1;
-    for (const p of pix) if (target[p] && (peak < 0 || sigma0[p]! > sigma0[peak]!)) peak = p;
     const pr = peak >= 0 ? (peak / w) | 0 : 0;
     const pc = peak >= 0 ? peak - pr * w : 0;
     const cleanMean = peak >= 0 ? cfarClean.backgroundMean(pr, pc) : Number.NaN;
     const peakOverSeaDb = peak >= 0 && cleanMean > 0 ? 10 * Math.log10(sigma0[peak]! / cleanMean) : Number.NaN;
-    let cls: Class;
+    let cls: string;
     const hit = pix.find((p) => cfar.mask[p] === 2 || levelMask[p] === 2);
     if (land[centre]) cls = 'land';
     else if (hit !== undefined) {
@@ -171,18 +123,7 @@ for (const chip of chips) {
     else if (pix.some((p) => cfarSea.mask[p] === 2)) cls = 'background: land/clutter in ring';
     else if (pix.some((p) => cfarClean.mask[p] === 2)) cls = 'background: other ships in ring';
     else cls = 'dim';
-    counts.set(cls, (counts.get(cls) ?? 0) + 1);
     detail.push({ chip: chip.number, ship: id!, cls, sizePx: t.sizePx, peakOverSeaDb });
   }
 }
-const u = process.cpuUsage(t0);
-console.log(`${kind} development chips: ${chips.length}, ships ${shipsN}, matched by a candidate ${matched} (${(matched / shipsN).toFixed(3)}); ${((u.user + u.system) / 1e6).toFixed(0)} CPU s`);
-for (const [c, k] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`  ${c}: ${k} (${(k / shipsN).toFixed(3)})`);
-const byClass = new Map<string, number[]>();
-for (const d of detail) byClass.set(d.cls, [...(byClass.get(d.cls) ?? []), d.sizePx]);
-for (const [c, sz] of byClass) {
-  sz.sort((a, b) => a - b);
-  const db = detail.filter((d) => d.cls === c).map((d) => d.peakOverSeaDb).filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
-  console.log(`  ${c}: median box ${sz[sz.length >> 1]} px, median peak over clean sea ${db.length ? db[db.length >> 1]!.toFixed(1) : 'n/a'} dB`);
-}
-if (process.argv.includes('--list')) for (const d of detail) console.log(JSON.stringify(d));
+printClasses(`${kind} development chips: ${chipsN}, ships ${shipsN}, matched by a candidate ${matched} (${(matched / shipsN).toFixed(3)})`, detail, shipsN, t0);
