@@ -26,16 +26,12 @@ import { claimJob, completeJob, failJob, heartbeat, returnJob } from '../jobs/tr
 import { coverageOnJob } from '../jobs/views.ts';
 import { creditCapFailure } from '../jobs/creditCap.ts';
 import type { JobSettled } from '../metrics.ts';
+import type { Logger } from '../logger.ts';
 import { JobWatch, type JobLoss } from './jobWatch.ts';
 import type { CancelNotices } from '../queue/cancelNotices.ts';
 import type { TileRunner } from '../analysis/port.ts';
 import { deleteQuicklook, quicklookBlocksFor, quicklookSoftly, storeQuicklook } from './quicklook.ts';
 import { matchAisInOutput } from './aisMatch.ts';
-
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface RunnerDeps {
   db: Db;
