@@ -28,36 +28,8 @@ export type ValidatedInput =
       /** A GRD name for the detect family; any text for analyze (it fails at job time). */
       sceneId: string;
     }
-  | {
-      pattern: 'polygon_date';
-      endpoint: SubmittableEndpoint;
-      family: Family;
-      aoi: AoiGeometry;
-      /** The polygon as submitted, or the upload's union (valid WKT): what the geometry thread reads. */
-      wkt: string;
-      /** The upload named by `polygon_id`; null for `polygon`. */
-      polygonId: string | null;
-      areaSqkm: number;
-      centroid: { lon: number; lat: number };
-      date: string;
-      dateDirection: 'before' | 'after' | 'nearest';
-      orbitDirection: 'ascending' | 'descending' | null;
-    }
-  | {
-      pattern: 'polygon_period';
-      endpoint: SubmittableEndpoint;
-      family: Family;
-      aoi: AoiGeometry;
-      /** The polygon as submitted, or the upload's union (valid WKT): what the geometry thread reads. */
-      wkt: string;
-      /** The upload named by `polygon_id`; null for `polygon`. */
-      polygonId: string | null;
-      areaSqkm: number;
-      centroid: { lon: number; lat: number };
-      dateStart: string;
-      dateEnd: string;
-      orbitDirection: 'ascending' | 'descending' | null;
-    }
+  | ({ pattern: 'polygon_date'; date: string; dateDirection: 'before' | 'after' | 'nearest' } & PolygonFields)
+  | ({ pattern: 'polygon_period'; dateStart: string; dateEnd: string } & PolygonFields)
   | {
       pattern: 'image';
       endpoint: SubmittableEndpoint;
@@ -72,3 +44,17 @@ export type ValidatedInput =
       areaSqkm: number;
       centroid: { lon: number; lat: number };
     };
+
+/** What a `polygon` or `polygon_id` request carries, whichever its dates. */
+type PolygonFields = {
+  endpoint: SubmittableEndpoint;
+  family: Family;
+  aoi: AoiGeometry;
+  /** The polygon as submitted, or the upload's union (valid WKT): what the geometry thread reads. */
+  wkt: string;
+  /** The upload named by `polygon_id`; null for `polygon`. */
+  polygonId: string | null;
+  areaSqkm: number;
+  centroid: { lon: number; lat: number };
+  orbitDirection: 'ascending' | 'descending' | null;
+};
