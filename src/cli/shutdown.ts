@@ -5,7 +5,7 @@
  * store close.
  * A second signal while closing exits at once; the next start recovers what was running.
  */
-import type { Logger } from '../worker/runner.ts';
+import type { Logger } from '../logger.ts';
 
 export type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 

@@ -2,15 +2,23 @@
  * The measured footprint of a raster: how much of it holds valid data, and the outline of the
  * valid pixels in lon/lat. Shared by every RasterProduct (RTC GeoTIFFs, geocoded GRDs).
  */
-import type { RasterFootprint, RasterWindow } from './rtc/raster.js';
 import { planTiles, readTiles } from './tiles.js';
-import { closeCounterClockwise, type PixelWindow } from './window.js';
+import { closeCounterClockwise, type LonLatPolygon, type PixelWindow } from './window.js';
+
+export interface RasterFootprint {
+  /** Outline of the valid pixels (row-span hull, outer envelope), null if no pixel is valid. */
+  polygon: LonLatPolygon | null;
+  validPixels: number;
+  totalPixels: number;
+  /** validPixels / totalPixels. */
+  validFraction: number;
+}
 
 export interface FootprintSource {
   width: number;
   height: number;
-  /** Reads one window; only `valid` is used. */
-  readWindow(window: PixelWindow): Promise<Pick<RasterWindow, 'valid'>>;
+  /** Reads one window's validity mask (a RasterWindow's `valid`: 1 where the pixel has data). */
+  readWindow(window: PixelWindow): Promise<{ valid: Uint8Array }>;
   /** Lon/lat of a pixel corner (x = column edge, y = row edge). */
   cornerToLonLat(x: number, y: number): [number, number];
 }

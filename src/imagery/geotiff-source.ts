@@ -4,7 +4,6 @@ import { inflate, type ZlibOptions } from 'node:zlib';
 import { addDecoder, BaseDecoder, GeoTIFF } from 'geotiff';
 import { ZSTDDecoder } from 'zstddec';
 import { ImageryError } from './errors.js';
-import { remoteAccess } from './remote/access.js';
 
 // ------------------------------------------------------------------ Deflate through node:zlib
 
@@ -116,7 +115,7 @@ interface Slice {
 /**
  * Random access to a byte range of a file: a member stored (not compressed) inside a zip,
  * read in place so that a measurement TIFF is never extracted or loaded whole; or a whole
- * local TIFF (openTiff). readInto serves BlockReader's column reads without a buffer per range.
+ * local TIFF (openLocalTiff). readInto serves BlockReader's column reads without a buffer per range.
  */
 export class FileRangeSource {
   private handle: Promise<FileHandle> | null = null;
@@ -203,20 +202,11 @@ async function readWholeAsync(handle: FileHandle, target: Uint8Array, position: 
   }
 }
 
-export function isHttpUrl(pathOrUrl: string): boolean {
-  return /^https?:\/\//i.test(pathOrUrl);
-}
-
-/**
- * Open a local TIFF, or an http(s) / s3 URL: remote files go through the process's
- * RemoteAccess (signing, byte cache, coalesced range requests, retries; a server without
- * range support is an error, not a silent full download).
- */
-export async function openTiff(pathOrUrl: string): Promise<GeoTIFF> {
-  if (isHttpUrl(pathOrUrl) || /^s3:\/\//i.test(pathOrUrl)) return remoteAccess().openTiff(pathOrUrl);
+/** Open a local TIFF (remote/access.ts openTiff takes an http(s) / s3 URL as well). */
+export async function openLocalTiff(path: string): Promise<GeoTIFF> {
   try {
     // The whole file as a FileRangeSource (geotiff.js's fromFile reads the same bytes, a fresh buffer per range).
-    const source = new FileRangeSource(pathOrUrl, 0, (await stat(pathOrUrl)).size);
+    const source = new FileRangeSource(path, 0, (await stat(path)).size);
     try {
       return await GeoTIFF.fromSource(source as unknown as TiffSource);
     } catch (cause) {
@@ -225,7 +215,7 @@ export async function openTiff(pathOrUrl: string): Promise<GeoTIFF> {
     }
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException)?.code === 'ENOENT' ? 'NOT_FOUND' : 'INVALID_PRODUCT';
-    throw new ImageryError(code, `cannot open GeoTIFF ${pathOrUrl}: ${(cause as Error)?.message ?? cause}`, { cause });
+    throw new ImageryError(code, `cannot open GeoTIFF ${path}: ${(cause as Error)?.message ?? cause}`, { cause });
   }
 }
 

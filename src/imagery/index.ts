@@ -15,6 +15,7 @@ export { ImageryError, isImageryError } from './errors.js';
 export type { ImageryErrorCode } from './errors.js';
 export { intersectWindows } from './window.js';
 export type { LonLatPolygon, PixelWindow } from './window.js';
+export type { RasterFootprint } from './footprint.js';
 export * from './sigma0/index.js';
 export { openProductSource } from './source.js';
 export { RemoteAccess, remoteAccess, setRemoteAccess, isRemoteHref, CachedRangeSource } from './remote/access.js';

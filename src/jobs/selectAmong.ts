@@ -13,7 +13,7 @@ import { endpointOf } from '../endpoints/index.ts';
 import type { SceneQuery, SceneRecord } from '../catalog/types.ts';
 import { bboxOf, simplifyToWktBudget, type AoiGeometry } from '../geo/index.ts';
 import type { ResolvedInput } from '../analysis/port.ts';
-import type { ValidatedRequest } from './validate.ts';
+import type { ValidatedRequest } from './request.ts';
 
 export type { ResolvedInput };
 

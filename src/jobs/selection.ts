@@ -10,7 +10,7 @@ import { lowCoverageWarning, resolveSceneForJob, type CoverageEstimate, type Sce
 import { geodesicAreaSqkm, type AoiGeometry } from '../geo/index.ts';
 import { coverOffMainThread, selectOffMainThread } from './geometry/pool.ts';
 import { candidateQuery, type ResolutionOutcome } from './selectAmong.ts';
-import type { ValidatedRequest } from './validate.ts';
+import type { ValidatedRequest } from './request.ts';
 
 import { coverageForResponse } from './selectAmong.ts';
 export { coverageForResponse, type Resolution, type ResolutionOutcome, type ResolvedInput } from './selectAmong.ts';

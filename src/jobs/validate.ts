@@ -17,75 +17,11 @@ import type { PeriodJobBody, SceneJobBody, SubmissionBody } from '../contract/sc
 import { NEAR_SHORE_DETECTION_DEFAULT } from '../contract/bodies.ts';
 import type { Config } from '../config.ts';
 import type { AoiGeometry } from '../geo/index.ts';
+import type { ValidatedInput, ValidatedRequest } from './request.ts';
 import { checkPolygonOffMainThread } from './geometry/pool.ts';
 import { checkSceneIdAtSubmission } from '../catalog/sceneId.ts';
 import { priceMicros } from './credits.ts';
-import { NO_UPLOADS, type UploadedAis, type UploadedImage, type UploadLookups } from '../uploads/lookup.ts';
-
-export type ValidatedRequest = ValidatedInput & {
-  /** ship: the AIS upload named by `ais_id`, matched to the detections. */
-  ais?: UploadedAis;
-  /** ship: `include_fixed_structures: true` keeps the detections flagged `fixed_structure: true`. */
-  includeFixedStructures?: boolean;
-  /**
-   * ship (always set on a ship request): `near_shore_detection`, or NEAR_SHORE_DETECTION_DEFAULT
-   * without it — the candidate classifier judges the candidates within 2 km of the coast.
-   */
-  nearShoreDetection?: boolean;
-};
-
-type ValidatedInput =
-  | {
-      pattern: 'scene';
-      endpoint: SubmittableEndpoint;
-      family: Family;
-      /** A GRD name for the detect family; any text for analyze (it fails at job time). */
-      sceneId: string;
-    }
-  | {
-      pattern: 'polygon_date';
-      endpoint: SubmittableEndpoint;
-      family: Family;
-      aoi: AoiGeometry;
-      /** The polygon as submitted, or the upload's union (valid WKT): what the geometry thread reads. */
-      wkt: string;
-      /** The upload named by `polygon_id`; null for `polygon`. */
-      polygonId: string | null;
-      areaSqkm: number;
-      centroid: { lon: number; lat: number };
-      date: string;
-      dateDirection: 'before' | 'after' | 'nearest';
-      orbitDirection: 'ascending' | 'descending' | null;
-    }
-  | {
-      pattern: 'polygon_period';
-      endpoint: SubmittableEndpoint;
-      family: Family;
-      aoi: AoiGeometry;
-      /** The polygon as submitted, or the upload's union (valid WKT): what the geometry thread reads. */
-      wkt: string;
-      /** The upload named by `polygon_id`; null for `polygon`. */
-      polygonId: string | null;
-      areaSqkm: number;
-      centroid: { lon: number; lat: number };
-      dateStart: string;
-      dateEnd: string;
-      orbitDirection: 'ascending' | 'descending' | null;
-    }
-  | {
-      pattern: 'image';
-      endpoint: SubmittableEndpoint;
-      family: Family;
-      /** The image upload named by `tif_id`: what the detector reads. */
-      image: UploadedImage;
-      aoi: AoiGeometry;
-      /** The polygon as submitted, the upload's union, or the image's footprint (valid WKT). */
-      wkt: string;
-      /** The upload named by `polygon_id`; null for `polygon` or no polygon. */
-      polygonId: string | null;
-      areaSqkm: number;
-      centroid: { lon: number; lat: number };
-    };
+import { NO_UPLOADS, type UploadLookups } from '../uploads/lookup.ts';
 
 const invalid = (message: string) => new ApiError('VALIDATION_ERROR', message);
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './schema.ts';
-import type { StoreDialect } from './dialect.ts';
+import type { StoreDialect } from './port.ts';
 
 const INT8_OID = 20;
 
@@ -52,7 +52,7 @@ const UNIQUE_VIOLATION = '23505';
 
 const codeOf = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
 
-/** PostgreSQL's side of the store port (src/store/dialect.ts). */
+/** PostgreSQL's side of the store port (src/store/port.ts). */
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
   /**

@@ -5,7 +5,7 @@ import { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import { withStatementCache } from './statementCache.ts';
 import { BusyRetryingSqliteDialect, isSqliteBusy } from './sqliteBusy.ts';
-import type { StoreDialect } from './dialect.ts';
+import type { StoreDialect } from './port.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, restrictFile } from '../privateFiles.ts';
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY goes out (the API's 503). */
@@ -47,7 +47,7 @@ export function openSqlite(file: string, opts: OpenSqliteOptions = {}): Kysely<D
 
 const codeOf = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
 
-/** SQLite's side of the store port (src/store/dialect.ts). */
+/** SQLite's side of the store port (src/store/port.ts). */
 export const sqliteDialect: StoreDialect = {
   name: 'sqlite',
   /**

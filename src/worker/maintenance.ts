@@ -11,7 +11,7 @@ import { recoverInterruptedJobs } from '../jobs/transitions.ts';
 import { sweepExpiredResults } from './retention.ts';
 import { pruneJobEvents } from './pruneJobEvents.ts';
 import { tilePrefix } from '../queue/tiles.ts';
-import type { Logger } from './runner.ts';
+import type { Logger } from '../logger.ts';
 
 export interface MaintenanceDeps {
   db: Db;

@@ -11,7 +11,7 @@ import type { AnalysisContext, ResolvedInput } from '../analysis/port.ts';
 import type { Sigma0Product } from '../imagery/index.ts';
 import type { ObjectStore } from '../objects/port.ts';
 import type { CompletionFacts } from '../jobs/transitions/completeJob.ts';
-import type { Logger } from './runner.ts';
+import type { Logger } from '../logger.ts';
 
 /** What the worker made after the analysis: the quicklook's images and the map layer (UTF-8 GeoJSON), each null when none. */
 export interface JobPictures {

@@ -15,7 +15,8 @@ import type { AnalysisRegistry } from '../endpoints/analysisRegistry.ts';
 import type { AnalysisRequest, ResolvedInput } from '../analysis/port.ts';
 import { CatalogError, earlierOfTrack, type SceneCatalog } from '../catalog/index.ts';
 import { centroidLonLat } from '../geo/index.ts';
-import { validateSubmission, type ValidatedRequest } from '../jobs/validate.ts';
+import { validateSubmission } from '../jobs/validate.ts';
+import type { ValidatedRequest } from '../jobs/request.ts';
 import { resolveRequest } from '../jobs/selection.ts';
 import { uploadLookups } from '../uploads/lookup.ts';
 import { withLocalImage } from '../uploads/imageFile.ts';
@@ -25,16 +26,12 @@ import { claimJob, completeJob, failJob, heartbeat, returnJob } from '../jobs/tr
 import { coverageOnJob } from '../jobs/views.ts';
 import { creditCapFailure } from '../jobs/creditCap.ts';
 import type { JobSettled } from '../metrics.ts';
+import type { Logger } from '../logger.ts';
 import { JobWatch, type JobLoss } from './jobWatch.ts';
 import type { CancelNotices } from '../queue/cancelNotices.ts';
 import type { TileRunner } from '../analysis/port.ts';
 import { deleteQuicklook, quicklookBlocksFor, quicklookSoftly, storeQuicklook } from './quicklook.ts';
 import { matchAisInOutput } from './aisMatch.ts';
-
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface RunnerDeps {
   db: Db;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fromFile } from 'geotiff';
 
 import { BlockReader } from '../../src/imagery/index.js';
-import { FileRangeSource, openTiff } from '../../src/imagery/geotiff-source.js';
+import { FileRangeSource, openLocalTiff } from '../../src/imagery/geotiff-source.js';
 import { NORTH_SEA_VV_TIFF } from './fixtures.js';
 
 /** geotiff.js's own readRasters is the reference: the reader must give the same pixels. */
@@ -76,9 +76,9 @@ describe('BlockReader on uncompressed strips (North Sea GRD crop: 1000 × 1000, 
   });
 });
 
-describe('BlockReader through a local FileRangeSource (openTiff): rows read in place into a reused staging buffer', () => {
+describe('BlockReader through a local FileRangeSource (openLocalTiff): rows read in place into a reused staging buffer', () => {
   it('the same pixels as readRasters, windows of one and of several staging chunks, read after read', async () => {
-    const tiff = await openTiff(NORTH_SEA_VV_TIFF);
+    const tiff = await openLocalTiff(NORTH_SEA_VV_TIFF);
     try {
       const image = await tiff.getImage();
       expect(image.source).toBeInstanceOf(FileRangeSource);

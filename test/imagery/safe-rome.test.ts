@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlockReader, openSafeProduct, planTiles, readTiles, type SafeProduct } from '../../src/imagery/index.js';
-import { openTiff } from '../../src/imagery/geotiff-source.js';
+import { openLocalTiff } from '../../src/imagery/geotiff-source.js';
 import { GDAL_TAG, HAS_GDAL, ROME_SAFE, gdal } from './fixtures.js';
 
 // Real annotation, calibration and noise of a full IW scene; the measurement TIFF is an
@@ -56,7 +56,7 @@ describe('Rome full-size GRD (placeholder measurement)', () => {
   });
 
   it('decodes each full-width strip once when a row of tiles is read left to right', async () => {
-    const tiff = await openTiff(TIFF);
+    const tiff = await openLocalTiff(TIFF);
     try {
       const reader = new BlockReader(await tiff.getImage());
       const plan = planTiles(26102, 16705, 1024, 32, { x0: 0, y0: 4096, width: 26102, height: 1024 });

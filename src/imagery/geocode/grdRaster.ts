@@ -19,7 +19,8 @@
 import type { PixelWindow, LonLatPolygon } from '../window.js';
 import { assertWindow, closeCounterClockwise, intersectWindows } from '../window.js';
 import { ImageryError } from '../errors.js';
-import type { RasterFootprint, RasterProduct, RasterWindow, Geotransform } from '../rtc/raster.js';
+import type { RasterFootprint } from '../footprint.js';
+import type { RasterProduct, RasterWindow, Geotransform } from '../rtc/raster.js';
 import { lonLatTransform, proj4DefinitionForEpsg, type LonLatTransform } from '../rtc/projection.js';
 import type { SafeBand, SafeProduct } from '../safe/product.js';
 import type { GeolocationGrid } from '../safe/geolocation.js';

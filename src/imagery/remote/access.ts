@@ -7,7 +7,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { GeoTIFF } from 'geotiff';
 import { ImageryError } from '../errors.js';
-import type { TiffSource } from '../geotiff-source.js';
+import { openLocalTiff, type TiffSource } from '../geotiff-source.js';
 import { ByteCache, type ByteCacheOptions, type RangeReadable } from './byteCache.js';
 import { HttpObject, S3Object, type HttpAuth, type S3ClientSource } from './objects.js';
 import type { RetryPolicy } from './retry.js';
@@ -39,6 +39,10 @@ export type RemoteObject = RangeReadable & { readonly href: string; text(): Prom
 
 export function isRemoteHref(href: string): boolean {
   return /^(https?|s3):\/\//i.test(href);
+}
+
+export function isHttpUrl(pathOrUrl: string): boolean {
+  return /^https?:\/\//i.test(pathOrUrl);
 }
 
 export class RemoteAccess {
@@ -140,4 +144,13 @@ export function remoteAccess(): RemoteAccess {
 
 export function setRemoteAccess(access: RemoteAccess | null): void {
   defaultAccess = access;
+}
+
+/**
+ * Open a local TIFF, or an http(s) / s3 URL: remote files go through the process's
+ * RemoteAccess (signing, byte cache, coalesced range requests, retries; a server without
+ * range support is an error, not a silent full download).
+ */
+export function openTiff(pathOrHref: string): Promise<GeoTIFF> {
+  return isRemoteHref(pathOrHref) ? remoteAccess().openTiff(pathOrHref) : openLocalTiff(pathOrHref);
 }

@@ -2,8 +2,8 @@ import { basename } from 'node:path';
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff';
 import { BlockReader, type BlockReaderOptions } from '../blockreader.js';
 import { ImageryError } from '../errors.js';
-import { isHttpUrl, openTiff } from '../geotiff-source.js';
-import { traceFootprint } from '../footprint.js';
+import { traceFootprint, type RasterFootprint } from '../footprint.js';
+import { isHttpUrl, openTiff } from '../remote/access.js';
 import { assertWindow, closeCounterClockwise, intersectWindows, type LonLatPolygon, type PixelWindow } from '../window.js';
 import { children, attr, parseXml, text } from '../xml.js';
 import { operaMetadata, type OperaMetadata } from './opera.js';
@@ -18,15 +18,6 @@ export interface RasterWindow {
   /** 1 where every requested band has data (finite and ≠ no-data). */
   valid: Uint8Array;
   window: PixelWindow;
-}
-
-export interface RasterFootprint {
-  /** Outline of the valid pixels (row-span hull, outer envelope), null if no pixel is valid. */
-  polygon: LonLatPolygon | null;
-  validPixels: number;
-  totalPixels: number;
-  /** validPixels / totalPixels. */
-  validFraction: number;
 }
 
 export interface RasterProduct {

@@ -3,7 +3,7 @@ import { basename, dirname, join, posix } from 'node:path';
 import yauzl from 'yauzl';
 import type { GeoTIFF } from 'geotiff';
 import { ImageryError } from '../errors.js';
-import { FileRangeSource, openTiff, openTiffFromSource } from '../geotiff-source.js';
+import { FileRangeSource, openLocalTiff, openTiffFromSource } from '../geotiff-source.js';
 import { isRemoteHref } from '../remote/access.js';
 import { openStacItemContainer } from '../stac/container.js';
 import type { SafeContainer } from '../container/types.js';
@@ -35,7 +35,7 @@ class FolderContainer implements SafeContainer {
   }
 
   openTiff(relativePath: string): Promise<GeoTIFF> {
-    return openTiff(join(this.location, relativePath));
+    return openLocalTiff(join(this.location, relativePath));
   }
 
   async close(): Promise<void> {}

@@ -18,17 +18,14 @@
 import { basename, extname } from 'node:path';
 import geodesic from 'geographiclib-geodesic';
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff';
-import { BlockReader, type BlockReaderOptions } from '../blockreader.js';
+import { BlockReader } from '../blockreader.js';
 import { ImageryError } from '../errors.js';
-import { openTiff } from '../geotiff-source.js';
-import { isRemoteHref } from '../remote/access.js';
+import { isRemoteHref, openTiff } from '../remote/access.js';
 import { SIGMA_FLOOR_LINEAR, windowArrays, type CalibratedWindow, type ReadWindowOptions } from '../safe/calibrate.js';
 import { assertWindow, closeCounterClockwise, intersectWindows, type LonLatPolygon, type PixelWindow } from '../window.js';
 import { attr, children, parseXml, text } from '../xml.js';
 import { pixelGeocoding, type PixelGeocoding } from './georef.js';
-import type { Sigma0Band, Sigma0Geolocation, Sigma0Product } from './types.js';
-
-export type Sigma0Units = 'linear' | 'db';
+import type { OpenSigma0Options, Sigma0Band, Sigma0Geolocation, Sigma0Product, Sigma0Units } from './types.js';
 
 export const SIGMA0_UNITS: readonly Sigma0Units[] = ['linear', 'db'];
 
@@ -41,14 +38,6 @@ export const DEFAULT_INCIDENCE_DEG = 38;
 const POLARISATIONS = ['VV', 'VH', 'HH', 'HV'] as const;
 const NOT_SIGMA0 = /beta|gamma|amplitude|intensity|phase|coherence|^[iq]_/i;
 const INCIDENCE = /incid/i;
-
-export interface OpenSigma0Options {
-  /** Polarisation of each band in band order (e.g. ['VV', 'VH']); overrides the names. */
-  pols?: string[];
-  /** Default 'linear'. */
-  units?: Sigma0Units;
-  blockCache?: BlockReaderOptions;
-}
 
 export interface Sigma0GeoTiff extends Sigma0Product {
   readonly units: Sigma0Units;

@@ -3,9 +3,9 @@
  * CRS or by GCPs) in the shape the ship and oil-slick engines read. See docs/imagery.md.
  */
 export { openSigma0GeoTiff, polarisationOfName, DEFAULT_INCIDENCE_DEG, SIGMA0_UNITS } from './geotiff.js';
-export type { OpenSigma0Options, Sigma0GeoTiff, Sigma0Units } from './geotiff.js';
+export type { Sigma0GeoTiff } from './geotiff.js';
 export { isSafeProduct } from './types.js';
-export type { ProductSource, Sigma0Band, Sigma0Geolocation, Sigma0Product } from './types.js';
+export type { OpenSigma0Options, ProductSource, Sigma0Band, Sigma0Geolocation, Sigma0Product, Sigma0Units } from './types.js';
 export { pixelGeocoding, proj4ForEpsg } from './georef.js';
 export type { PixelGeocoding } from './georef.js';
 export { GcpTransform } from './gcp.js';

@@ -5,9 +5,9 @@
  * provides it from its georeferencing, without the SAFE annotation (no orbit, PRF or
  * incidence-angle grid).
  */
+import type { BlockReaderOptions } from '../blockreader.js';
 import type { CalibratedWindow, ReadWindowOptions } from '../safe/calibrate.js';
 import type { SafeProduct, SafeSource } from '../safe/product.js';
-import type { OpenSigma0Options } from './geotiff.js';
 import type { LonLatPolygon, PixelWindow } from '../window.js';
 
 /** One polarisation's σ0. */
@@ -58,6 +58,17 @@ export interface Sigma0Product {
  * opens the same product from it (src/imagery/source.ts) and reads its own windows.
  */
 export type ProductSource = SafeSource | { kind: 'sigma0-geotiff'; path: string; options: OpenSigma0Options };
+
+export type Sigma0Units = 'linear' | 'db';
+
+/** How ./geotiff.ts opens a σ0 GeoTIFF: here, beside ProductSource, which carries them to another thread. */
+export interface OpenSigma0Options {
+  /** Polarisation of each band in band order (e.g. ['VV', 'VH']); overrides the names. */
+  pols?: string[];
+  /** Default 'linear'. */
+  units?: Sigma0Units;
+  blockCache?: BlockReaderOptions;
+}
 
 /** A SAFE GRD product (with its annotation: orbit, PRF, incidence grid), not a bare σ0 raster. */
 export function isSafeProduct(product: Sigma0Product): product is SafeProduct {
