@@ -66,7 +66,7 @@ export async function benchShips(opts: { workDir: string; width?: number; height
   const scene = await sceneStage(opts.workDir, width, height);
   const detector = await benchDetector(scene, width, height);
   // The job starts its own analysis pool; the detector's was closed.
-  const job = opts.job === false ? null : await benchShipJob({ workDir: opts.workDir, width, height, scenePath: scene.productPath });
+  const job = opts.job === false ? null : await benchShipJob({ workDir: opts.workDir, width, height, scenePath: scene.productPath, ensureTrack: ensureBenchTrack });
   return { ...detector, job };
 }
 
@@ -213,8 +213,9 @@ function ownMmsi(ships: readonly TruthShip[], ring: number[][]): string | null {
 
 /**
  * Issue 23 §5, "full IW scene ship job with all of the above", run as a user runs it: the
- * embedded service (SQLite, in-process worker) over an archive folder holding the bench scene
- * and its track's 5 earlier acquisitions (bench/imagery-read.ts ensureBenchTrack); the AIS CSV
+ * embedded service (SQLite, in-process worker) over an archive folder holding the scene and its
+ * track's 5 earlier acquisitions (`ensureTrack`: bench/imagery-read.ts ensureBenchTrack for the
+ * open-sea scene, ensureCoastTrack for the coastal one, bench/shipCoast.ts); the AIS CSV
  * of the scene's vessels uploaded through POST /api/v1/ais; then POST /api/v1/detect/ship with
  * scene_id and ais_id, waited for to completion. Wall time, CPU seconds of the process (worker
  * threads included) and peak RSS, over the job and per part: the ship module's run is wrapped
@@ -222,9 +223,15 @@ function ownMmsi(ships: readonly TruthShip[], ring: number[][]): string | null {
  * the earlier acquisitions) and when the fixed-structure check ends (it returns); the worker's
  * log lines "AIS matched" and "job completed" end the AIS matching and the job.
  */
-export async function benchShipJob(opts: { workDir: string; width: number; height: number; scenePath: string }): Promise<BenchShipJobResult> {
+export async function benchShipJob(opts: {
+  workDir: string;
+  width: number;
+  height: number;
+  scenePath: string;
+  ensureTrack: (workDir: string, width: number, height: number, count: number) => Promise<{ productPaths: string[]; generated: number }>;
+}): Promise<BenchShipJobResult> {
   const { width, height } = opts;
-  const track = await benchStage(`generate ${EARLIER_DATES} earlier dates of the track`, (2 * EARLIER_DATES * width * height) / 1e6, () => ensureBenchTrack(opts.workDir, width, height, EARLIER_DATES));
+  const track = await benchStage(`generate ${EARLIER_DATES} earlier dates of the track`, (2 * EARLIER_DATES * width * height) / 1e6, () => opts.ensureTrack(opts.workDir, width, height, EARLIER_DATES));
   const trackStage = track.value.generated === 0 ? { ...track.stage, name: `${track.stage.name} (reused)`, mpxPerSecond: 0 } : track.stage;
   const sceneId = path.basename(opts.scenePath).replace(/\.SAFE$/, '');
   const truth = await truthShips(opts.scenePath);
