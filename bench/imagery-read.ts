@@ -225,14 +225,78 @@ export function earlierBenchSpec(width: number, height: number, k: number): Safe
 /**
  * The `count` earlier acquisitions of the bench scene's track (newest first), generated once
  * beside the bench scene and reused while their marker (bench-ship-track.json) matches.
- * Returns their product paths and whether any had to be generated.
+ * Returns their product paths and how many had to be generated.
  */
-export async function ensureBenchTrack(workDir: string, width: number, height: number, count: number): Promise<{ productPaths: string[]; generated: number }> {
-  const markerPath = path.join(workDir, 'bench-ship-track.json');
+export function ensureBenchTrack(workDir: string, width: number, height: number, count: number): Promise<{ productPaths: string[]; generated: number }> {
+  return ensureTrack(workDir, 'bench-ship-track.json', BENCH_TRACK_VERSION, width, height, count, (k) => earlierBenchSpec(width, height, k));
+}
+
+/** Version of the coastal scene's earlier acquisitions (`ensureCoastTrack`): bump when what they hold changes. */
+export const COAST_TRACK_VERSION = 1;
+
+/**
+ * The coastal scene's track before it: acquisition `k` (1 = newest) is the same footprint, land,
+ * port surfaces, wind farm and platform on track 161 `12·k` days earlier, another wind, no
+ * slick, and the first date's vessels each somewhere else — moved 0.3–3 km in a random direction
+ * with a random heading (its own seeds), as the traffic and the anchorage change from pass to
+ * pass. The fixed structures stand on every date; a vessel is never within the 30 m of the
+ * fixed-structure rule of its place on the scene (issue 23 §3).
+ */
+export function earlierCoastSpec(width: number, height: number, k: number): SafeGrdSpec {
+  const [first] = demoPortSpecs(COAST_SEED, 1, { width, height });
+  const rng = new Random(COAST_SEED + k, 'coast-scene-earlier');
+  const ships = (first.ships ?? []).map((ship): ShipSpec => {
+    const distanceM = rng.range(300, 3000);
+    const bearing = rng.range(0, 2 * Math.PI);
+    const mPerDegLat = 111_320;
+    const mPerDegLon = mPerDegLat * Math.cos((ship.lat * Math.PI) / 180);
+    return {
+      ...ship,
+      lon: Math.round((ship.lon + (distanceM * Math.sin(bearing)) / mPerDegLon) * 1e6) / 1e6,
+      lat: Math.round((ship.lat + (distanceM * Math.cos(bearing)) / mPerDegLat) * 1e6) / 1e6,
+      headingDeg: Math.round(rng.range(0, 360)),
+    };
+  });
+  const firstStart = new Date(first.start).getTime();
+  // Track 161's pass at the scene's south edge, as demoPortSpecs times the first date.
+  const southEdgeLat = first.center[1] - (height * 10) / 2 / 111_000;
+  const pass = trackAcquisitions('S1A', 161, 'ascending', southEdgeLat, new Date(firstStart - 12 * k * DAY_MS - DAY_MS / 2), 1)[0]!;
+  const { slicks: _slicks, lowWind: _lowWind, ...rest } = first;
+  return {
+    ...rest,
+    seed: COAST_SEED * 100 + k,
+    start: pass.time,
+    wind: { speed: Math.round(rng.range(5, 10) * 10) / 10, directionDeg: Math.round(rng.range(0, 360)) },
+    ships,
+  };
+}
+
+/**
+ * The `count` earlier acquisitions of the coastal scene's track (newest first), generated once
+ * beside the coastal scene and reused while their marker (bench-ship-coast-track.json) matches.
+ */
+export function ensureCoastTrack(workDir: string, width: number, height: number, count: number): Promise<{ productPaths: string[]; generated: number }> {
+  return ensureTrack(workDir, 'bench-ship-coast-track.json', COAST_TRACK_VERSION, width, height, count, (k) => earlierCoastSpec(width, height, k));
+}
+
+/**
+ * Earlier acquisitions `specOf(1 … count)` (newest first), each generated once into `workDir`
+ * and kept in the marker after each product, so an interrupted run resumes where it stopped.
+ */
+async function ensureTrack(
+  workDir: string,
+  markerName: string,
+  trackVersion: number,
+  width: number,
+  height: number,
+  count: number,
+  specOf: (k: number) => SafeGrdSpec,
+): Promise<{ productPaths: string[]; generated: number }> {
+  const markerPath = path.join(workDir, markerName);
   let known: string[] = [];
   try {
     const marker = JSON.parse(await readFile(markerPath, 'utf8')) as { version: number; trackVersion: number; width: number; height: number; productPaths: string[] };
-    if (marker.version === BENCH_VERSION && marker.trackVersion === BENCH_TRACK_VERSION && marker.width === width && marker.height === height) known = marker.productPaths;
+    if (marker.version === BENCH_VERSION && marker.trackVersion === trackVersion && marker.width === width && marker.height === height) known = marker.productPaths;
   } catch {
     // none kept yet
   }
@@ -245,11 +309,10 @@ export async function ensureBenchTrack(workDir: string, width: number, height: n
       productPaths.push(kept);
       continue;
     }
-    const { productPath } = await writeSafeGrd(workDir, earlierBenchSpec(width, height, k));
+    const { productPath } = await writeSafeGrd(workDir, specOf(k));
     productPaths.push(productPath);
     generated++;
-    // Kept after each product: an interrupted run resumes where it stopped.
-    await writeFile(markerPath, `${JSON.stringify({ version: BENCH_VERSION, trackVersion: BENCH_TRACK_VERSION, width, height, productPaths: [...productPaths, ...known.slice(k)] })}\n`);
+    await writeFile(markerPath, `${JSON.stringify({ version: BENCH_VERSION, trackVersion, width, height, productPaths: [...productPaths, ...known.slice(k)] })}\n`);
   }
   return { productPaths, generated };
 }

@@ -2,7 +2,7 @@
  * `npm run bench [-- --json] [-- --only NAME[,NAME]] [-- --size WxH]`: the speed figures of
  * the README. Each suite measures wall time and peak RSS per stage on generated full-size
  * data (made once into the bench folder, then reused). Suites: imagery, ship, oilslick, remote
- * (`--size` sets their GRD scene), shipcoast (bench/shipCoast.ts: the detector with nearShore off and on on a coastal scene; `--size` applies), change and timeseries (fixed sizes of their own; see
+ * (`--size` sets their GRD scene), shipcoast (bench/shipCoast.ts: the detector with nearShore off and on on a coastal scene, then the §5 job on it; `--size` applies), change and timeseries (fixed sizes of their own; see
  * bench/change.ts, bench/timeseries.ts for the environment variables that shrink them),
  * validation (bench/validation.ts), monitors (bench/monitors.ts), cancel (bench/cancel.ts: cancel
  * latency on the full scene), quicklook (bench/quicklook.ts: each endpoint's quicklook row after its
@@ -58,13 +58,13 @@ const SUITES: Record<string, Suite> = {
   shipcoast: async ({ workDir, width, height }) => {
     // The near-shore path's cost on a full coastal scene (bench/shipCoast.ts); SARWATCH_BENCH_SHIP_COAST=0 skips it.
     if (process.env.SARWATCH_BENCH_SHIP_COAST === '0') return { name: 'shipcoast', description: 'skipped (SARWATCH_BENCH_SHIP_COAST=0)', stages: [] };
-    const r = await benchShipCoast({ workDir, width, height });
+    const r = await benchShipCoast({ workDir, width, height, job: process.env.SARWATCH_BENCH_COAST_JOB !== '0' });
     const runs = r.runs.map((x) => ({ nearShore: x.nearShore, cpuS: x.cpuSeconds, wallS: x.seconds, peakRssMb: x.peakRssMb, load: `${x.loadStart}→${x.loadEnd}`, detections: x.detections, byClassifier: x.byClassifier, hash: x.resultHash }));
     return {
       name: 'shipcoast',
-      description: `detectShipsInProduct on a coastal ${r.width} × ${r.height} px IW GRDH scene off IJmuiden (VH; the demo port scene enlarged, Natural Earth land), ${COAST_THREADS} threads, nearShore off and on alternately; CPU s of all threads`,
+      description: `detectShipsInProduct on a coastal ${r.width} × ${r.height} px IW GRDH scene off IJmuiden (VH; the demo port scene enlarged, Natural Earth land), ${COAST_THREADS} threads, nearShore off and on alternately; CPU s of all threads${r.job ? `; then issue 23 §5's job on it through the service (bench/ship.ts benchShipJob): the scene with its track's 5 earlier dates and an AIS upload` : ''}`,
       stages: r.stages,
-      details: { tiles: r.tiles, runs },
+      details: { tiles: r.tiles, runs, ...(r.job ? { job: r.job.details } : {}) },
     };
   },
   oilslick: async ({ workDir, width, height }) => {

@@ -8,11 +8,18 @@
  * detections and how many the candidate classifier judged, and a hash of the result (the runs
  * of one setting must agree). Then the tiles whose near-shore band reaches their core — the
  * tiles that run the classifier path — counted the way detectShipsInTile decides it (the same
- * tile plan, tile reads and nearShoreBand; outside the timed runs).
+ * tile plan, tile reads and nearShoreBand; outside the timed runs; only after runs).
+ *
+ * Then (unless SARWATCH_BENCH_COAST_JOB=0) issue 23 §5's whole job on the coastal scene through
+ * the service, as bench/ship.ts benchShipJob runs it on the open-sea one: the scene with its
+ * track's 5 earlier dates (bench/imagery-read.ts ensureCoastTrack: the wind farm and platform on
+ * every date, the vessels elsewhere; generated once, ≈ 5 min each) and an AIS upload of its
+ * vessels; near shore on, the ship job's default.
  *
  * `npm run bench -- --only shipcoast`. Environment:
  *   SARWATCH_BENCH_SHIP_COAST=0          skip the suite
- *   SARWATCH_BENCH_COAST_RUNS=off,on     the runs, in order (default off,on,off,on)
+ *   SARWATCH_BENCH_COAST_RUNS=off,on     the detector runs, in order (default off,on,off,on; empty: none)
+ *   SARWATCH_BENCH_COAST_JOB=0           no job
  */
 import { createHash } from 'node:crypto';
 import os from 'node:os';
@@ -23,7 +30,8 @@ import { resolveShipParams } from '../src/analysis/ship/params.ts';
 import { readShipTile } from '../src/analysis/ship/sceneTile.ts';
 import { openSafeProduct, planTiles, SIGMA_FLOOR_LINEAR } from '../src/imagery/index.ts';
 import { quicklookBlocksFor } from '../src/worker/quicklook.ts';
-import { benchStage, ensureCoastScene, type BenchStage } from './imagery-read.ts';
+import { benchStage, ensureCoastScene, ensureCoastTrack, type BenchStage } from './imagery-read.ts';
+import { benchShipJob, type BenchShipJobResult } from './ship.ts';
 
 /** Issue 23 §5's budget is for 2 cores. */
 export const COAST_THREADS = 2;
@@ -51,11 +59,12 @@ export interface BenchShipCoastResult {
   height: number;
   runs: CoastRun[];
   tiles: { total: number; withLand: number; classifierPath: number } | null;
+  job: BenchShipJobResult | null;
 }
 
 function parseRuns(spec: string | undefined): boolean[] {
   const names = (spec ?? 'off,on,off,on').split(',').map((s) => s.trim());
-  return names.map((n) => {
+  return names.filter((n) => n !== '').map((n) => {
     if (n !== 'on' && n !== 'off') throw new Error(`SARWATCH_BENCH_COAST_RUNS: each run is on or off, got ${n}`);
     return n === 'on';
   });
@@ -134,8 +143,8 @@ export async function coastalTiles(productPath: string): Promise<{ total: number
   }
 }
 
-/** The coastal scene (generated or reused), the runs in the given order, then the tile count. */
-export async function benchShipCoast(opts: { workDir: string; width?: number; height?: number; runs?: boolean[] }): Promise<BenchShipCoastResult> {
+/** The coastal scene (generated or reused), the runs in the given order, the tile count after runs, then the job. */
+export async function benchShipCoast(opts: { workDir: string; width?: number; height?: number; runs?: boolean[]; job?: boolean }): Promise<BenchShipCoastResult> {
   const width = opts.width ?? 25_000;
   const height = opts.height ?? 16_700;
   const generated = await benchStage('generate coastal IW GRDH VV+VH (IJmuiden)', (2 * width * height) / 1e6, () => ensureCoastScene(opts.workDir, width, height));
@@ -154,7 +163,13 @@ export async function benchShipCoast(opts: { workDir: string; width?: number; he
     );
     runs.push(run);
   }
-  const counted = await benchStage('count tiles on the classifier path (1 thread, not a detector cost)', 0, () => coastalTiles(productPath));
-  stages.push(counted.stage);
-  return { stages, productPath, width, height, runs, tiles: counted.value };
+  let tiles: BenchShipCoastResult['tiles'] = null;
+  if (runs.length > 0) {
+    const counted = await benchStage('count tiles on the classifier path (1 thread, not a detector cost)', 0, () => coastalTiles(productPath));
+    stages.push(counted.stage);
+    tiles = counted.value;
+  }
+  const job = opts.job === false ? null : await benchShipJob({ workDir: opts.workDir, width, height, scenePath: productPath, ensureTrack: ensureCoastTrack });
+  if (job) stages.push(...job.stages);
+  return { stages, productPath, width, height, runs, tiles, job };
 }
