@@ -157,54 +157,76 @@ function take<T extends Float64Array | Int32Array | Float32Array | Uint8Array>(l
   return a.length === size ? a : (a.subarray(0, size) as T);
 }
 
-/** Model constants: how a background (mean, second moment) becomes the two thresholds. */
-interface ModelConstants {
-  kind: 0 | 1 | 2; // 0 gaussian, 1 lognormal (the same formula on ln x), 2 K
-  z: number;
-  zLow: number;
-  kTable: Float64Array;
-  kLowTable: Float64Array;
-  kScale: number;
-  kMaxExcess: number;
-  invLooksPlusOne: number;
+/**
+ * How a ring's moments become the two thresholds, for one model: `set(mean, m2)` leaves the
+ * detection threshold in `hi` and the extent threshold in `lo`. The one formula of every loop
+ * (scan, decideBlock): a small monomorphic method that V8 inlines, writing two fields instead of
+ * returning an object per block. Log-normal is the Gaussian formula on ln x (the loops log).
+ */
+class Thresholds {
+  /** The last thresholds `set` computed: detection (PFA) and extent (extentPfa). Doubles from the start. */
+  hi = Number.NaN;
+  lo = Number.NaN;
+  readonly isK: boolean;
+  readonly log: boolean;
+  /** Gaussian / log-normal: the normal quantiles of the two PFAs. */
+  readonly z: number;
+  readonly zLow: number;
+  /** K: the multiplier tables by texture excess 1/ν (distributions.ts excessLookup), their step and range. */
+  readonly kTable: Float64Array;
+  readonly kLowTable: Float64Array;
+  readonly kLast: number;
+  readonly kScale: number;
+  readonly kMaxExcess: number;
+  readonly invLooksPlusOne: number;
   /**
    * A lower bound of extent threshold / background mean over every background (the K table's
    * smallest extent multiplier; 1 for the other models, whose thresholds lie above the mean):
    * a block whose brightest pixel is at most mean × lowFloor is decided without its ring's
    * second moment. Nearly every sea block stops there.
    */
-  lowFloor: number;
-}
+  readonly lowFloor: number;
 
-function modelConstants(options: CfarOptions): ModelConstants {
-  const empty = new Float64Array(2);
-  if (options.model === 'k') {
-    const hi = kMultiplierTable(options.looks, options.pfa).excessLookup();
-    const lo = kMultiplierTable(options.looks, options.extentPfa).excessLookup();
-    return {
-      kind: 2,
-      z: 0,
-      zLow: 0,
-      kTable: hi.table,
-      kLowTable: lo.table,
-      kScale: hi.scale,
-      kMaxExcess: hi.maxExcess,
-      invLooksPlusOne: 1 / (1 + 1 / options.looks),
-      // Interpolation between two entries stays above the smaller; the margin covers rounding.
-      lowFloor: Math.max(1, lo.table.reduce((m, v) => Math.min(m, v), Infinity) * (1 - 1e-9)),
-    };
+  constructor(options: CfarOptions) {
+    // Every field assigned once, in one order, whatever the model: one hidden class, so `set` stays monomorphic.
+    const lookup = (pfa: number) => kMultiplierTable(options.looks, pfa).excessLookup();
+    const k = options.model === 'k' ? { hi: lookup(options.pfa), lo: lookup(options.extentPfa) } : null;
+    const none = new Float64Array(2);
+    this.isK = k !== null;
+    this.log = options.model === 'lognormal';
+    this.z = k ? 0 : normalQuantileUpper(options.pfa);
+    this.zLow = k ? 0 : normalQuantileUpper(options.extentPfa);
+    this.kTable = k ? k.hi.table : none;
+    this.kLowTable = k ? k.lo.table : none;
+    this.kLast = this.kTable.length - 2;
+    this.kScale = k ? k.hi.scale : 0;
+    this.kMaxExcess = k ? k.hi.maxExcess : 0;
+    this.invLooksPlusOne = k ? 1 / (1 + 1 / options.looks) : 1;
+    // Interpolation between two entries stays above the smaller; the margin covers rounding.
+    this.lowFloor = k ? Math.max(1, k.lo.table.reduce((m, v) => Math.min(m, v), Infinity) * (1 - 1e-9)) : 1;
   }
-  return {
-    kind: options.model === 'lognormal' ? 1 : 0,
-    z: normalQuantileUpper(options.pfa),
-    zLow: normalQuantileUpper(options.extentPfa),
-    kTable: empty,
-    kLowTable: empty,
-    kScale: 0,
-    kMaxExcess: 0,
-    invLooksPlusOne: 1,
-    lowFloor: 1,
-  };
+
+  /** The thresholds of a ring with mean `mean` and second moment `m2` (of x, or of ln x), into hi and lo. */
+  set(mean: number, m2: number): void {
+    if (this.isK) {
+      const kTable = this.kTable;
+      const kLow = this.kLowTable;
+      // K moments: <x²>/<x>² = (1 + 1/L)(1 + 1/ν), so 1/ν = ratio/(1 + 1/L) − 1.
+      let ex = (m2 / (mean * mean)) * this.invLooksPlusOne - 1;
+      if (ex < 0) ex = 0;
+      else if (ex > this.kMaxExcess) ex = this.kMaxExcess;
+      const f = ex * this.kScale;
+      const k = Math.min(this.kLast, f | 0);
+      const frac = f - k;
+      this.hi = mean * (kTable[k]! + (kTable[k + 1]! - kTable[k]!) * frac);
+      this.lo = mean * (kLow[k]! + (kLow[k + 1]! - kLow[k]!) * frac);
+    } else {
+      const variance = m2 - mean * mean;
+      const sd = variance > 0 ? Math.sqrt(variance) : 0;
+      this.hi = mean + this.z * sd;
+      this.lo = mean + this.zLow * sd;
+    }
+  }
 }
 
 /** Geometry of the block grid over a tile. */
@@ -612,7 +634,7 @@ class RingDetector {
     readonly h: number,
     readonly grid: BlockGrid,
     readonly windows: CfarWindows,
-    readonly model: ModelConstants,
+    readonly model: Thresholds,
     minBackgroundFraction: number,
     pool: CfarScratch,
   ) {
@@ -761,27 +783,9 @@ class RingDetector {
     const s2 = t.s2;
     let sq = s2[oy1 + c]! - s2[oy0 + c]! - s2[oy1 + a]! + s2[oy0 + a]! - (s2[iy1 + e]! - s2[iy0 + e]! - s2[iy1 + d]! + s2[iy0 + d]!);
     if (r2 !== null) sq -= r2[ro1 + c]! - r2[ro0 + c]! - r2[ro1 + a]! + r2[ro0 + a]! - (r2[ri1 + e]! - r2[ri0 + e]! - r2[ri1 + d]! + r2[ri0 + d]!);
-    const m2 = sq / count;
-    let hi: number;
-    let lo: number;
-    if (model.kind === 2) {
-      const kTable = model.kTable;
-      const kLow = model.kLowTable;
-      // K moments: <x²>/<x>² = (1 + 1/L)(1 + 1/ν), so 1/ν = ratio/(1 + 1/L) − 1.
-      let ex = (m2 / (mean * mean)) * model.invLooksPlusOne - 1;
-      if (ex < 0) ex = 0;
-      else if (ex > model.kMaxExcess) ex = model.kMaxExcess;
-      const f = ex * model.kScale;
-      const k = Math.min(kTable.length - 2, f | 0);
-      const frac = f - k;
-      hi = mean * (kTable[k]! + (kTable[k + 1]! - kTable[k]!) * frac);
-      lo = mean * (kLow[k]! + (kLow[k + 1]! - kLow[k]!) * frac);
-    } else {
-      const variance = m2 - mean * mean;
-      const sd = variance > 0 ? Math.sqrt(variance) : 0;
-      hi = mean + model.z * sd;
-      lo = mean + model.zLow * sd;
-    }
+    model.set(mean, sq / count);
+    const hi = model.hi;
+    const lo = model.lo;
     const yEnd = Math.min(h, by * b - oy + b);
     const xStart = Math.max(0, bx * b - ox);
     const xEnd = Math.min(w, bx * b - ox + b);
@@ -817,16 +821,7 @@ class RingDetector {
     const r1 = removed ? removed.tables.s1 : s1;
     const r2 = removed ? removed.tables.s2 : s2;
     const rowBase = removed ? removed.rowBase : null;
-    const log = model.kind === 1;
-    const isK = model.kind === 2;
-    const kTable = model.kTable;
-    const kLow = model.kLowTable;
-    const kScale = model.kScale;
-    const kMax = model.kMaxExcess;
-    const kNorm = model.invLooksPlusOne;
-    const kLast = kTable.length - 2;
-    const z = model.z;
-    const zLow = model.zLow;
+    const log = model.log;
     const lowFloor = model.lowFloor;
     // Second pass: only block rows whose ring can reach a removed pixel.
     const byFirst = removed ? removed.firstRow : 0;
@@ -873,25 +868,9 @@ class RingDetector {
         if (log ? Math.log(vmax > 1e-12 ? vmax : 1e-12) <= mean : vmax <= mean * lowFloor) continue;
         let sq = s2[oy1 + c]! - s2[oy0 + c]! - s2[oy1 + a]! + s2[oy0 + a]! - (s2[iy1 + e]! - s2[iy0 + e]! - s2[iy1 + d]! + s2[iy0 + d]!);
         if (lost !== 0) sq -= r2[ro1 + c]! - r2[ro0 + c]! - r2[ro1 + a]! + r2[ro0 + a]! - (r2[ri1 + e]! - r2[ri0 + e]! - r2[ri1 + d]! + r2[ri0 + d]!);
-        const m2 = sq / count;
-        let hi: number;
-        let lo: number;
-        if (isK) {
-          // K moments: <x²>/<x>² = (1 + 1/L)(1 + 1/ν), so 1/ν = ratio/(1 + 1/L) − 1.
-          let ex = (m2 / (mean * mean)) * kNorm - 1;
-          if (ex < 0) ex = 0;
-          else if (ex > kMax) ex = kMax;
-          const f = ex * kScale;
-          const k = Math.min(kLast, f | 0);
-          const frac = f - k;
-          hi = mean * (kTable[k]! + (kTable[k + 1]! - kTable[k]!) * frac);
-          lo = mean * (kLow[k]! + (kLow[k + 1]! - kLow[k]!) * frac);
-        } else {
-          const variance = m2 - mean * mean;
-          const sd = variance > 0 ? Math.sqrt(variance) : 0;
-          hi = mean + z * sd;
-          lo = mean + zLow * sd;
-        }
+        model.set(mean, sq / count);
+        const hi = model.hi;
+        const lo = model.lo;
         for (let y = yStart; y < yEnd; y++) {
           const ty0 = Math.max(0, y - T.rows) * PW1;
           const ty1 = Math.min(h, y + T.rows + 1) * PW1;
@@ -946,7 +925,7 @@ class RingDetector {
     const count = box(t.n) - (r ? lost(r.n) : 0);
     if (count < this.minCount) return Number.NaN;
     const mean = (box(t.s1) - (r ? lost(r.s1) : 0)) / count;
-    if (this.model.kind !== 1) return mean;
+    if (!this.model.log) return mean;
     const variance = Math.max(0, (box(t.s2) - (r ? lost(r.s2) : 0)) / count - mean * mean);
     return Math.exp(mean + variance / 2);
   }
@@ -959,7 +938,7 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
   const eligible = input.background ?? targetMask;
   const log = options.model === 'lognormal';
   const grid = blockGrid(w, h, options.block ?? 2, input.origin ?? { row: 0, col: 0 }, options.windows);
-  const detector = new RingDetector(values, targetMask, w, h, grid, options.windows, modelConstants(options), options.minBackgroundFraction, scratch);
+  const detector = new RingDetector(values, targetMask, w, h, grid, options.windows, new Thresholds(options), options.minBackgroundFraction, scratch);
 
   const tables = buildTables(scratch, 0, values, eligible, w, h, grid, log, { mask: targetMask, max: detector.blockMax, count: detector.blockCount });
   const mask = take(scratch.u8, 0, w * h, (m) => new Uint8Array(m));
