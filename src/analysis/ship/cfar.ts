@@ -261,6 +261,19 @@ function blockGrid(w: number, h: number, b: number, origin: { row: number; col: 
   return { b, oy, ox, hb: Math.floor((h - 1 + oy) / b) + 1, wb: Math.floor((w - 1 + ox) / b) + 1, colBlock, outerRows, outerCols, guardRows, guardCols };
 }
 
+/** The summed-area tables over the block grid, from scratch slot `slot`: row 0 zeroed, the rest for the caller to fill. */
+function blockTables(pool: CfarScratch, slot: number, grid: BlockGrid): Tables {
+  const W1 = grid.wb + 1;
+  const size = W1 * (grid.hb + 1);
+  const s1 = take(pool.f64, 2 * slot, size, (m) => new Float64Array(m));
+  const s2 = take(pool.f64, 2 * slot + 1, size, (m) => new Float64Array(m));
+  const n = take(pool.i32, slot, size, (m) => new Int32Array(m));
+  s1.fill(0, 0, W1);
+  s2.fill(0, 0, W1);
+  n.fill(0, 0, W1);
+  return { s1, s2, n };
+}
+
 /** Block sums of the eligible pixels (x or ln x), then their summed-area tables. */
 function buildTables(
   pool: CfarScratch,
@@ -277,17 +290,13 @@ function buildTables(
   if (grid.b === 2 && !log && targets && targets.mask === eligible) return buildTables2(pool, slot, values, eligible, w, h, grid, targets.max, targets.count);
   const { b, oy, hb, wb, colBlock } = grid;
   const W1 = wb + 1;
-  const size = W1 * (hb + 1);
-  const s1 = take(pool.f64, 2 * slot, size, (n) => new Float64Array(n));
-  const s2 = take(pool.f64, 2 * slot + 1, size, (n) => new Float64Array(n));
-  const n = take(pool.i32, slot, size, (m) => new Int32Array(m));
+  const tables = blockTables(pool, slot, grid);
+  const { s1, s2, n } = tables;
   // Row sums of one block row, accumulated across the block's pixel rows.
   const r1 = take(pool.f64, 100 + slot * 2, wb, (m) => new Float64Array(m));
   const r2 = take(pool.f64, 101 + slot * 2, wb, (m) => new Float64Array(m));
   const rn = take(pool.i32, 100 + slot, wb, (m) => new Int32Array(m));
-  s1.fill(0, 0, W1);
-  s2.fill(0, 0, W1);
-  n.fill(0, 0, W1);
+  const rowSums: Tables = { s1: r1, s2: r2, n: rn };
   for (let by = 0; by < hb; by++) {
     r1.fill(0);
     r2.fill(0);
@@ -324,24 +333,36 @@ function buildTables(
         rn[k] = rn[k]! + 1;
       }
     }
-    let a1 = 0;
-    let a2 = 0;
-    let an = 0;
-    const above = by * W1 + 1;
     const row = (by + 1) * W1 + 1;
     s1[row - 1] = 0;
     s2[row - 1] = 0;
     n[row - 1] = 0;
-    for (let k = 0; k < wb; k++) {
-      a1 += r1[k]!;
-      a2 += r2[k]!;
-      an += rn[k]!;
-      s1[row + k] = s1[above + k]! + a1;
-      s2[row + k] = s2[above + k]! + a2;
-      n[row + k] = n[above + k]! + an;
-    }
+    prefixRow(tables, row, by * W1 + 1, rowSums, 0, wb);
   }
-  return { s1, s2, n };
+  return tables;
+}
+
+/**
+ * Summed-area row at `row` (wb cells): the row at `above` plus the running sum of one block
+ * row's sums, read from `sums` at `at`… (which may be the row itself: each cell is read before
+ * it is written).
+ */
+function prefixRow(t: Tables, row: number, above: number, sums: Tables, at: number, wb: number): void {
+  const { s1, s2, n } = t;
+  const q1 = sums.s1;
+  const q2 = sums.s2;
+  const qn = sums.n;
+  let a1 = 0;
+  let a2 = 0;
+  let an = 0;
+  for (let k = 0; k < wb; k++) {
+    a1 += q1[at + k]!;
+    a2 += q2[at + k]!;
+    an += qn[at + k]!;
+    s1[row + k] = s1[above + k]! + a1;
+    s2[row + k] = s2[above + k]! + a2;
+    n[row + k] = n[above + k]! + an;
+  }
 }
 
 /** +Infinity as float32 bits; larger non-negative patterns are NaN. */
@@ -367,13 +388,7 @@ function buildTables2(
 ): Tables {
   const { oy, ox, hb, wb } = grid;
   const W1 = wb + 1;
-  const size = W1 * (hb + 1);
-  const s1 = take(pool.f64, 2 * slot, size, (m) => new Float64Array(m));
-  const s2 = take(pool.f64, 2 * slot + 1, size, (m) => new Float64Array(m));
-  const n = take(pool.i32, slot, size, (m) => new Int32Array(m));
-  s1.fill(0, 0, W1);
-  s2.fill(0, 0, W1);
-  n.fill(0, 0, W1);
+  const { s1, s2, n } = blockTables(pool, slot, grid);
   // The same memory as values and bmax, read and written as float32 bit patterns.
   const bits = new Int32Array(values.buffer, values.byteOffset, values.length);
   const bmaxBits = new Int32Array(bmax.buffer, bmax.byteOffset, bmax.length);
@@ -531,6 +546,7 @@ function buildRemovedTables(
   s1.fill(0);
   s2.fill(0);
   n.fill(0);
+  const tables: Tables = { s1, s2, n };
   // Block sums into the stored row below each block row (column bx + 1), then prefix sums.
   for (const j of removedPixels) {
     seen[j] = 0;
@@ -546,18 +562,7 @@ function buildRemovedTables(
   for (let R = 1; R <= hb; R++) {
     const row = rowBase[R]!;
     const above = rowBase[R - 1]!;
-    if (row === above) continue;
-    let a1 = 0;
-    let a2 = 0;
-    let an = 0;
-    for (let k = 1; k <= wb; k++) {
-      a1 += s1[row + k]!;
-      a2 += s2[row + k]!;
-      an += n[row + k]!;
-      s1[row + k] = s1[above + k]! + a1;
-      s2[row + k] = s2[above + k]! + a2;
-      n[row + k] = n[above + k]! + an;
-    }
+    if (row !== above) prefixRow(tables, row + 1, above + 1, tables, row + 1, wb);
   }
   // A removed block at (q, p) is in the ring of the blocks within outerRows × outerCols of it.
   const colFrom = new Int32Array(hb);
@@ -577,7 +582,7 @@ function buildRemovedTables(
     if (by < firstRow) firstRow = by;
     lastRow = by;
   }
-  return { tables: { s1, s2, n }, rowBase, firstRow, lastRow, colFrom, colTo };
+  return { tables, rowBase, firstRow, lastRow, colFrom, colTo };
 }
 
 /** Pixel-level tables of the target pixels, for a target window of more than one pixel. */
