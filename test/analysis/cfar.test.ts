@@ -194,4 +194,15 @@ describe('CFAR exactness (the fast loops give the general loops\' bits)', () => 
     // Computed with the code before (main at ef77bc4), whose loops were the general ones.
     expect(hashes).toEqual(['b00a74e68bfb805a', 'b0282e092899cc94', '975294cce1709f61']);
   });
+
+  it('the general loop (log-normal, or a target window, with any model) keeps its bits too', () => {
+    const targetWindow = cfarWindows({ targetWindowM: 30, guardWindowM: 500, backgroundWindowM: 800 }, { range: 10, azimuth: 10 });
+    const hashes = (['lognormal', 'k', 'gaussian'] as const).map((model) => {
+      const r = cfarDetect({ ...tile, width: W, height: H, origin: { row: 1, col: 3 } }, { ...options, model, windows: model === 'lognormal' ? windows : targetWindow });
+      expect(r.detected.length).toBeGreaterThan(30);
+      return outputHash(r, W, H);
+    });
+    // Computed with the code before cfardup gave the loops one threshold function.
+    expect(hashes).toEqual(['2bdf251284865e50', 'b532bf1547013a0a', '92913a941f1705fa']);
+  });
 });

@@ -157,54 +157,76 @@ function take<T extends Float64Array | Int32Array | Float32Array | Uint8Array>(l
   return a.length === size ? a : (a.subarray(0, size) as T);
 }
 
-/** Model constants: how a background (mean, second moment) becomes the two thresholds. */
-interface ModelConstants {
-  kind: 0 | 1 | 2; // 0 gaussian, 1 lognormal (the same formula on ln x), 2 K
-  z: number;
-  zLow: number;
-  kTable: Float64Array;
-  kLowTable: Float64Array;
-  kScale: number;
-  kMaxExcess: number;
-  invLooksPlusOne: number;
+/**
+ * How a ring's moments become the two thresholds, for one model: `set(mean, m2)` leaves the
+ * detection threshold in `hi` and the extent threshold in `lo`. The one formula of every loop
+ * (scan, decideBlock): a small monomorphic method that V8 inlines, writing two fields instead of
+ * returning an object per block. Log-normal is the Gaussian formula on ln x (the loops log).
+ */
+class Thresholds {
+  /** The last thresholds `set` computed: detection (PFA) and extent (extentPfa). Doubles from the start. */
+  hi = Number.NaN;
+  lo = Number.NaN;
+  readonly isK: boolean;
+  readonly log: boolean;
+  /** Gaussian / log-normal: the normal quantiles of the two PFAs. */
+  readonly z: number;
+  readonly zLow: number;
+  /** K: the multiplier tables by texture excess 1/ν (distributions.ts excessLookup), their step and range. */
+  readonly kTable: Float64Array;
+  readonly kLowTable: Float64Array;
+  readonly kLast: number;
+  readonly kScale: number;
+  readonly kMaxExcess: number;
+  readonly invLooksPlusOne: number;
   /**
    * A lower bound of extent threshold / background mean over every background (the K table's
    * smallest extent multiplier; 1 for the other models, whose thresholds lie above the mean):
    * a block whose brightest pixel is at most mean × lowFloor is decided without its ring's
    * second moment. Nearly every sea block stops there.
    */
-  lowFloor: number;
-}
+  readonly lowFloor: number;
 
-function modelConstants(options: CfarOptions): ModelConstants {
-  const empty = new Float64Array(2);
-  if (options.model === 'k') {
-    const hi = kMultiplierTable(options.looks, options.pfa).excessLookup();
-    const lo = kMultiplierTable(options.looks, options.extentPfa).excessLookup();
-    return {
-      kind: 2,
-      z: 0,
-      zLow: 0,
-      kTable: hi.table,
-      kLowTable: lo.table,
-      kScale: hi.scale,
-      kMaxExcess: hi.maxExcess,
-      invLooksPlusOne: 1 / (1 + 1 / options.looks),
-      // Interpolation between two entries stays above the smaller; the margin covers rounding.
-      lowFloor: Math.max(1, lo.table.reduce((m, v) => Math.min(m, v), Infinity) * (1 - 1e-9)),
-    };
+  constructor(options: CfarOptions) {
+    // Every field assigned once, in one order, whatever the model: one hidden class, so `set` stays monomorphic.
+    const lookup = (pfa: number) => kMultiplierTable(options.looks, pfa).excessLookup();
+    const k = options.model === 'k' ? { hi: lookup(options.pfa), lo: lookup(options.extentPfa) } : null;
+    const none = new Float64Array(2);
+    this.isK = k !== null;
+    this.log = options.model === 'lognormal';
+    this.z = k ? 0 : normalQuantileUpper(options.pfa);
+    this.zLow = k ? 0 : normalQuantileUpper(options.extentPfa);
+    this.kTable = k ? k.hi.table : none;
+    this.kLowTable = k ? k.lo.table : none;
+    this.kLast = this.kTable.length - 2;
+    this.kScale = k ? k.hi.scale : 0;
+    this.kMaxExcess = k ? k.hi.maxExcess : 0;
+    this.invLooksPlusOne = k ? 1 / (1 + 1 / options.looks) : 1;
+    // Interpolation between two entries stays above the smaller; the margin covers rounding.
+    this.lowFloor = k ? Math.max(1, k.lo.table.reduce((m, v) => Math.min(m, v), Infinity) * (1 - 1e-9)) : 1;
   }
-  return {
-    kind: options.model === 'lognormal' ? 1 : 0,
-    z: normalQuantileUpper(options.pfa),
-    zLow: normalQuantileUpper(options.extentPfa),
-    kTable: empty,
-    kLowTable: empty,
-    kScale: 0,
-    kMaxExcess: 0,
-    invLooksPlusOne: 1,
-    lowFloor: 1,
-  };
+
+  /** The thresholds of a ring with mean `mean` and second moment `m2` (of x, or of ln x), into hi and lo. */
+  set(mean: number, m2: number): void {
+    if (this.isK) {
+      const kTable = this.kTable;
+      const kLow = this.kLowTable;
+      // K moments: <x²>/<x>² = (1 + 1/L)(1 + 1/ν), so 1/ν = ratio/(1 + 1/L) − 1.
+      let ex = (m2 / (mean * mean)) * this.invLooksPlusOne - 1;
+      if (ex < 0) ex = 0;
+      else if (ex > this.kMaxExcess) ex = this.kMaxExcess;
+      const f = ex * this.kScale;
+      const k = Math.min(this.kLast, f | 0);
+      const frac = f - k;
+      this.hi = mean * (kTable[k]! + (kTable[k + 1]! - kTable[k]!) * frac);
+      this.lo = mean * (kLow[k]! + (kLow[k + 1]! - kLow[k]!) * frac);
+    } else {
+      const variance = m2 - mean * mean;
+      const sd = variance > 0 ? Math.sqrt(variance) : 0;
+      this.hi = mean + this.z * sd;
+      this.lo = mean + this.zLow * sd;
+    }
+  }
 }
 
 /** Geometry of the block grid over a tile. */
@@ -239,6 +261,19 @@ function blockGrid(w: number, h: number, b: number, origin: { row: number; col: 
   return { b, oy, ox, hb: Math.floor((h - 1 + oy) / b) + 1, wb: Math.floor((w - 1 + ox) / b) + 1, colBlock, outerRows, outerCols, guardRows, guardCols };
 }
 
+/** The summed-area tables over the block grid, from scratch slot `slot`: row 0 zeroed, the rest for the caller to fill. */
+function blockTables(pool: CfarScratch, slot: number, grid: BlockGrid): Tables {
+  const W1 = grid.wb + 1;
+  const size = W1 * (grid.hb + 1);
+  const s1 = take(pool.f64, 2 * slot, size, (m) => new Float64Array(m));
+  const s2 = take(pool.f64, 2 * slot + 1, size, (m) => new Float64Array(m));
+  const n = take(pool.i32, slot, size, (m) => new Int32Array(m));
+  s1.fill(0, 0, W1);
+  s2.fill(0, 0, W1);
+  n.fill(0, 0, W1);
+  return { s1, s2, n };
+}
+
 /** Block sums of the eligible pixels (x or ln x), then their summed-area tables. */
 function buildTables(
   pool: CfarScratch,
@@ -255,17 +290,13 @@ function buildTables(
   if (grid.b === 2 && !log && targets && targets.mask === eligible) return buildTables2(pool, slot, values, eligible, w, h, grid, targets.max, targets.count);
   const { b, oy, hb, wb, colBlock } = grid;
   const W1 = wb + 1;
-  const size = W1 * (hb + 1);
-  const s1 = take(pool.f64, 2 * slot, size, (n) => new Float64Array(n));
-  const s2 = take(pool.f64, 2 * slot + 1, size, (n) => new Float64Array(n));
-  const n = take(pool.i32, slot, size, (m) => new Int32Array(m));
+  const tables = blockTables(pool, slot, grid);
+  const { s1, s2, n } = tables;
   // Row sums of one block row, accumulated across the block's pixel rows.
   const r1 = take(pool.f64, 100 + slot * 2, wb, (m) => new Float64Array(m));
   const r2 = take(pool.f64, 101 + slot * 2, wb, (m) => new Float64Array(m));
   const rn = take(pool.i32, 100 + slot, wb, (m) => new Int32Array(m));
-  s1.fill(0, 0, W1);
-  s2.fill(0, 0, W1);
-  n.fill(0, 0, W1);
+  const rowSums: Tables = { s1: r1, s2: r2, n: rn };
   for (let by = 0; by < hb; by++) {
     r1.fill(0);
     r2.fill(0);
@@ -302,24 +333,36 @@ function buildTables(
         rn[k] = rn[k]! + 1;
       }
     }
-    let a1 = 0;
-    let a2 = 0;
-    let an = 0;
-    const above = by * W1 + 1;
     const row = (by + 1) * W1 + 1;
     s1[row - 1] = 0;
     s2[row - 1] = 0;
     n[row - 1] = 0;
-    for (let k = 0; k < wb; k++) {
-      a1 += r1[k]!;
-      a2 += r2[k]!;
-      an += rn[k]!;
-      s1[row + k] = s1[above + k]! + a1;
-      s2[row + k] = s2[above + k]! + a2;
-      n[row + k] = n[above + k]! + an;
-    }
+    prefixRow(tables, row, by * W1 + 1, rowSums, 0, wb);
   }
-  return { s1, s2, n };
+  return tables;
+}
+
+/**
+ * Summed-area row at `row` (wb cells): the row at `above` plus the running sum of one block
+ * row's sums, read from `sums` at `at`… (which may be the row itself: each cell is read before
+ * it is written).
+ */
+function prefixRow(t: Tables, row: number, above: number, sums: Tables, at: number, wb: number): void {
+  const { s1, s2, n } = t;
+  const q1 = sums.s1;
+  const q2 = sums.s2;
+  const qn = sums.n;
+  let a1 = 0;
+  let a2 = 0;
+  let an = 0;
+  for (let k = 0; k < wb; k++) {
+    a1 += q1[at + k]!;
+    a2 += q2[at + k]!;
+    an += qn[at + k]!;
+    s1[row + k] = s1[above + k]! + a1;
+    s2[row + k] = s2[above + k]! + a2;
+    n[row + k] = n[above + k]! + an;
+  }
 }
 
 /** +Infinity as float32 bits; larger non-negative patterns are NaN. */
@@ -345,13 +388,7 @@ function buildTables2(
 ): Tables {
   const { oy, ox, hb, wb } = grid;
   const W1 = wb + 1;
-  const size = W1 * (hb + 1);
-  const s1 = take(pool.f64, 2 * slot, size, (m) => new Float64Array(m));
-  const s2 = take(pool.f64, 2 * slot + 1, size, (m) => new Float64Array(m));
-  const n = take(pool.i32, slot, size, (m) => new Int32Array(m));
-  s1.fill(0, 0, W1);
-  s2.fill(0, 0, W1);
-  n.fill(0, 0, W1);
+  const { s1, s2, n } = blockTables(pool, slot, grid);
   // The same memory as values and bmax, read and written as float32 bit patterns.
   const bits = new Int32Array(values.buffer, values.byteOffset, values.length);
   const bmaxBits = new Int32Array(bmax.buffer, bmax.byteOffset, bmax.length);
@@ -509,6 +546,7 @@ function buildRemovedTables(
   s1.fill(0);
   s2.fill(0);
   n.fill(0);
+  const tables: Tables = { s1, s2, n };
   // Block sums into the stored row below each block row (column bx + 1), then prefix sums.
   for (const j of removedPixels) {
     seen[j] = 0;
@@ -524,18 +562,7 @@ function buildRemovedTables(
   for (let R = 1; R <= hb; R++) {
     const row = rowBase[R]!;
     const above = rowBase[R - 1]!;
-    if (row === above) continue;
-    let a1 = 0;
-    let a2 = 0;
-    let an = 0;
-    for (let k = 1; k <= wb; k++) {
-      a1 += s1[row + k]!;
-      a2 += s2[row + k]!;
-      an += n[row + k]!;
-      s1[row + k] = s1[above + k]! + a1;
-      s2[row + k] = s2[above + k]! + a2;
-      n[row + k] = n[above + k]! + an;
-    }
+    if (row !== above) prefixRow(tables, row + 1, above + 1, tables, row + 1, wb);
   }
   // A removed block at (q, p) is in the ring of the blocks within outerRows × outerCols of it.
   const colFrom = new Int32Array(hb);
@@ -555,7 +582,7 @@ function buildRemovedTables(
     if (by < firstRow) firstRow = by;
     lastRow = by;
   }
-  return { tables: { s1, s2, n }, rowBase, firstRow, lastRow, colFrom, colTo };
+  return { tables, rowBase, firstRow, lastRow, colFrom, colTo };
 }
 
 /** Pixel-level tables of the target pixels, for a target window of more than one pixel. */
@@ -612,7 +639,7 @@ class RingDetector {
     readonly h: number,
     readonly grid: BlockGrid,
     readonly windows: CfarWindows,
-    readonly model: ModelConstants,
+    readonly model: Thresholds,
     minBackgroundFraction: number,
     pool: CfarScratch,
   ) {
@@ -761,27 +788,9 @@ class RingDetector {
     const s2 = t.s2;
     let sq = s2[oy1 + c]! - s2[oy0 + c]! - s2[oy1 + a]! + s2[oy0 + a]! - (s2[iy1 + e]! - s2[iy0 + e]! - s2[iy1 + d]! + s2[iy0 + d]!);
     if (r2 !== null) sq -= r2[ro1 + c]! - r2[ro0 + c]! - r2[ro1 + a]! + r2[ro0 + a]! - (r2[ri1 + e]! - r2[ri0 + e]! - r2[ri1 + d]! + r2[ri0 + d]!);
-    const m2 = sq / count;
-    let hi: number;
-    let lo: number;
-    if (model.kind === 2) {
-      const kTable = model.kTable;
-      const kLow = model.kLowTable;
-      // K moments: <x²>/<x>² = (1 + 1/L)(1 + 1/ν), so 1/ν = ratio/(1 + 1/L) − 1.
-      let ex = (m2 / (mean * mean)) * model.invLooksPlusOne - 1;
-      if (ex < 0) ex = 0;
-      else if (ex > model.kMaxExcess) ex = model.kMaxExcess;
-      const f = ex * model.kScale;
-      const k = Math.min(kTable.length - 2, f | 0);
-      const frac = f - k;
-      hi = mean * (kTable[k]! + (kTable[k + 1]! - kTable[k]!) * frac);
-      lo = mean * (kLow[k]! + (kLow[k + 1]! - kLow[k]!) * frac);
-    } else {
-      const variance = m2 - mean * mean;
-      const sd = variance > 0 ? Math.sqrt(variance) : 0;
-      hi = mean + model.z * sd;
-      lo = mean + model.zLow * sd;
-    }
+    model.set(mean, sq / count);
+    const hi = model.hi;
+    const lo = model.lo;
     const yEnd = Math.min(h, by * b - oy + b);
     const xStart = Math.max(0, bx * b - ox);
     const xEnd = Math.min(w, bx * b - ox + b);
@@ -817,16 +826,7 @@ class RingDetector {
     const r1 = removed ? removed.tables.s1 : s1;
     const r2 = removed ? removed.tables.s2 : s2;
     const rowBase = removed ? removed.rowBase : null;
-    const log = model.kind === 1;
-    const isK = model.kind === 2;
-    const kTable = model.kTable;
-    const kLow = model.kLowTable;
-    const kScale = model.kScale;
-    const kMax = model.kMaxExcess;
-    const kNorm = model.invLooksPlusOne;
-    const kLast = kTable.length - 2;
-    const z = model.z;
-    const zLow = model.zLow;
+    const log = model.log;
     const lowFloor = model.lowFloor;
     // Second pass: only block rows whose ring can reach a removed pixel.
     const byFirst = removed ? removed.firstRow : 0;
@@ -873,25 +873,9 @@ class RingDetector {
         if (log ? Math.log(vmax > 1e-12 ? vmax : 1e-12) <= mean : vmax <= mean * lowFloor) continue;
         let sq = s2[oy1 + c]! - s2[oy0 + c]! - s2[oy1 + a]! + s2[oy0 + a]! - (s2[iy1 + e]! - s2[iy0 + e]! - s2[iy1 + d]! + s2[iy0 + d]!);
         if (lost !== 0) sq -= r2[ro1 + c]! - r2[ro0 + c]! - r2[ro1 + a]! + r2[ro0 + a]! - (r2[ri1 + e]! - r2[ri0 + e]! - r2[ri1 + d]! + r2[ri0 + d]!);
-        const m2 = sq / count;
-        let hi: number;
-        let lo: number;
-        if (isK) {
-          // K moments: <x²>/<x>² = (1 + 1/L)(1 + 1/ν), so 1/ν = ratio/(1 + 1/L) − 1.
-          let ex = (m2 / (mean * mean)) * kNorm - 1;
-          if (ex < 0) ex = 0;
-          else if (ex > kMax) ex = kMax;
-          const f = ex * kScale;
-          const k = Math.min(kLast, f | 0);
-          const frac = f - k;
-          hi = mean * (kTable[k]! + (kTable[k + 1]! - kTable[k]!) * frac);
-          lo = mean * (kLow[k]! + (kLow[k + 1]! - kLow[k]!) * frac);
-        } else {
-          const variance = m2 - mean * mean;
-          const sd = variance > 0 ? Math.sqrt(variance) : 0;
-          hi = mean + z * sd;
-          lo = mean + zLow * sd;
-        }
+        model.set(mean, sq / count);
+        const hi = model.hi;
+        const lo = model.lo;
         for (let y = yStart; y < yEnd; y++) {
           const ty0 = Math.max(0, y - T.rows) * PW1;
           const ty1 = Math.min(h, y + T.rows + 1) * PW1;
@@ -946,7 +930,7 @@ class RingDetector {
     const count = box(t.n) - (r ? lost(r.n) : 0);
     if (count < this.minCount) return Number.NaN;
     const mean = (box(t.s1) - (r ? lost(r.s1) : 0)) / count;
-    if (this.model.kind !== 1) return mean;
+    if (!this.model.log) return mean;
     const variance = Math.max(0, (box(t.s2) - (r ? lost(r.s2) : 0)) / count - mean * mean);
     return Math.exp(mean + variance / 2);
   }
@@ -959,7 +943,7 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
   const eligible = input.background ?? targetMask;
   const log = options.model === 'lognormal';
   const grid = blockGrid(w, h, options.block ?? 2, input.origin ?? { row: 0, col: 0 }, options.windows);
-  const detector = new RingDetector(values, targetMask, w, h, grid, options.windows, modelConstants(options), options.minBackgroundFraction, scratch);
+  const detector = new RingDetector(values, targetMask, w, h, grid, options.windows, new Thresholds(options), options.minBackgroundFraction, scratch);
 
   const tables = buildTables(scratch, 0, values, eligible, w, h, grid, log, { mask: targetMask, max: detector.blockMax, count: detector.blockCount });
   const mask = take(scratch.u8, 0, w * h, (m) => new Uint8Array(m));
