@@ -117,6 +117,11 @@ export function requiredHalo(params: ShipParams, spacing: { range: number; azimu
   // A pixel's decision depends on its ring (background) and on the first-pass detections in it,
   // which depend on their rings in turn: two background half-widths, plus the censor growth.
   // +4: rings are snapped to 2-pixel blocks (up to a pixel wider) and clusters are 8-connected.
+  // Pass 2 also censors first-pass objects as large as the smallest vessel (cfar.ts
+  // censoredObjects), a size that depends on a whole component: one that reaches a core pixel's
+  // ring and is cut by the tile's edge spans the exact part of the halo, maxExtent pixels and more,
+  // which is above minDiagonalM (maxDiagonalM > minDiagonalM) — it is censored in the tile as in
+  // the whole image, so no more halo is needed.
   return maxExtent + arm + 2 * background + params.censorDilationPx + 4;
 }
 
@@ -338,6 +343,8 @@ function detectInTile(input: ShipTileInput, params: ShipParams, inBand?: (row: n
         windows,
         minBackgroundFraction: params.minBackgroundFraction,
         censorDilationPx: params.censorDilationPx,
+        // Groups of ships: what is as large as the smallest vessel is censored too, detected or not.
+        censorObjectPx: { rows: params.minDiagonalM / spacing.azimuth, cols: params.minDiagonalM / spacing.range },
       },
       scratch[channel],
     );
