@@ -53,6 +53,7 @@ const cfarAt = (pfa: number) => ({
   windows,
   minBackgroundFraction: params.minBackgroundFraction,
   censorDilationPx: params.censorDilationPx,
+  censorObjectPx: { rows: params.minDiagonalM / SPACING.azimuth, cols: params.minDiagonalM / SPACING.range },
 });
 const scratch = new CfarScratch();
 const t0 = process.cpuUsage();
