@@ -1048,7 +1048,10 @@ function censoredObjects(mask: Uint8Array, hits: readonly number[], w: number, h
   const objects: number[] = [];
   for (let k = 0; k < count; k++) {
     const end = offsets[k + 1]!;
-    let [r0, r1, c0, c1] = [h, -1, w, -1];
+    let r0 = h;
+    let r1 = -1;
+    let c0 = w;
+    let c1 = -1;
     for (let j = offsets[k]!; j < end; j++) {
       const p = pixels[j]!;
       const r = (p / w) | 0;
