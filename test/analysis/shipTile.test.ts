@@ -82,8 +82,8 @@ describe('ship detection on generated open sea', () => {
 describe('groups of ships (fishing fleets, anchorages, convoys)', () => {
   // Hulls in one another's 800 m ring make the K-CFAR's sea look spiky: the threshold at 1e-8
   // rises above every hull of the group and none passes the first pass. Pass 2 censors what the
-  // first pass put above the extent threshold in vessel-sized objects (cfar.ts censoredObjects).
-  it('finds most of 8 fleets of 5 × 5 vessels 250 m apart at 10 m (69 of 200 with only the detections censored)', () => {
+  // first pass put above the extent threshold in vessel-sized objects that hold no detection (cfar.ts censoredObjects).
+  it('finds 119 of the 200 vessels of 8 fleets of 5 × 5, 250 m apart at 10 m (69 with only the detections censored)', () => {
     let [tp, fp] = [0, 0];
     for (const windSpeed of [3, 5, 7, 10]) {
       for (const seed of [1, 2]) {
@@ -93,7 +93,7 @@ describe('groups of ships (fishing fleets, anchorages, convoys)', () => {
         fp += s.fp;
       }
     }
-    expect(tp).toBe(144);
+    expect(tp).toBe(119);
     expect(fp).toBe(0);
   });
 });
@@ -134,7 +134,7 @@ describe('tiles: every vessel comes out once', () => {
     const scene = generateSea({ width: 900, height: 900, windSpeed: 5, seed: 43, channels: ['VH'], place: fleet(450, 450, 4301) });
     const whole = detectShipsInTile(wholeTile(scene));
     expect(detectionKeys(detectTiled(scene).detections)).toEqual(detectionKeys(whole));
-    expect(score(whole, scene)).toEqual({ tp: 20, fp: 0, fn: 5 });
+    expect(score(whole, scene)).toEqual({ tp: 17, fp: 0, fn: 8 });
   });
 
   it('requiredHalo covers two background rings, the largest vessel, the merge gap and the sidelobe arms', () => {

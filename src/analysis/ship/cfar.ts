@@ -83,12 +83,13 @@ export interface CfarOptions {
   /** Second, censored pass (default true; false only to measure what it brings). */
   censor?: boolean;
   /**
-   * The smallest vessel, in pixels along each axis (minDiagonalM / spacing): pass 2 also censors
-   * every 8-connected component of first-pass pixels above the extent threshold whose bounding
-   * box's diagonal reaches it, (rows / this.rows)² + (cols / this.cols)² ≥ 1, whether or not any
-   * of its pixels passed the detection threshold. Without it, only the detections are censored.
+   * Vessel sizes in pixels along each axis (metres / spacing): pass 2 also censors every
+   * 8-connected component of first-pass pixels above the extent threshold whose bounding box's
+   * diagonal reaches `min`, (rows / min.rows)² + (cols / min.cols)² ≥ 1, and that holds no
+   * detection — or whose box reaches `max` (larger than any vessel) whatever it holds. Without
+   * it, only the detections are censored.
    */
-  censorObjectPx?: { rows: number; cols: number };
+  censorObjectPx?: { min: { rows: number; cols: number }; max: { rows: number; cols: number } };
   /** Ring evaluation block size (1 or 2 pixels). Default 2. */
   block?: number;
 }
@@ -1027,9 +1028,10 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
  * component that reaches a core pixel's ring and is cut by the tile's edge is longer than the
  * largest vessel (requiredHalo), so it is censored in the tile as in the whole image.
  */
-function censoredObjects(mask: Uint8Array, hits: readonly number[], w: number, h: number, minSize: { rows: number; cols: number } | undefined, scratch: ComponentScratch): number[] {
+function censoredObjects(mask: Uint8Array, hits: readonly number[], w: number, h: number, sizes: CfarOptions['censorObjectPx'], scratch: ComponentScratch): number[] {
   const first = hits.slice();
-  if (!minSize) return first;
+  if (!sizes) return first;
+  const { min, max } = sizes;
   const n = w * h;
   const set: number[] = [];
   let i = 0;
@@ -1052,8 +1054,10 @@ function censoredObjects(mask: Uint8Array, hits: readonly number[], w: number, h
     let r1 = -1;
     let c0 = w;
     let c1 = -1;
+    let detected = false;
     for (let j = offsets[k]!; j < end; j++) {
       const p = pixels[j]!;
+      if (mask[p] === 2) detected = true;
       const r = (p / w) | 0;
       const c = p - r * w;
       if (r < r0) r0 = r;
@@ -1061,9 +1065,12 @@ function censoredObjects(mask: Uint8Array, hits: readonly number[], w: number, h
       if (c < c0) c0 = c;
       if (c > c1) c1 = c;
     }
-    const rows = (r1 - r0 + 1) / minSize.rows;
-    const cols = (c1 - c0 + 1) / minSize.cols;
-    if (rows * rows + cols * cols < 1) continue;
+    const rows = r1 - r0 + 1;
+    const cols = c1 - c0 + 1;
+    if ((rows / min.rows) ** 2 + (cols / min.cols) ** 2 < 1) continue;
+    // A detected vessel keeps the skirt of its extent in the ring (its detections, grown, leave
+    // it): censoring that too bared faint wakes beside large ships on the North-Sea crop.
+    if (detected && (rows / max.rows) ** 2 + (cols / max.cols) ** 2 < 1) continue;
     for (let j = offsets[k]!; j < end; j++) if (mask[pixels[j]!] === 1) objects.push(pixels[j]!);
   }
   objects.sort((a, b) => a - b);

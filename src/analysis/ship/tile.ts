@@ -6,7 +6,7 @@ import type { PixelWindow } from '../../imagery/window.ts';
 import { vesselAttributes, vesselShape, type VesselAttributes } from './attributes.ts';
 import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
 import { CANDIDATE_FEATURES, candidateFeatures, candidateModel, candidateProbability, candidateThreshold } from './classifier.ts';
-import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
+import { CfarScratch, cfarDetect, cfarWindows, type CfarOptions, type CfarResult } from './cfar.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters, splitCluster, type Cluster } from './cluster.ts';
 import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
@@ -123,6 +123,12 @@ export function requiredHalo(params: ShipParams, spacing: { range: number; azimu
   // which is above minDiagonalM (maxDiagonalM > minDiagonalM) — it is censored in the tile as in
   // the whole image, so no more halo is needed.
   return maxExtent + arm + 2 * background + params.censorDilationPx + 4;
+}
+
+/** The CFAR's object censoring sizes (cfar.ts CfarOptions.censorObjectPx): the smallest and the largest vessel, in pixels per axis. */
+export function censorObjectPx(params: ShipParams, spacing: { range: number; azimuth: number }): NonNullable<CfarOptions['censorObjectPx']> {
+  const px = (m: number) => ({ rows: m / spacing.azimuth, cols: m / spacing.range });
+  return { min: px(params.minDiagonalM), max: px(Math.max(params.maxDiagonalM, params.maxLengthM)) };
 }
 
 function channelsFor(input: ShipTileInput, params: ShipParams): Channel[] {
@@ -344,7 +350,7 @@ function detectInTile(input: ShipTileInput, params: ShipParams, inBand?: (row: n
         minBackgroundFraction: params.minBackgroundFraction,
         censorDilationPx: params.censorDilationPx,
         // Groups of ships: what is as large as the smallest vessel is censored too, detected or not.
-        censorObjectPx: { rows: params.minDiagonalM / spacing.azimuth, cols: params.minDiagonalM / spacing.range },
+        censorObjectPx: censorObjectPx(params, spacing),
       },
       scratch[channel],
     );
