@@ -36,6 +36,7 @@ import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from '../../src
 import { measureCluster, type Cluster } from '../../src/analysis/ship/cluster.ts';
 import { inNearShoreBand, nearShoreBand } from '../../src/analysis/ship/nearShore.ts';
 import { resolveShipParams, type ShipParamsInput } from '../../src/analysis/ship/params.ts';
+import { censorObjectPx } from '../../src/analysis/ship/tile.ts';
 import { SPACING } from './seaLandData.ts';
 import { arg, devChips, matchChip, pixelOwners, printClasses, replayClusters, shipPixels, without, withoutShips, type Classed } from './missDiagnosis.ts';
 
@@ -53,6 +54,7 @@ const cfarAt = (pfa: number) => ({
   windows,
   minBackgroundFraction: params.minBackgroundFraction,
   censorDilationPx: params.censorDilationPx,
+  censorObjectPx: censorObjectPx(params, SPACING),
 });
 const scratch = new CfarScratch();
 const t0 = process.cpuUsage();

@@ -32,6 +32,7 @@
 // Output per pixel: 2 above the detection threshold (PFA), 1 above the extent threshold
 // (extentPfa, for hysteresis), 0 otherwise.
 
+import { ComponentScratch, connectedComponents } from '../../raster/components.ts';
 import { kMultiplierTable, normalQuantileUpper } from './distributions.ts';
 import type { ClutterModel } from './params.ts';
 
@@ -81,6 +82,14 @@ export interface CfarOptions {
   censorDilationPx: number;
   /** Second, censored pass (default true; false only to measure what it brings). */
   censor?: boolean;
+  /**
+   * Vessel sizes in pixels along each axis (metres / spacing): pass 2 also censors every
+   * 8-connected component of first-pass pixels above the extent threshold whose bounding box's
+   * diagonal reaches `min`, (rows / min.rows)² + (cols / min.cols)² ≥ 1, and that holds no
+   * detection — or whose box reaches `max` (larger than any vessel) whatever it holds. Without
+   * it, only the detections are censored.
+   */
+  censorObjectPx?: { min: { rows: number; cols: number }; max: { rows: number; cols: number } };
   /** Ring evaluation block size (1 or 2 pixels). Default 2. */
   block?: number;
 }
@@ -137,6 +146,7 @@ export class CfarScratch {
   readonly i32: Int32Array[] = [];
   readonly f32: Float32Array[] = [];
   readonly u8: Uint8Array[] = [];
+  readonly components = new ComponentScratch();
 }
 
 const defaultScratch = new CfarScratch();
@@ -950,11 +960,12 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
   mask.fill(0);
   const decided = log || detector.target !== null ? detector.scan(tables, mask, null) : detector.scanFirst(tables, mask);
 
-  // Pass 2: censor the detections (grown by censorDilationPx) and re-decide the blocks whose
-  // ring held any of them, against the ring without them.
+  // Pass 2: censor the detections and the vessel-sized objects (censoredObjects), grown by
+  // censorDilationPx, and re-decide the blocks whose ring held any of them, against the ring
+  // without them.
   let removed: RemovedTables | null = null;
-  if (detector.hits.length > 0 && options.censor !== false) {
-    const first = detector.hits.slice();
+  const first = options.censor === false ? [] : censoredObjects(mask, detector.hits, w, h, options.censorObjectPx, scratch.components);
+  if (first.length > 0) {
     removed = buildRemovedTables(scratch, values, eligible, first, options.censorDilationPx, w, h, grid, log);
     if (log || detector.target !== null) detector.scan(tables, mask, removed);
     else detector.scanSecond(tables, mask, removed);
@@ -980,4 +991,73 @@ export function cfarDetect(input: CfarInput, options: CfarOptions, scratch: Cfar
     detected,
     backgroundMean: (row, col) => detector.backgroundMean(tables, finalRemoved, row, col),
   };
+}
+
+/**
+ * What pass 2 leaves out of the background: the first pass's detections (in the order found)
+ * and, with `minSize`, the other pixels of every 8-connected component of first-pass pixels
+ * (mask ≥ 1) whose bounding box reaches the smallest vessel, in raster order. A group of ships
+ * whose hulls lie in one another's ring raises the ring's second moment so far that none passes
+ * the detection threshold; their pixels above the extent threshold still form vessel-sized
+ * objects, and an object the size of a vessel is no sea, whether it passed or not. Smaller
+ * components (speckle, the clutter's own tail) stay in the background: censoring them would trim
+ * the sea's tail and raise the false-alarm rate.
+ *
+ * Cost: one pass over the mask four bytes at a time to find its set pixels (few), then the
+ * components grown from them alone (components.ts with the thread's scratch) and each one's
+ * bounding box over its own pixels.
+ *
+ * Tiling: the order is the same in every tile for the pixels a tile's core can see (detections by
+ * block, the rest by full-image raster order), so the censored sums hold the same bits. A
+ * component that reaches a core pixel's ring and is cut by the tile's edge is longer than the
+ * largest vessel (requiredHalo), so it is censored in the tile as in the whole image.
+ */
+function censoredObjects(mask: Uint8Array, hits: readonly number[], w: number, h: number, sizes: CfarOptions['censorObjectPx'], scratch: ComponentScratch): number[] {
+  const first = hits.slice();
+  if (!sizes) return first;
+  const { min, max } = sizes;
+  const n = w * h;
+  const set: number[] = [];
+  let i = 0;
+  if (mask.byteOffset % 4 === 0) {
+    const words = n >>> 2;
+    const m32 = new Uint32Array(mask.buffer, mask.byteOffset, words);
+    for (let k = 0; k < words; k++) {
+      if (m32[k] === 0) continue;
+      for (let j = 4 * k; j < 4 * k + 4; j++) if (mask[j] !== 0) set.push(j);
+    }
+    i = words * 4;
+  }
+  for (; i < n; i++) if (mask[i] !== 0) set.push(i);
+  if (set.length === 0) return first;
+  const { count, pixels, offsets } = connectedComponents(mask, w, h, { connectivity: 8, seeds: set, scratch });
+  const objects: number[] = [];
+  for (let k = 0; k < count; k++) {
+    const end = offsets[k + 1]!;
+    let r0 = h;
+    let r1 = -1;
+    let c0 = w;
+    let c1 = -1;
+    let detected = false;
+    for (let j = offsets[k]!; j < end; j++) {
+      const p = pixels[j]!;
+      if (mask[p] === 2) detected = true;
+      const r = (p / w) | 0;
+      const c = p - r * w;
+      if (r < r0) r0 = r;
+      if (r > r1) r1 = r;
+      if (c < c0) c0 = c;
+      if (c > c1) c1 = c;
+    }
+    const rows = r1 - r0 + 1;
+    const cols = c1 - c0 + 1;
+    if ((rows / min.rows) ** 2 + (cols / min.cols) ** 2 < 1) continue;
+    // A detected vessel keeps the skirt of its extent in the ring (its detections, grown, leave
+    // it): censoring that too bared faint wakes beside large ships on the North-Sea crop.
+    if (detected && (rows / max.rows) ** 2 + (cols / max.cols) ** 2 < 1) continue;
+    for (let j = offsets[k]!; j < end; j++) if (mask[pixels[j]!] === 1) objects.push(pixels[j]!);
+  }
+  objects.sort((a, b) => a - b);
+  for (const p of objects) first.push(p);
+  return first;
 }

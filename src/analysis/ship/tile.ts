@@ -6,7 +6,7 @@ import type { PixelWindow } from '../../imagery/window.ts';
 import { vesselAttributes, vesselShape, type VesselAttributes } from './attributes.ts';
 import { calibrateDnInPlace, type TileCalibration } from './calibrate.ts';
 import { CANDIDATE_FEATURES, candidateFeatures, candidateModel, candidateProbability, candidateThreshold } from './classifier.ts';
-import { CfarScratch, cfarDetect, cfarWindows, type CfarResult } from './cfar.ts';
+import { CfarScratch, cfarDetect, cfarWindows, type CfarOptions, type CfarResult } from './cfar.ts';
 import { clusterDetections, measureCluster, mergeNearbyClusters, splitCluster, type Cluster } from './cluster.ts';
 import { pixelClusters } from './pixelClassifier.ts';
 import { resolveShipParams, type ShipParams, type ShipParamsInput } from './params.ts';
@@ -117,7 +117,18 @@ export function requiredHalo(params: ShipParams, spacing: { range: number; azimu
   // A pixel's decision depends on its ring (background) and on the first-pass detections in it,
   // which depend on their rings in turn: two background half-widths, plus the censor growth.
   // +4: rings are snapped to 2-pixel blocks (up to a pixel wider) and clusters are 8-connected.
+  // Pass 2 also censors first-pass objects as large as the smallest vessel (cfar.ts
+  // censoredObjects), a size that depends on a whole component: one that reaches a core pixel's
+  // ring and is cut by the tile's edge spans the exact part of the halo, maxExtent pixels and more,
+  // which is above minDiagonalM (maxDiagonalM > minDiagonalM) — it is censored in the tile as in
+  // the whole image, so no more halo is needed.
   return maxExtent + arm + 2 * background + params.censorDilationPx + 4;
+}
+
+/** The CFAR's object censoring sizes (cfar.ts CfarOptions.censorObjectPx): the smallest and the largest vessel, in pixels per axis. */
+export function censorObjectPx(params: ShipParams, spacing: { range: number; azimuth: number }): NonNullable<CfarOptions['censorObjectPx']> {
+  const px = (m: number) => ({ rows: m / spacing.azimuth, cols: m / spacing.range });
+  return { min: px(params.minDiagonalM), max: px(Math.max(params.maxDiagonalM, params.maxLengthM)) };
 }
 
 function channelsFor(input: ShipTileInput, params: ShipParams): Channel[] {
@@ -338,6 +349,8 @@ function detectInTile(input: ShipTileInput, params: ShipParams, inBand?: (row: n
         windows,
         minBackgroundFraction: params.minBackgroundFraction,
         censorDilationPx: params.censorDilationPx,
+        // Groups of ships: what is as large as the smallest vessel is censored too, detected or not.
+        censorObjectPx: censorObjectPx(params, spacing),
       },
       scratch[channel],
     );
