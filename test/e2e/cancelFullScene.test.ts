@@ -160,7 +160,10 @@ describe.skipIf(!FULL)('issue 21 §4: a full-scene job canceled mid-run frees it
         await poll(async () => out, (o) => /worker running/.test(o) || child.exitCode !== null, 300_000, 'worker start');
         expect(child.exitCode, out).toBeNull();
 
-        const { first, next, freeMs, committedMs, sentAt } = await cancelMidRun(t, t.client);
+        // A miss names what the worker process said (its log is the only account of it).
+        const { first, next, freeMs, committedMs, sentAt } = await cancelMidRun(t, t.client).catch((e: Error) => {
+          throw new Error(`${e.message}\nworker exit code ${child.exitCode}; its log (last 6,000 characters):\n${out.slice(-6000)}`);
+        });
         // The worker's own account of it (its log lines may trail the claim a little).
         const logged = (msg: string, jobId: string) =>
           out
