@@ -25,9 +25,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const text = `// The K-distribution multiplier tables (distributions.ts KMultiplierTable) of the default
 // detector settings, as KMultiplierTable computes them: kMultiplierTable takes these numbers
 // instead of ≈ 0.2 CPU s per table on every worker thread. Written by
-// \`npx tsx test/analysis/writeKTables.ts\`; shipKTables.test.ts recomputes them. Imports only a type.
+// \`npx tsx test/analysis/writeKTables.ts\`; shipKTables.test.ts recomputes them. Imports nothing.
 
-import type { StoredKTable } from './distributions.ts';
+/** A KMultiplierTable's computed numbers on the default grid. */
+export interface StoredKTable {
+  values: number[];
+  gamma: number;
+}
 
 export const STORED_K_TABLES: Readonly<Record<string, StoredKTable>> = {
 ${lines.join('\n')}

@@ -4,7 +4,7 @@
 // tables of the default settings are stored, computed (kTables.ts): ≈ 0.2 CPU s each that
 // every worker thread would otherwise spend on its first tile.
 
-import { STORED_K_TABLES } from './kTables.ts';
+import { STORED_K_TABLES, type StoredKTable } from './kTables.ts';
 
 const LANCZOS = [
   676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
@@ -195,12 +195,6 @@ export class KMultiplierTable {
     const f = x - i;
     return this.values[i]! * (1 - f) + this.values[i + 1]! * f;
   }
-}
-
-/** A KMultiplierTable's computed numbers on the default grid. */
-export interface StoredKTable {
-  values: number[];
-  gamma: number;
 }
 
 /** The key of a (looks, PFA) table in kMultiplierTable's cache and in kTables.ts. */

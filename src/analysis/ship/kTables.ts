@@ -1,9 +1,13 @@
 // The K-distribution multiplier tables (distributions.ts KMultiplierTable) of the default
 // detector settings, as KMultiplierTable computes them: kMultiplierTable takes these numbers
 // instead of ≈ 0.2 CPU s per table on every worker thread. Written by
-// `npx tsx test/analysis/writeKTables.ts`; shipKTables.test.ts recomputes them. Imports only a type.
+// `npx tsx test/analysis/writeKTables.ts`; shipKTables.test.ts recomputes them. Imports nothing.
 
-import type { StoredKTable } from './distributions.ts';
+/** A KMultiplierTable's computed numbers on the default grid. */
+export interface StoredKTable {
+  values: number[];
+  gamma: number;
+}
 
 export const STORED_K_TABLES: Readonly<Record<string, StoredKTable>> = {
   '4.4|1e-8': { gamma: 6.2498524148409835, values: [105.08168415863634, 93.8584422208691, 80.80961611504429, 70.57536035371119, 61.32487143907824, 53.43898136453969, 46.70017364593484, 40.94452270243502, 36.02602727840666, 31.820295365724526, 28.221428017014674, 25.13934637959118, 22.49748764345859, 20.23082230551819, 18.28414852076169, 16.61062640022706, 15.170520338941053, 13.93012169329688, 12.860827650110622, 11.93835513894247, 11.142071273951922, 10.454424151984473, 9.860459928296152, 9.347413963301317, 8.904365497376915, 8.521946773347423, 8.192098793510395, 7.907866977478415, 7.663230889054549, 7.452962941503808, 7.272511595520655, 7.117905064479547, 6.985671973805166, 6.8727758205091005, 6.7765604733162945, 6.694704357361843, 6.625181379362642, 6.566227054870871, 6.516308677417526, 6.4740986991237985] },
