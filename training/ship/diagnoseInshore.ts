@@ -31,7 +31,8 @@ import { resolveShipParams, type ShipParamsInput } from '../../src/analysis/ship
 import { markAboveSeaLevel, seaLevel } from '../../src/analysis/ship/seaLevel.ts';
 import { measureCluster, type Cluster } from '../../src/analysis/ship/cluster.ts';
 import { SPACING } from './seaLandData.ts';
-import { arg, devChips, matchChip, pixelOwners, printClasses, replayClusters, shipPixels, withoutShips, type Classed } from './missDiagnosis.ts';
+import { devChips, matchChip, pixelOwners, printClasses, replayClusters, shipPixels, withoutShips, type Classed } from './missDiagnosis.ts';
+import { arg } from './args.ts';
 
 const kind = process.argv.includes('--offshore') ? 'offshore' : 'inshore';
 const extra = JSON.parse(arg('params', '{}')) as ShipParamsInput;

@@ -38,7 +38,8 @@ import { inNearShoreBand, nearShoreBand } from '../../src/analysis/ship/nearShor
 import { resolveShipParams, type ShipParamsInput } from '../../src/analysis/ship/params.ts';
 import { censorObjectPx } from '../../src/analysis/ship/tile.ts';
 import { SPACING } from './seaLandData.ts';
-import { arg, devChips, matchChip, pixelOwners, printClasses, replayClusters, shipPixels, without, withoutShips, type Classed } from './missDiagnosis.ts';
+import { devChips, matchChip, pixelOwners, printClasses, replayClusters, shipPixels, without, withoutShips, type Classed } from './missDiagnosis.ts';
+import { arg } from './args.ts';
 
 const extra = JSON.parse(arg('params', '{}')) as ShipParamsInput;
 const landSource = arg('land', 'oof');

@@ -31,11 +31,8 @@ import { outOfFoldLandModels } from './oofLand.ts';
 import { CANDIDATE_GBT as GBT, chipCandidates, precisionAtRecall } from './chipCandidates.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
 import { trainGbt } from '../oilslick/gbtTrain.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
 const candidatePfa = Number(arg('pfa', '1e-4'));
 const seaLevelFactor = Number(arg('factor', '16'));
 const useMask = !process.argv.includes('--no-mask');

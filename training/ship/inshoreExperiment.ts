@@ -22,11 +22,8 @@ import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 import { CANDIDATE_GBT, precisionAtRecall } from './chipCandidates.ts';
 import { foldsByRun } from './seaLandData.ts';
 import type { InshoreRow } from './inshoreRows.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
 const rows = JSON.parse(readFileSync(arg('rows', '/tmp/inshore-rows.json'), 'utf8')) as InshoreRow[];
 for (const r of rows) {
   r.x = r.x.map((v) => (v === null ? Number.NaN : v));

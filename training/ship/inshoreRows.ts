@@ -21,11 +21,7 @@ import { partFeatures } from './partFeatures.ts';
 import { SPACING, foldsByRun, runOf } from './seaLandData.ts';
 import { outOfFoldLandModels } from './oofLand.ts';
 import { candidateAxisFeatures, chipCandidates } from './chipCandidates.ts';
-
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
+import { arg } from './args.ts';
 
 export interface InshoreRow {
   chip: number;

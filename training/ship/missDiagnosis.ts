@@ -16,12 +16,6 @@ import { fillRingSpans } from '../../src/raster/canvas.ts';
 import { SPACING, chipCells, foldsByRun, runOf, ssddOutlines } from './seaLandData.ts';
 import { outOfFoldLandModels } from './oofLand.ts';
 
-/** `--name VALUE` of the command line, or `dflt`. */
-export const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
-
 export interface DevChip {
   chip: SsddChip;
   width: number;

@@ -15,11 +15,8 @@ import { fillRingSpans } from '../../src/raster/canvas.ts';
 import { mulberry32 } from '../../src/prng.ts';
 import { trainGbt, type GbtOptions } from '../oilslick/gbtTrain.ts';
 import { foldsByRun, runOf, ssddOutlines } from './seaLandData.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
 /** fitPixelClassifier.ts's trees and gate. */
 const GBT: Partial<GbtOptions> = { trees: 80, maxDepth: 4, learningRate: 0.1, minChildWeight: 5, subsample: 0.7, seed: 23 };
 const GATE = 1.5;

@@ -11,11 +11,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips } from '../../eval/shipChips.ts';
 import { partTextureFeatures } from '../../src/analysis/ship/classifier.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
 const chips = loadSsddChips().filter((c) => c.split === 'dev' && c.inshore).slice(0, Number(arg('chips', '40')));
 const repeat = Number(arg('repeat', '20'));
 const cpu = () => {

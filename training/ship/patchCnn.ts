@@ -27,11 +27,8 @@ import { trainGbt } from '../oilslick/gbtTrain.ts';
 import { CANDIDATE_GBT, precisionAtRecall } from './chipCandidates.ts';
 import { JITTER, STORED, readPatchData, type PatchData } from './patchCnnData.ts';
 import { Adam, PATCH, type CnnWeights, allocActivations, backward, forward, forwardMacs, initCnn, toJson, zeroGrads } from './patchCnnNet.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
 export const CHANNELS = [8, 16, 32];
 
 /** Crop (PATCH × PATCH at offset oy, ox) of stored patch i, transformed by one of the 8 dihedral maps. */

@@ -24,6 +24,7 @@ import { foldsByRun, runOf } from './seaLandData.ts';
 import { outOfFoldLandModels } from './oofLand.ts';
 import { CANDIDATE_GBT, chipCandidates } from './chipCandidates.ts';
 import { PATCH } from './patchCnnNet.ts';
+import { arg } from './args.ts';
 
 /** Random crop offset (pooled px) of the training patches. */
 export const JITTER = 4;
@@ -146,9 +147,5 @@ function build(pfa: number, base: string, landCache: string | undefined): void {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const arg = (name: string, dflt: string) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i > 0 ? process.argv[i + 1]! : dflt;
-  };
   build(Number(arg('pfa', '1e-4')), path.resolve(arg('out', '/tmp/patchcnn')), process.argv.includes('--land-cache') ? arg('land-cache', '') : undefined);
 }

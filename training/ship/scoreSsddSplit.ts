@@ -6,11 +6,8 @@
  *   node --import tsx training/ship/scoreSsddSplit.ts --split validation --methods "name 1|name 2"
  */
 import { SSDD_METHODS, evalSsdd, printSsdd } from '../../eval/shipChips.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
 const split = arg('split', 'dev') as 'dev' | 'validation';
 const names = arg('methods', 'scene sea/land segmentation + near-shore classifier').split('|');
 const methods = Object.fromEntries(names.map((n) => {
