@@ -85,6 +85,14 @@ const log = async (db: Db, jobId: string) =>
     status: r.status,
     progress: r.progress === null ? null : Number(r.progress),
   }));
+/** Waits (with a deadline) until the job's stored event log holds an event matching `seen`. */
+async function untilStored(db: Db, jobId: string, seen: (e: Awaited<ReturnType<typeof log>>[number]) => boolean, what: string) {
+  const deadline = Date.now() + 30_000;
+  while (!(await log(db, jobId)).some(seen)) {
+    if (Date.now() > deadline) throw new Error(`${what} never stored`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 const brief = (s: SseStream) => s.events.map((e) => ({ id: e.id, event: e.event, status: e.data.status, progress: e.data.progress }));
 const lastProgress = (s: SseStream) => s.events.at(-1)?.data.progress as number | null | undefined;
 
@@ -94,6 +102,9 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     const t = await start({ SARWATCH_EVENTS_POLL_SECONDS: '0.05' }, { registry: createRegistry([detector.module]) });
     const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
     await detector.running;
+    // The runner's progress 5 (scenes selected) is written without waiting, so on PostgreSQL it
+    // could commit after the stream opened (a CI pass saw 5, 35, 65): open once it is stored.
+    await untilStored(t.service.db, job_id, (e) => e.progress === 5, 'progress 5');
     const s = await stream(t, job_id);
     expect(s.status).toBe(200);
     expect(s.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -141,11 +152,7 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
 
     // While nobody listens: a progress change (written to the store), then the end.
     detector.release(1);
-    const deadline = Date.now() + 30_000;
-    while (!(await log(t.service.db, job_id)).some((e) => e.progress === 65)) {
-      if (Date.now() > deadline) throw new Error('progress 65 never stored');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await untilStored(t.service.db, job_id, (e) => e.progress === 65, 'progress 65');
     detector.release(2);
     await waitForTerminal(t.client, job_id);
 
@@ -201,11 +208,7 @@ describe('issue 21 §3: GET /api/v1/jobs/{job_id}/events', () => {
     const { job_id } = await t.client.submit('analyze', 'timeseries', periodBody);
     await detector.running;
     // The runner's progress 5 (scenes selected) is written shortly after.
-    const deadline = Date.now() + 30_000;
-    while (!(await log(t.service.db, job_id)).some((e) => e.event === 'progress')) {
-      if (Date.now() > deadline) throw new Error('no progress event stored');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await untilStored(t.service.db, job_id, (e) => e.event === 'progress', 'a progress event');
     // Running: nothing of it goes, whatever the cut-off.
     expect(await pruneJobEvents(t.service.db, '9999-01-01T00:00:00.000Z')).toBe(0);
     detector.release(0);
