@@ -202,6 +202,20 @@ async function readWholeAsync(handle: FileHandle, target: Uint8Array, position: 
   }
 }
 
+/**
+ * geotiff.js's parse of the header behind a range source (a file, a zip member, a remote object
+ * through the byte cache). A parse failure is INVALID_PRODUCT naming `what`; an ImageryError the
+ * source raised (an unreachable archive) passes through as it is.
+ */
+export async function parseTiff(source: object, what: string): Promise<GeoTIFF> {
+  try {
+    return await GeoTIFF.fromSource(source as unknown as TiffSource);
+  } catch (cause) {
+    if (cause instanceof ImageryError) throw cause;
+    throw new ImageryError('INVALID_PRODUCT', `cannot parse GeoTIFF ${what}: ${(cause as Error)?.message ?? cause}`, { cause });
+  }
+}
+
 /** Open a local TIFF (remote/access.ts openTiff takes an http(s) / s3 URL as well). */
 export async function openLocalTiff(path: string): Promise<GeoTIFF> {
   try {
@@ -219,11 +233,12 @@ export async function openLocalTiff(path: string): Promise<GeoTIFF> {
   }
 }
 
+/** A TIFF member of a local container (safe/container.ts); the source is closed when it does not parse. */
 export async function openTiffFromSource(source: FileRangeSource, what: string): Promise<GeoTIFF> {
   try {
-    return await GeoTIFF.fromSource(source as unknown as TiffSource);
+    return await parseTiff(source, what);
   } catch (cause) {
     await source.close();
-    throw new ImageryError('INVALID_PRODUCT', `cannot parse GeoTIFF ${what}: ${(cause as Error)?.message ?? cause}`, { cause });
+    throw cause;
   }
 }

@@ -5,9 +5,9 @@
  * configuration and installs it as the default; imagery code opens remote hrefs through it.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { GeoTIFF } from 'geotiff';
+import type { GeoTIFF } from 'geotiff';
 import { ImageryError } from '../errors.js';
-import { openLocalTiff, type TiffSource } from '../geotiff-source.js';
+import { openLocalTiff, parseTiff } from '../geotiff-source.js';
 import { ByteCache, type ByteCacheOptions, type RangeReadable } from './byteCache.js';
 import { HttpObject, S3Object, type HttpAuth, type S3ClientSource } from './objects.js';
 import type { RetryPolicy } from './retry.js';
@@ -96,13 +96,7 @@ export class RemoteAccess {
 
   /** A remote TIFF/COG opened by header; its pixels are read by range through the cache. */
   async openTiff(href: string, collection?: string): Promise<GeoTIFF> {
-    const source = new CachedRangeSource(this.object(href, collection), this.cache);
-    try {
-      return await GeoTIFF.fromSource(source as unknown as TiffSource);
-    } catch (cause) {
-      if (cause instanceof ImageryError) throw cause;
-      throw new ImageryError('INVALID_PRODUCT', `cannot parse GeoTIFF ${href.replace(/\?.*$/, '')}: ${(cause as Error)?.message ?? cause}`, { cause });
-    }
+    return parseTiff(new CachedRangeSource(this.object(href, collection), this.cache), href.replace(/\?.*$/, ''));
   }
 }
 

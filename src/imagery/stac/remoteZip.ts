@@ -8,10 +8,10 @@
  * access. Nothing is ever downloaded whole, and a second open is served by the byte cache.
  */
 import { Readable } from 'node:stream';
-import { GeoTIFF } from 'geotiff';
+import type { GeoTIFF } from 'geotiff';
 import yauzl from 'yauzl';
 import { ImageryError } from '../errors.js';
-import type { TiffSource } from '../geotiff-source.js';
+import { parseTiff } from '../geotiff-source.js';
 import { CachedRangeSource, type RemoteAccess, type RemoteObject } from '../remote/access.js';
 import type { ByteCache } from '../remote/byteCache.js';
 import { cacheKeyOf } from '../remote/objects.js';
@@ -95,13 +95,7 @@ export class RemoteZipContainer implements SafeContainer {
     const { entry } = this.member(relativePath);
     refuseCompressedMember(entry, relativePath, this.zipName, 'and a remote zip is not downloaded whole: read the product from an archive that serves it unzipped');
     const header = await this.zip.readLocalFileHeaderPromise(entry, { minimal: true });
-    const source = new CachedRangeSource(this.obj, this.access.cache, header.fileDataStart);
-    try {
-      return await GeoTIFF.fromSource(source as unknown as TiffSource);
-    } catch (cause) {
-      if (cause instanceof ImageryError) throw cause;
-      throw new ImageryError('INVALID_PRODUCT', `cannot parse GeoTIFF ${relativePath} in ${this.zipName}: ${(cause as Error)?.message ?? cause}`, { cause });
-    }
+    return parseTiff(new CachedRangeSource(this.obj, this.access.cache, header.fileDataStart), `${relativePath} in ${this.zipName}`);
   }
 
   async close(): Promise<void> {
