@@ -158,6 +158,25 @@ async function ssdd(): Promise<void> {
     for (const cut of SWEEP) console.log(row(`classifier everywhere, ${label}, p ≥ ${cut === 'rule' ? 'rule 0.51 / 0.37' : cut}`, runs, (r) => judged(r).filter((j) => kept(j, cut)).map((j) => j.det)));
     for (const cut of SWEEP)
       console.log(row(`**union**, ${label}, additions p ≥ ${cut === 'rule' ? 'rule 0.51 / 0.37' : cut}`, runs, (r) => unionDetections(r.base, judged(r).filter((j) => kept(j, cut)).map((j) => j.det), maxPx, stride)));
+    // The merge rule's own loss: an addition dropped only when it shares a pixel with a default detection.
+    for (const cut of ['rule', 0.3, 0.5] as const)
+      console.log(row(`union, pixel overlap only, ${label}, additions p ≥ ${cut === 'rule' ? 'rule' : cut}`, runs, (r) => unionDetections(r.base, judged(r).filter((j) => kept(j, cut)).map((j) => j.det), 0, stride)));
+    // The ceiling of any merge: ships matched by the default path or by the classifier, each scored alone.
+    for (const cut of ['rule', 0.3, 0.5] as const) {
+      const either = { inshore: [0, 0], offshore: [0, 0] };
+      for (const r of runs) {
+        const missed = (dets: ReadonlyArray<Pick<ShipDetection, 'centroidRow' | 'centroidCol'>>) => {
+          const truth = r.chip.ships.map((sh, id) => ({ ...sh, certain: true, id }));
+          return new Set(scoreMatches(dets.length, truth, maxPx, (d, t) => Math.hypot(dets[d]!.centroidRow - t.row, dets[d]!.centroidCol - t.col)).missed);
+        };
+        const a = missed(r.base);
+        const b = missed(judged(r).filter((j) => kept(j, cut)).map((j) => j.det));
+        const e = either[r.chip.inshore ? 'inshore' : 'offshore'];
+        e[0] += r.chip.ships.length - [...a].filter((id) => b.has(id)).length;
+        e[1] += r.chip.ships.length;
+      }
+      console.log(`| ceiling of any merge, ${label}, p ≥ ${cut}: ships found by either | recall ${f3(either.offshore[0]! / either.offshore[1]!)} (${either.offshore[0]}) | recall ${f3(either.inshore[0]! / either.inshore[1]!)} (${either.inshore[0]}) |`);
+    }
   }
   console.log(`\n${cpuSeconds(t0).toFixed(0)} CPU s in all`);
 }
