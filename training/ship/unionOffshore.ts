@@ -19,7 +19,9 @@
  * features) judged by trees fitted on the other two folds with the committed trees' options. The
  * default detections are the eval row's in both (offshore chips have little segmented land: the
  * default CFAR decides there, nothing fitted; inshore, the near-shore path's trees and the
- * committed segmenter are in-sample).
+ * committed segmenter are in-sample). Besides the sweep: the merge with additions dropped only on a
+ * shared pixel, and the ceiling of any merge rule (ships matched by either detector, each scored
+ * alone), also with every candidate kept (the candidates' own ceiling).
  *
  * `generated`: the same union on test/analysis/shipMeasurements.ts's `nearshore` scenes (8 ×
  * 768² VH, 160 vessels; 12 × 1024² VV+VH, 360) and the real North-Sea crop (16 certain ships),
@@ -44,7 +46,9 @@ export const DEFAULT_PATH: ShipParamsInput = { nearShore: { enabled: true } };
 export const CLASSIFIER_ALL: ShipParamsInput = { classifier: { enabled: true, sceneLandMask: true, threshold: 0 } };
 /** The additions' thresholds swept; 'rule' = the committed model's own (0.51, 0.37 within 2 km of land). */
 export const SWEEP = ['rule', 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98] as const;
-export type Cut = (typeof SWEEP)[number];
+/** Every candidate kept: the candidates' own ceiling (SSDD only). */
+const EVERY = 0;
+export type Cut = (typeof SWEEP)[number] | typeof EVERY;
 
 /** A classifier detection with its probability and the committed rule's threshold for it. */
 export interface Judged {
@@ -162,7 +166,8 @@ async function ssdd(): Promise<void> {
     for (const cut of ['rule', 0.3, 0.5] as const)
       console.log(row(`union, pixel overlap only, ${label}, additions p ≥ ${cut === 'rule' ? 'rule' : cut}`, runs, (r) => unionDetections(r.base, judged(r).filter((j) => kept(j, cut)).map((j) => j.det), 0, stride)));
     // The ceiling of any merge: ships matched by the default path or by the classifier, each scored alone.
-    for (const cut of ['rule', 0.3, 0.5] as const) {
+    console.log(row(`classifier everywhere, ${label}, every candidate (p ≥ 0)`, runs, (r) => judged(r).map((j) => j.det)));
+    for (const cut of ['rule', 0.3, 0.5, EVERY] as const) {
       const either = { inshore: [0, 0], offshore: [0, 0] };
       for (const r of runs) {
         const missed = (dets: ReadonlyArray<Pick<ShipDetection, 'centroidRow' | 'centroidCol'>>) => {
