@@ -104,7 +104,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key' } } },
       tags: [
-        { name: 'analyze', description: 'analyze family: RTC imagery for building change and time series' },
+        { name: 'analyze', description: 'analyze family: RTC imagery for building change, time series and idle farmland; GRD for ship and oilslick (as detect)' },
         { name: 'detect', description: 'detect family: GRD imagery' },
         { name: 'jobs', description: 'poll, list and download' },
         { name: 'scenes', description: 'the scene catalog' },

@@ -29,11 +29,11 @@ const AisId = Type.String({
   minLength: 1,
   maxLength: 64,
   description:
-    'ship only: a ready AIS upload of this account (POST /api/v1/ais). Each vessel is moved to the acquisition time and matched one-to-one to the detections: a ship feature gains `mmsi` and `ais_distance_m`, or `dark: true`; an AIS vessel inside the analysed area that no detection matched is a feature of its own with `detected: false`. Not with `tif_id` (an uploaded image has no known acquisition time)',
+    'ship only: a ready AIS upload of this account (POST /api/v1/ais). Each vessel is moved to the scene\'s start time and matched one-to-one to the detections: a ship feature gains `mmsi` and `ais_distance_m` (m from the placed AIS position), or `dark: true`; an AIS vessel inside the analysed area that no detection matched is a feature of its own after them, with `detected: false`, `mmsi`, `length_m` (AIS, or null), `ais_lon`, `ais_lat`, `ais_position`, `ais_fix_age_s`. Not with `tif_id` (an uploaded image has no known acquisition time)',
 });
 const IncludeFixedStructures = Type.Boolean({
   description:
-    'ship only: keep the detections that are fixed structures (platforms, wind turbines: a bright target within 30 m on most of the same track\'s earlier acquisitions), flagged `fixed_structure: true`. Default false: they are left out. Detections that could be compared carry `fixed_structure`; when some could not (no earlier acquisition), the job has the warning FIXED_STRUCTURES_NOT_SEPARATED',
+    'ship only: keep the detections that are fixed structures (platforms, wind turbines: a bright target within 30 m on at least 60 % of the same track\'s earlier acquisitions, the 5 most recent within a year), flagged `fixed_structure: true`. Default false: they are left out. Detections that could be compared carry `fixed_structure`; when some could not (no earlier acquisition), the job has the warning FIXED_STRUCTURES_NOT_SEPARATED',
 });
 /**
  * What a ship job does without `near_shore_detection`: the one place the API's default is set
@@ -43,7 +43,7 @@ const IncludeFixedStructures = Type.Boolean({
 export const NEAR_SHORE_DETECTION_DEFAULT = true;
 const NearShoreDetection = Type.Boolean({
   description:
-    `ship only: within 2 km of the coast (of the land mask — Natural Earth land and its 500 m shore buffer — or of the scene's own land as the detector segments it) the candidates are judged by the candidate classifier, which finds harbour ships the default detector misses; the rest of the scene is analysed as without it, and ships inside the land mask stay unseen. A coastal scene takes longer to analyse with it (false leaves it out); credits are unchanged. Default ${NEAR_SHORE_DETECTION_DEFAULT}`,
+    `ship only: within 2 km of the coast (of the land mask — Natural Earth land and its 500 m shore buffer — or of the scene's own land as the detector segments it) the candidates are judged by the candidate classifier, which finds harbour ships the default detector misses; the rest of the scene is analysed as without it. Ships on Natural Earth land stay unseen either way; those in its 500 m shore buffer only this path looks at. A coastal scene takes longer to analyse with it (false leaves it out); credits are unchanged. Default ${NEAR_SHORE_DETECTION_DEFAULT}`,
 });
 const MaxCredits = Type.Number({
   exclusiveMinimum: 0,

@@ -165,6 +165,11 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
             format === 'geojson'
               ? 'Download the GeoJSON result (302 to a signed URL)'
               : 'Download the ZIP result of an idlefarm job (302 to a signed URL)',
+          description:
+            (format === 'geojson'
+              ? 'A GeoJSON FeatureCollection whose features carry area_sqm and confidence. Ship features also carry length_m, width_m, heading_deg (0–180) with heading_ambiguous: true, distance_to_shore_m and near_shore (≤ 2 km); fixed_structure when compared with earlier acquisitions of the track; with ais_id, mmsi and ais_distance_m or dark: true, and a detected: false feature per unmatched AIS vessel (docs/api.md, Ship result features). An idlefarm job is 404 here (its result is result.zip). '
+              : 'An idlefarm job\'s archive (fields.geojson, summary.csv, series.csv, a chart per field, README.txt; docs/idlefarm.md). Any other job is 404 here (its result is result.geojson). ') +
+            '404 also for a failed job, an unknown job or another account\'s; 409 NOT_READY while pending or processing; 410 GONE after the retention (SARWATCH_RESULT_RETENTION_DAYS).',
           security,
           params: JobIdParams,
           response: { 302: Type.Null({ description: 'Location: signed, expiring URL of the result' }), ...errors(401, 403, 404, 409, 410, 429) },
