@@ -23,6 +23,7 @@ import type { UploadedCollection } from '../analysis/idlefarm/index.ts';
 import { fieldsExtent } from '../analysis/modules/idlefarmSources.ts';
 import { closeAnalysisPool } from '../analysis/engine/pool.ts';
 import { GREY_DB_RANGE, type GreyDbMapping } from '../analysis/oilslick/greyImage.ts';
+import { NEAR_SHORE_DETECTION_DEFAULT } from '../contract/bodies.ts';
 import { JobFailure } from '../contract/errors.ts';
 import type { Family } from '../contract/enums.ts';
 import { geodesicAreaSqkm, intersectAoi, parseAoiWkt, GeometryError, type AoiGeometry } from '../geo/index.ts';
@@ -159,6 +160,24 @@ interface CliRequest {
 }
 
 /**
+ * The request the endpoint's module gets: a job's, with the defaults a job's request has where
+ * the CLI has no flag (a ship run takes the near-shore path as a ship job without
+ * `near_shore_detection` does).
+ */
+export function moduleRequest(endpoint: EndpointDescriptor, request: Pick<CliRequest, 'family' | 'input' | 'upload' | 'cellSizeM'>, maxRequestBytes: number): AnalysisRequest {
+  return {
+    jobId: 'cli',
+    endpointId: endpoint.id as AnalysisRequest['endpointId'],
+    family: request.family,
+    input: request.input,
+    maxRequestBytes,
+    ...(request.upload ? { upload: request.upload } : {}),
+    ...(request.cellSizeM !== undefined ? { cellSizeM: request.cellSizeM } : {}),
+    ...(endpoint.id === 'ship' ? { nearShore: NEAR_SHORE_DETECTION_DEFAULT } : {}),
+  };
+}
+
+/**
  * Runs an endpoint on local files (or a STAC item URL): the inputs become the ResolvedInput a
  * job would get (scene records read by the catalog's local reader, chosen by the catalog's
  * selection rules), and the endpoint's analysis module — the one the worker calls — runs it.
@@ -182,18 +201,10 @@ export async function runAnalyze(opts: AnalyzeOptions): Promise<AnalyzeResult> {
     const module = await endpoint.detector();
     const bar = progressReporter(request.label, opts.output ? { isTTY: false, write: opts.output.stderr } : process.stderr);
     try {
-      output = await module.run(
-        {
-          jobId: 'cli',
-          endpointId: endpoint.id as AnalysisRequest['endpointId'],
-          family: request.family,
-          input: request.input,
-          maxRequestBytes: opts.maxRequestBytes ?? 1_048_576,
-          ...(request.upload ? { upload: request.upload } : {}),
-          ...(request.cellSizeM !== undefined ? { cellSizeM: request.cellSizeM } : {}),
-        },
-        { reportProgress: (p) => bar.update(p), signal: new AbortController().signal },
-      );
+      output = await module.run(moduleRequest(endpoint, request, opts.maxRequestBytes ?? 1_048_576), {
+        reportProgress: (p) => bar.update(p),
+        signal: new AbortController().signal,
+      });
     } catch (e) {
       throw asUsage(request.given, e);
     }
