@@ -297,7 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       s3MaxConnections: num(env, 'CDSE_S3_MAX_CONNECTIONS', 4, { integer: true, min: 1 }),
     },
     catalogS3Endpoint: env.CATALOG_S3_ENDPOINT || '',
-    catalogS3ForcePathStyle: (env.CATALOG_S3_FORCE_PATH_STYLE ?? '0') === '1',
+    catalogS3ForcePathStyle: flag(env, 'CATALOG_S3_FORCE_PATH_STYLE', false),
     byteCacheDir:
       env.SARWATCH_BYTE_CACHE_DIR !== undefined
         ? env.SARWATCH_BYTE_CACHE_DIR && path.resolve(env.SARWATCH_BYTE_CACHE_DIR)

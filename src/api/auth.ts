@@ -97,7 +97,7 @@ export function authorizeMonitorWrite(principal: Principal): void {
 /** An uploader polls its own uploads; a reader of jobs may see the uploads jobs name. */
 export function authorizeUploadRead(principal: Principal): void {
   if (!principal.scopes.has('jobs:read') && !principal.scopes.has('uploads:write')) {
-    throw new ApiError('FORBIDDEN', 'reading polygon uploads needs the jobs:read or uploads:write scope');
+    throw new ApiError('FORBIDDEN', 'reading uploads (polygons, images, AIS) needs the jobs:read or uploads:write scope');
   }
 }
 

@@ -10,6 +10,7 @@ import { loadConfig, type Config } from '../config.ts';
 import type { IndexArchiveResult } from '../catalog/index.ts';
 import type { Db } from '../store/index.ts';
 import { ApiError } from '../contract/errors.ts';
+import { SCOPES } from '../contract/enums.ts';
 import { VERSION } from '../version.ts';
 
 // Each command loads only what it runs (a test suite starts this command about 80 times, and
@@ -61,7 +62,7 @@ Usage:
 
 Environment: SARWATCH_DATA_DIR (default ./data), HOST, PORT, DATABASE_URL, REDIS_URL, STORAGE_URL,
 and the others in README.md and docs/deploy.md.
-Scopes: jobs:read, jobs:write, uploads:write (default: all).`;
+Scopes: ${SCOPES.join(', ')} (default: all).`;
 
 class UsageError extends Error {}
 
