@@ -11,9 +11,9 @@ import fs from 'node:fs';
 /** /proc reports thread times in USER_HZ, 100 per second on every Linux. */
 const USER_HZ = 100;
 
-/** CPU seconds (user + system) of each thread of this process now, by thread id; empty where /proc is not there. */
-export function threadCpuNow(): Map<number, number> {
-  const out = new Map<number, number>();
+/** CPU seconds of each thread of this process now (user + system, and system alone), by thread id; empty where /proc is not there. */
+export function threadCpuNow(): Map<number, { cpu: number; system: number }> {
+  const out = new Map<number, { cpu: number; system: number }>();
   let tids: string[];
   try {
     tids = fs.readdirSync('/proc/self/task');
@@ -24,7 +24,7 @@ export function threadCpuNow(): Map<number, number> {
     try {
       const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / USER_HZ);
+      out.set(Number(tid), { cpu: (Number(fields[11]) + Number(fields[12])) / USER_HZ, system: Number(fields[12]) / USER_HZ });
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -39,21 +39,26 @@ export interface ThreadCpuSplit {
   started: number[];
   /** Threads running before the span, together: V8's helpers, libuv's, the geometry thread. */
   before: number;
+  /** Of all threads' time, the kernel's (page faults, file reads, memory mapped and returned). */
+  system: number;
 }
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
 
 /** CPU seconds per thread between two readings of threadCpuNow. */
-export function threadCpuSplit(start: Map<number, number>, end: Map<number, number>): ThreadCpuSplit | null {
+export function threadCpuSplit(start: ReturnType<typeof threadCpuNow>, end: ReturnType<typeof threadCpuNow>): ThreadCpuSplit | null {
   if (end.size === 0) return null;
   let main = 0;
   let before = 0;
+  let system = 0;
   const started: number[] = [];
-  for (const [tid, cpu] of end) {
+  for (const [tid, now] of end) {
     const was = start.get(tid);
-    if (tid === process.pid) main = cpu - (was ?? 0);
+    const cpu = now.cpu - (was?.cpu ?? 0);
+    system += now.system - (was?.system ?? 0);
+    if (tid === process.pid) main = cpu;
     else if (was === undefined) started.push(cpu);
-    else before += cpu - was;
+    else before += cpu;
   }
-  return { main: r2(main), started: started.sort((a, b) => b - a).map(r2), before: r2(before) };
+  return { main: r2(main), started: started.sort((a, b) => b - a).map(r2), before: r2(before), system: r2(system) };
 }
