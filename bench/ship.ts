@@ -309,6 +309,7 @@ export async function benchShipJob(opts: {
   const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', SARWATCH_DEMO_ARCHIVE: '0', SARWATCH_ARCHIVE_WATCH: '0' });
   const service = await startService(config, { queuePollMs: 100, registry, logger });
   const jobs = opts.jobs ?? 1;
+  const pauseS = Number(process.env.SARWATCH_BENCH_JOB_PAUSE_S ?? 0);
   const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d;
   const mb = (b: number) => Math.round(b / 2 ** 20);
   const stages: BenchShipJobResult['stages'] = [trackStage];
@@ -325,6 +326,8 @@ export async function benchShipJob(opts: {
     if (upload.status !== 'ready') throw new Error(`the AIS upload ended ${upload.status}: ${upload.error}`);
 
     for (let k = 1; k <= jobs; k++) {
+      // SARWATCH_BENCH_JOB_PAUSE_S: an idle worker between jobs (the pool's threads idle out after 30 s).
+      if (k > 1 && pauseS > 0) await new Promise((r) => setTimeout(r, pauseS * 1000));
       parts = [];
       jobPeak = process.memoryUsage.rss();
       const threadsAtSubmit = threadCpuNow();

@@ -19,7 +19,9 @@
  * `npm run bench -- --only shipcoast`. Environment:
  *   SARWATCH_BENCH_SHIP_COAST=0          skip the suite
  *   SARWATCH_BENCH_COAST_RUNS=off,on     the detector runs, in order (default off,on,off,on; empty: none)
- *   SARWATCH_BENCH_COAST_JOB=0           no job (2: two jobs one after the other in the one service)
+ *   SARWATCH_BENCH_COAST_JOB=0           no job (N: N jobs one after the other in the one service)
+ *   SARWATCH_BENCH_JOB_PAUSE_S=40        seconds between those jobs (over the analysis pool's 30 s idle
+ *                                        timeout, all but one of its threads end: the next job starts fresh ones)
  */
 import { createHash } from 'node:crypto';
 import os from 'node:os';
