@@ -58,7 +58,9 @@ const SUITES: Record<string, Suite> = {
   shipcoast: async ({ workDir, width, height }) => {
     // The near-shore path's cost on a full coastal scene (bench/shipCoast.ts); SARWATCH_BENCH_SHIP_COAST=0 skips it.
     if (process.env.SARWATCH_BENCH_SHIP_COAST === '0') return { name: 'shipcoast', description: 'skipped (SARWATCH_BENCH_SHIP_COAST=0)', stages: [] };
-    const r = await benchShipCoast({ workDir, width, height, job: process.env.SARWATCH_BENCH_COAST_JOB !== '0' });
+    const jobs = Number(process.env.SARWATCH_BENCH_COAST_JOB ?? '1');
+    if (!(Number.isInteger(jobs) && jobs >= 0)) throw new Error(`SARWATCH_BENCH_COAST_JOB: how many jobs (0: none), got ${process.env.SARWATCH_BENCH_COAST_JOB}`);
+    const r = await benchShipCoast({ workDir, width, height, jobs });
     const runs = r.runs.map((x) => ({ nearShore: x.nearShore, cpuS: x.cpuSeconds, wallS: x.seconds, peakRssMb: x.peakRssMb, load: `${x.loadStart}→${x.loadEnd}`, detections: x.detections, byClassifier: x.byClassifier, hash: x.resultHash }));
     return {
       name: 'shipcoast',

@@ -28,6 +28,7 @@ import { Random } from '../src/synth/index.ts';
 import { benchStage, ensureBenchScene, ensureBenchTrack, type BenchStage } from './imagery-read.ts';
 import { quicklookStage } from './quicklook.ts';
 import { quicklookBlocksFor } from '../src/worker/quicklook.ts';
+import { threadCpuNow, threadCpuSplit } from './threadCpu.ts';
 
 export interface BenchAnalysisResult {
   stages: BenchStage[];
@@ -240,6 +241,8 @@ export async function benchShipJob(opts: {
   height: number;
   scenePath: string;
   ensureTrack: (workDir: string, width: number, height: number, count: number) => Promise<{ productPaths: string[]; generated: number }>;
+  /** Jobs run one after the other by the one service (default 1): does a long-running worker's next job cost the same? */
+  jobs?: number;
 }): Promise<BenchShipJobResult> {
   const { width, height } = opts;
   const track = await benchStage(`generate ${EARLIER_DATES} earlier dates of the track`, (2 * EARLIER_DATES * width * height) / 1e6, () => opts.ensureTrack(opts.workDir, width, height, EARLIER_DATES));
@@ -254,7 +257,7 @@ export async function benchShipJob(opts: {
 
   // Part clocks: wall, CPU of all threads, peak RSS (sampled every 10 ms) per part.
   interface Part { name: string; t: number; cpu: number; peak: number }
-  const parts: Part[] = [];
+  let parts: Part[] = [];
   const cpuNow = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1e6;
@@ -305,10 +308,12 @@ export async function benchShipJob(opts: {
 
   const config = loadConfig({ SARWATCH_DATA_DIR: dataDir, PORT: '0', SARWATCH_SAMPLES_DIR: '', SARWATCH_DEMO_ARCHIVE: '0', SARWATCH_ARCHIVE_WATCH: '0' });
   const service = await startService(config, { queuePollMs: 100, registry, logger });
-  let details: Record<string, unknown>;
-  let submittedAt = 0;
-  let cpuAtSubmit = 0;
-  let load = 0;
+  const jobs = opts.jobs ?? 1;
+  const pauseS = Number(process.env.SARWATCH_BENCH_JOB_PAUSE_S ?? 0);
+  const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d;
+  const mb = (b: number) => Math.round(b / 2 ** 20);
+  const stages: BenchShipJobResult['stages'] = [trackStage];
+  const allDetails: Array<Record<string, unknown>> = [];
   try {
     const { accountId } = await createAccount(service.db, { name: 'bench', credits: 1_000_000 });
     const { apiKey } = await createApiKey(service.db, { accountId });
@@ -320,58 +325,65 @@ export async function benchShipJob(opts: {
     const upload = await client.waitForAisUpload(ais_id, { initialDelayMs: 50, maxDelayMs: 200, timeoutMs: 60_000 });
     if (upload.status !== 'ready') throw new Error(`the AIS upload ended ${upload.status}: ${upload.error}`);
 
-    jobPeak = process.memoryUsage.rss();
-    mark('submitted → claimed, scene resolved');
-    submittedAt = parts.at(-1)!.t;
-    cpuAtSubmit = parts.at(-1)!.cpu;
-    const { job_id } = await client.submit('detect', 'ship', { satellite_id: 'sentinel-1', scene_id: sceneId, ais_id } as never);
-    let row;
-    while (!['completed', 'failed'].includes((row = await service.db.selectFrom('jobs').select(['status', 'error_code', 'error_message']).where('id', '=', job_id).executeTakeFirstOrThrow()).status)) {
-      await new Promise((r) => setTimeout(r, 100));
+    for (let k = 1; k <= jobs; k++) {
+      // SARWATCH_BENCH_JOB_PAUSE_S: an idle worker between jobs (the pool's threads idle out after 30 s).
+      if (k > 1 && pauseS > 0) await new Promise((r) => setTimeout(r, pauseS * 1000));
+      parts = [];
+      jobPeak = process.memoryUsage.rss();
+      const threadsAtSubmit = threadCpuNow();
+      mark('submitted → claimed, scene resolved');
+      const submittedAt = parts.at(-1)!.t;
+      const cpuAtSubmit = parts.at(-1)!.cpu;
+      const { job_id } = await client.submit('detect', 'ship', { satellite_id: 'sentinel-1', scene_id: sceneId, ais_id } as never);
+      let row;
+      while (!['completed', 'failed'].includes((row = await service.db.selectFrom('jobs').select(['status', 'error_code', 'error_message']).where('id', '=', job_id).executeTakeFirstOrThrow()).status)) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      if (row.status !== 'completed') throw new Error(`the ship job failed: ${row.error_code} ${row.error_message}`);
+      if (parts.at(-1)?.name !== 'end') mark('end');
+      const threadCpu = threadCpuSplit(threadsAtSubmit, threadCpuNow());
+      const load = os.loadavg()[0]!;
+      const job = await client.getJob(job_id);
+      const fc = (await client.downloadResult(job_id)) as { features: Array<{ geometry: { type: string; coordinates: number[][][] }; properties: Record<string, unknown> }> };
+      const props = fc.features.map((f) => f.properties);
+      const detections = fc.features.filter((f) => f.properties.detected !== false);
+      // A match is its own when the MMSI is the one the bench gave the truth ship nearest the detection.
+      const own = detections.filter((f) => f.properties.mmsi === ownMmsi(truth.ships, f.geometry.coordinates[0]!)).length;
+      allDetails.push({
+        earlierDates: track.value.productPaths.length,
+        aisVessels: ais.vessels,
+        aisFixes: ais.fixes,
+        aisDarkInTruth: ais.dark,
+        aisUnseenInside: ais.unseenInside,
+        truthShips: truth.ships.length,
+        truthStructures: truth.structures.length,
+        shipsReported: detections.length,
+        structuresReported: detections.filter((f) => nearestTo(truth.structures, f.geometry.coordinates[0]!).metres <= STRUCTURE_REPORTED_M).length,
+        fixedStructureFalse: detections.filter((f) => f.properties.fixed_structure === false).length,
+        fixedStructureTrue: detections.filter((f) => f.properties.fixed_structure === true).length,
+        unflagged: detections.filter((f) => !('fixed_structure' in f.properties)).length,
+        matched: detections.filter((f) => typeof f.properties.mmsi === 'string').length,
+        matchedOwnVessel: own,
+        dark: detections.filter((f) => f.properties.dark === true).length,
+        aisUndetected: props.length - detections.length,
+        warnings: job.warnings.map((w) => w.code),
+        // The job's CPU seconds by thread (bench/threadCpu.ts): main, the pool threads it started, the rest.
+        ...(threadCpu ? { threadCpu } : {}),
+      });
+      const end = parts.at(-1)!;
+      const nth = jobs > 1 ? ` (job ${k} of ${jobs}, one service)` : '';
+      stages.push(
+        { name: `ship job: scene + ${EARLIER_DATES} earlier dates + AIS, submitted → completed${nth}`, seconds: round((end.t - submittedAt) / 1000, 2), mpxPerSecond: round((width * height) / 1e6 / ((end.t - submittedAt) / 1000), 1), peakRssMb: mb(jobPeak), cpuSeconds: round(end.cpu - cpuAtSubmit, 1), loadAverage: load },
+        ...parts.slice(0, -1).map((p, i) => {
+          const next = parts[i + 1]!;
+          return { name: `  · ${p.name}`, seconds: round((next.t - p.t) / 1000, 2), mpxPerSecond: 0, peakRssMb: mb(p.peak), cpuSeconds: round(next.cpu - p.cpu, 2), loadAverage: load };
+        }),
+      );
     }
-    if (row.status !== 'completed') throw new Error(`the ship job failed: ${row.error_code} ${row.error_message}`);
-    if (parts.at(-1)?.name !== 'end') mark('end');
-    load = os.loadavg()[0]!;
-    const job = await client.getJob(job_id);
-    const fc = (await client.downloadResult(job_id)) as { features: Array<{ geometry: { type: string; coordinates: number[][][] }; properties: Record<string, unknown> }> };
-    const props = fc.features.map((f) => f.properties);
-    const detections = fc.features.filter((f) => f.properties.detected !== false);
-    // A match is its own when the MMSI is the one the bench gave the truth ship nearest the detection.
-    const own = detections.filter((f) => f.properties.mmsi === ownMmsi(truth.ships, f.geometry.coordinates[0]!)).length;
-    details = {
-      earlierDates: track.value.productPaths.length,
-      aisVessels: ais.vessels,
-      aisFixes: ais.fixes,
-      aisDarkInTruth: ais.dark,
-      aisUnseenInside: ais.unseenInside,
-      truthShips: truth.ships.length,
-      truthStructures: truth.structures.length,
-      shipsReported: detections.length,
-      structuresReported: detections.filter((f) => nearestTo(truth.structures, f.geometry.coordinates[0]!).metres <= STRUCTURE_REPORTED_M).length,
-      fixedStructureFalse: detections.filter((f) => f.properties.fixed_structure === false).length,
-      fixedStructureTrue: detections.filter((f) => f.properties.fixed_structure === true).length,
-      unflagged: detections.filter((f) => !('fixed_structure' in f.properties)).length,
-      matched: detections.filter((f) => typeof f.properties.mmsi === 'string').length,
-      matchedOwnVessel: own,
-      dark: detections.filter((f) => f.properties.dark === true).length,
-      aisUndetected: props.length - detections.length,
-      warnings: job.warnings.map((w) => w.code),
-    };
   } finally {
     clearInterval(sampler);
     await service.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d;
-  const mb = (b: number) => Math.round(b / 2 ** 20);
-  const end = parts.at(-1)!;
-  const stages: BenchShipJobResult['stages'] = [
-    trackStage,
-    { name: `ship job: scene + ${EARLIER_DATES} earlier dates + AIS, submitted → completed`, seconds: round((end.t - submittedAt) / 1000, 2), mpxPerSecond: round((width * height) / 1e6 / ((end.t - submittedAt) / 1000), 1), peakRssMb: mb(jobPeak), cpuSeconds: round(end.cpu - cpuAtSubmit, 1), loadAverage: load },
-    ...parts.slice(0, -1).map((p, i) => {
-      const next = parts[i + 1]!;
-      return { name: `  · ${p.name}`, seconds: round((next.t - p.t) / 1000, 2), mpxPerSecond: 0, peakRssMb: mb(p.peak), cpuSeconds: round(next.cpu - p.cpu, 2), loadAverage: load };
-    }),
-  ];
-  return { stages, details: details! };
+  return { stages, details: jobs > 1 ? { jobs: allDetails } : allDetails[0]! };
 }

@@ -19,7 +19,9 @@
  * `npm run bench -- --only shipcoast`. Environment:
  *   SARWATCH_BENCH_SHIP_COAST=0          skip the suite
  *   SARWATCH_BENCH_COAST_RUNS=off,on     the detector runs, in order (default off,on,off,on; empty: none)
- *   SARWATCH_BENCH_COAST_JOB=0           no job
+ *   SARWATCH_BENCH_COAST_JOB=0           no job (N: N jobs one after the other in the one service)
+ *   SARWATCH_BENCH_JOB_PAUSE_S=40        seconds between those jobs (over the analysis pool's 30 s idle
+ *                                        timeout, all but one of its threads end: the next job starts fresh ones)
  */
 import { createHash } from 'node:crypto';
 import os from 'node:os';
@@ -144,7 +146,7 @@ export async function coastalTiles(productPath: string): Promise<{ total: number
 }
 
 /** The coastal scene (generated or reused), the runs in the given order, the tile count after runs, then the job. */
-export async function benchShipCoast(opts: { workDir: string; width?: number; height?: number; runs?: boolean[]; job?: boolean }): Promise<BenchShipCoastResult> {
+export async function benchShipCoast(opts: { workDir: string; width?: number; height?: number; runs?: boolean[]; jobs?: number }): Promise<BenchShipCoastResult> {
   const width = opts.width ?? 25_000;
   const height = opts.height ?? 16_700;
   const generated = await benchStage('generate coastal IW GRDH VV+VH (IJmuiden)', (2 * width * height) / 1e6, () => ensureCoastScene(opts.workDir, width, height));
@@ -169,7 +171,8 @@ export async function benchShipCoast(opts: { workDir: string; width?: number; he
     stages.push(counted.stage);
     tiles = counted.value;
   }
-  const job = opts.job === false ? null : await benchShipJob({ workDir: opts.workDir, width, height, scenePath: productPath, ensureTrack: ensureCoastTrack });
+  const jobs = opts.jobs ?? 1;
+  const job = jobs === 0 ? null : await benchShipJob({ workDir: opts.workDir, width, height, scenePath: productPath, ensureTrack: ensureCoastTrack, jobs });
   if (job) stages.push(...job.stages);
   return { stages, productPath, width, height, runs, tiles, job };
 }
