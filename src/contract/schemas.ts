@@ -157,6 +157,15 @@ export const ErrorResponse = Type.Object({
   }),
 });
 
+/**
+ * A route's error responses for the OpenAPI document: the statuses it names, and 500 and 503,
+ * which any route can answer (an unexpected error; a store, object store or Redis that does
+ * not answer — src/api/errors.ts).
+ */
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorResponse> {
+  return Object.fromEntries([...new Set([...statuses, 500, 503])].map((s) => [s, ErrorResponse]));
+}
+
 export const JobIdParams = Type.Object({ job_id: Type.String() });
 
 export const SceneSummary = Type.Object({

@@ -151,6 +151,14 @@ describe('service documents', () => {
     const status = doc.paths['/api/v1/jobs/{job_id}'].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(status.properties)).toContain('scene_selection');
     expect(doc.components.securitySchemes.bearerAuth.scheme).toBe('bearer');
+    // Every /api route that declares its errors declares 500 and 503 too: any route can answer them
+    // (an unexpected error; a store, object store or Redis that does not answer).
+    const declared = Object.entries(doc.paths as Record<string, Record<string, { responses?: Record<string, unknown> }>>)
+      .filter(([p]) => p.startsWith('/api/'))
+      .flatMap(([p, ops]) => Object.entries(ops).map(([m, op]) => [`${m} ${p}`, Object.keys(op.responses ?? {})] as const))
+      .filter(([, codes]) => codes.some((c) => c.startsWith('4')));
+    expect(declared.length).toBeGreaterThan(40);
+    expect(declared.filter(([, codes]) => !codes.includes('500') || !codes.includes('503')).map(([op]) => op)).toEqual([]);
   });
 
   it('interactive docs are served at /docs', async () => {

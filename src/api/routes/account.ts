@@ -4,12 +4,11 @@
  * trying a request first. Any valid key may read this about itself; no scope is needed.
  */
 import type { FastifyInstance } from 'fastify';
-import { AccountResponse, ErrorResponse } from '../../contract/schemas.ts';
+import { AccountResponse, errorResponses } from '../../contract/schemas.ts';
 import { balanceMicros, fromMicros } from '../../jobs/credits.ts';
 import type { Db } from '../../store/index.ts';
 import { principalOf } from '../auth.ts';
 
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
 
 export async function accountRoutes(app: FastifyInstance, opts: { db: Db }): Promise<void> {
   app.get(
@@ -19,7 +18,7 @@ export async function accountRoutes(app: FastifyInstance, opts: { db: Db }): Pro
         tags: ['jobs'],
         summary: "The calling key's scopes and allowed endpoints, and its account's credit balance",
         security: [{ bearerAuth: [] }],
-        response: { 200: AccountResponse, ...errors(401, 429) },
+        response: { 200: AccountResponse, ...errorResponses(401, 429) },
       },
     },
     async (request, reply) => {

@@ -6,11 +6,10 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../contract/errors.ts';
-import { AisIdParams, AisUpload, AisUploadAccepted, AisUploadList, ErrorResponse } from '../../contract/schemas.ts';
+import { AisIdParams, AisUpload, AisUploadAccepted, AisUploadList, errorResponses } from '../../contract/schemas.ts';
 import { AIS_MEDIA_TYPES, AisUploadService } from '../../uploads/aisService.ts';
 import { principalOf } from '../auth.ts';
 
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
 const security = [{ bearerAuth: [] }];
 const PRIVATE_HEADERS = {
   'Cache-Control': 'private, no-store, no-cache, must-revalidate',
@@ -40,7 +39,7 @@ export async function aisRoutes(app: FastifyInstance, opts: { ais: AisUploadServ
         security,
         consumes: AIS_MEDIA_TYPES,
         body: Type.String({ format: 'binary', description: 'The CSV file' }),
-        response: { 202: AisUploadAccepted, ...errors(400, 401, 403, 413, 415, 429) },
+        response: { 202: AisUploadAccepted, ...errorResponses(400, 401, 403, 413, 415, 429) },
       },
       validatorCompiler: () => () => true,
     },
@@ -58,7 +57,7 @@ export async function aisRoutes(app: FastifyInstance, opts: { ais: AisUploadServ
     '/ais',
     {
       config: { access: { scope: 'uploads:read' } },
-      schema: { tags: ['uploads'], summary: 'List the newest AIS uploads of this account (at most 100)', security, response: { 200: AisUploadList, ...errors(401, 403, 429) } },
+      schema: { tags: ['uploads'], summary: 'List the newest AIS uploads of this account (at most 100)', security, response: { 200: AisUploadList, ...errorResponses(401, 403, 429) } },
     },
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
@@ -70,7 +69,7 @@ export async function aisRoutes(app: FastifyInstance, opts: { ais: AisUploadServ
     '/ais/:ais_id',
     {
       config: { access: { scope: 'uploads:read' } },
-      schema: { tags: ['uploads'], summary: 'Get an AIS upload: status, fix and vessel counts, time span, error', security, params: AisIdParams, response: { 200: AisUpload, ...errors(401, 403, 404, 429) } },
+      schema: { tags: ['uploads'], summary: 'Get an AIS upload: status, fix and vessel counts, time span, error', security, params: AisIdParams, response: { 200: AisUpload, ...errorResponses(401, 403, 404, 429) } },
     },
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
@@ -87,7 +86,7 @@ export async function aisRoutes(app: FastifyInstance, opts: { ais: AisUploadServ
         summary: 'Delete an AIS upload and its files (jobs already submitted on it fail when they run)',
         security,
         params: AisIdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(401, 403, 404, 429) },
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request, reply) => {

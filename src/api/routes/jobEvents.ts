@@ -6,12 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../contract/errors.ts';
-import { ErrorResponse, JobIdParams, JobStatusResponse } from '../../contract/schemas.ts';
+import { errorResponses, JobIdParams, JobStatusResponse } from '../../contract/schemas.ts';
 import type { JobService } from '../../jobs/service.ts';
 import { HEARTBEAT_COMMENT, formatEvent, type JobEventHub } from '../../events/jobEvents.ts';
 import { principalOf } from '../auth.ts';
 
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
 const security = [{ bearerAuth: [] }];
 const PRIVATE_HEADERS = {
   'Cache-Control': 'private, no-store, no-cache, must-revalidate',
@@ -53,7 +52,7 @@ export async function jobEventRoutes(app: FastifyInstance, opts: { jobs: JobServ
           'Idempotent: a job already canceled answers 200 with itself. A job that already completed or failed otherwise is 409 JOB_NOT_CANCELABLE, with its status and error_code in error.details.',
         security,
         params: JobIdParams,
-        response: { 200: JobStatusResponse, ...errors(401, 403, 404, 409, 429) },
+        response: { 200: JobStatusResponse, ...errorResponses(401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
@@ -77,7 +76,7 @@ export async function jobEventRoutes(app: FastifyInstance, opts: { jobs: JobServ
         }),
         response: {
           200: { description: STREAM_DESCRIPTION, content: { 'text/event-stream': { schema: Type.String() } } },
-          ...errors(400, 401, 403, 404, 429),
+          ...errorResponses(400, 401, 403, 404, 429),
         },
       },
     },

@@ -2,17 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { FAMILIES } from '../../contract/enums.ts';
 import { ENDPOINTS } from '../../endpoints/index.ts';
-import {
-  ErrorResponse,
-  JobIdParams,
-  JobListResponse,
-  JobStatusResponse,
-  JobSubmissionResponse,
-  PreviewResponse,
-  SceneListQuery,
-  SceneListResponse,
-  type SubmissionBody,
-} from '../../contract/schemas.ts';
+import { errorResponses, JobIdParams, JobListResponse, JobStatusResponse, JobSubmissionResponse, PreviewResponse, SceneListQuery, SceneListResponse, type SubmissionBody } from '../../contract/schemas.ts';
 import type { JobService } from '../../jobs/service.ts';
 import { principalOf } from '../auth.ts';
 
@@ -31,7 +21,6 @@ function idempotencyKeyOf(headers: Record<string, unknown>): string | undefined 
   return typeof v === 'string' ? v : undefined;
 }
 
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
 const security = [{ bearerAuth: [] }];
 
 /** Headers of every per-key response (spec: List jobs, rule 9; Authentication, rule 3). */
@@ -59,7 +48,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
             security,
             body,
             headers: IdempotencyHeaders,
-            response: { 200: JobSubmissionResponse, ...errors(400, 401, 402, 403, 404, 409, 413, 415, 429) },
+            response: { 200: JobSubmissionResponse, ...errorResponses(400, 401, 402, 403, 404, 409, 413, 415, 429) },
           },
         },
         async (request, reply) => {
@@ -81,7 +70,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
           summary: `Estimate area and credits of a ${endpoint} job without creating it`,
           security,
           body,
-          response: { 200: PreviewResponse, ...errors(400, 401, 403, 413, 415, 429) },
+          response: { 200: PreviewResponse, ...errorResponses(400, 401, 403, 413, 415, 429) },
         },
       },
       async (request, reply) => {
@@ -105,7 +94,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
           endpoint_id: Type.Optional(Type.String({ description: 'Comma-separated endpoint ids' })),
           limit: Type.Optional(Type.String({ description: 'Integer 1–30, default 30' })),
         }),
-        response: { 200: JobListResponse, ...errors(400, 401, 403, 429) },
+        response: { 200: JobListResponse, ...errorResponses(400, 401, 403, 429) },
       },
       // Query rules (repeated keys, lowercase, 128 chars) are applied by the service, not AJV.
       validatorCompiler: () => () => true,
@@ -125,7 +114,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
         summary: 'Get a job',
         security,
         params: JobIdParams,
-        response: { 200: JobStatusResponse, ...errors(401, 403, 404, 429) },
+        response: { 200: JobStatusResponse, ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
@@ -143,7 +132,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
         summary: 'Search the scene catalog (find scene ids for scene_id input)',
         security,
         querystring: SceneListQuery,
-        response: { 200: SceneListResponse, ...errors(400, 401, 403, 429) },
+        response: { 200: SceneListResponse, ...errorResponses(400, 401, 403, 429) },
       },
       // The service applies the query rules, so errors carry its messages.
       validatorCompiler: () => () => true,
@@ -172,7 +161,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
             '404 also for a failed job, an unknown job or another account\'s; 409 NOT_READY while pending or processing; 410 GONE after the retention (SARWATCH_RESULT_RETENTION_DAYS).',
           security,
           params: JobIdParams,
-          response: { 302: Type.Null({ description: 'Location: signed, expiring URL of the result' }), ...errors(401, 403, 404, 409, 410, 429) },
+          response: { 302: Type.Null({ description: 'Location: signed, expiring URL of the result' }), ...errorResponses(401, 403, 404, 409, 410, 429) },
         },
       },
       async (request, reply) => {
@@ -202,7 +191,7 @@ export async function jobRoutes(app: FastifyInstance, opts: { jobs: JobService }
           summary,
           security,
           params: JobIdParams,
-          response: { 302: Type.Null({ description: `Location: signed, expiring URL of ${what}` }), ...errors(401, 403, 404, 410, 429) },
+          response: { 302: Type.Null({ description: `Location: signed, expiring URL of ${what}` }), ...errorResponses(401, 403, 404, 410, 429) },
         },
       },
       async (request, reply) => {

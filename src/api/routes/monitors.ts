@@ -4,12 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import { ErrorResponse } from '../../contract/schemas.ts';
+import { errorResponses } from '../../contract/schemas.ts';
 import { Monitor, MonitorCreateBody, MonitorIdParams, MonitorList, MonitorPatchBody, MonitorPreview, MonitorRunList } from '../../contract/monitors.ts';
 import type { MonitorService } from '../../monitors/service.ts';
 import { principalOf } from '../auth.ts';
 
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
 const security = [{ bearerAuth: [] }];
 const PRIVATE_HEADERS = { 'Cache-Control': 'private, no-store, no-cache, must-revalidate', Vary: 'Authorization' };
 const tags = ['monitors'];
@@ -27,7 +26,7 @@ export async function monitorRoutes(app: FastifyInstance, opts: { monitors: Moni
         summary: 'Create a monitor: a job of this account runs on each new scene of the AOI (or every N days), within a monthly credit cap',
         security,
         body: MonitorCreateBody,
-        response: { 201: Monitor, ...errors(400, 401, 403, 404, 409, 413, 415, 429) },
+        response: { 201: Monitor, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
     async (request, reply) => {
@@ -46,7 +45,7 @@ export async function monitorRoutes(app: FastifyInstance, opts: { monitors: Moni
         summary: 'What one run of this monitor would cost and how many runs the last 90 days of the catalog would have made',
         security,
         body: MonitorCreateBody,
-        response: { 200: MonitorPreview, ...errors(400, 401, 403, 404, 409, 413, 415, 429) },
+        response: { 200: MonitorPreview, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
     async (request, reply) => {
@@ -57,7 +56,7 @@ export async function monitorRoutes(app: FastifyInstance, opts: { monitors: Moni
 
   app.get(
     '/monitors',
-    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: 'List the monitors of this account (newest 100)', security, response: { 200: MonitorList, ...errors(401, 403, 429) } } },
+    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: 'List the monitors of this account (newest 100)', security, response: { 200: MonitorList, ...errorResponses(401, 403, 429) } } },
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
       return monitors.list(principalOf(request));
@@ -66,7 +65,7 @@ export async function monitorRoutes(app: FastifyInstance, opts: { monitors: Moni
 
   app.get(
     '/monitors/:monitor_id',
-    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: 'Get a monitor: state, runs, last scene, credits spent this month', security, params: MonitorIdParams, response: { 200: Monitor, ...errors(401, 403, 404, 429) } } },
+    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: 'Get a monitor: state, runs, last scene, credits spent this month', security, params: MonitorIdParams, response: { 200: Monitor, ...errorResponses(401, 403, 404, 429) } } },
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
       return monitors.get(principalOf(request), id(request));
@@ -75,7 +74,7 @@ export async function monitorRoutes(app: FastifyInstance, opts: { monitors: Moni
 
   app.get(
     '/monitors/:monitor_id/runs',
-    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: "The monitor's runs, newest scene first (100)", security, params: MonitorIdParams, response: { 200: MonitorRunList, ...errors(401, 403, 404, 429) } } },
+    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: "The monitor's runs, newest scene first (100)", security, params: MonitorIdParams, response: { 200: MonitorRunList, ...errorResponses(401, 403, 404, 429) } } },
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
       return monitors.runs(principalOf(request), id(request));
@@ -86,7 +85,7 @@ export async function monitorRoutes(app: FastifyInstance, opts: { monitors: Moni
     '/monitors/:monitor_id',
     {
       config: { access: { scope: 'monitors:write' } },
-      schema: { tags, summary: 'Pause, resume, or change the condition or the cap', security, params: MonitorIdParams, body: MonitorPatchBody, response: { 200: Monitor, ...errors(400, 401, 403, 404, 413, 415, 429) } },
+      schema: { tags, summary: 'Pause, resume, or change the condition or the cap', security, params: MonitorIdParams, body: MonitorPatchBody, response: { 200: Monitor, ...errorResponses(400, 401, 403, 404, 413, 415, 429) } },
     },
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
@@ -98,7 +97,7 @@ export async function monitorRoutes(app: FastifyInstance, opts: { monitors: Moni
     '/monitors/:monitor_id',
     {
       config: { access: { scope: 'monitors:write' } },
-      schema: { tags, summary: 'Delete a monitor (its jobs stay)', security, params: MonitorIdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...errors(401, 403, 404, 429) } },
+      schema: { tags, summary: 'Delete a monitor (its jobs stay)', security, params: MonitorIdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404, 429) } },
     },
     async (request, reply) => {
       await monitors.delete(principalOf(request), id(request));

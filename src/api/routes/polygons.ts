@@ -7,12 +7,11 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../contract/errors.ts';
-import { ErrorResponse, PolygonIdParams, PolygonUpload, PolygonUploadAccepted, PolygonUploadList } from '../../contract/schemas.ts';
+import { errorResponses, PolygonIdParams, PolygonUpload, PolygonUploadAccepted, PolygonUploadList } from '../../contract/schemas.ts';
 import { UPLOAD_MEDIA_TYPES } from '../../uploads/read.ts';
 import { PolygonUploadService } from '../../uploads/service.ts';
 import { principalOf } from '../auth.ts';
 
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
 const security = [{ bearerAuth: [] }];
 const PRIVATE_HEADERS = {
   'Cache-Control': 'private, no-store, no-cache, must-revalidate',
@@ -40,7 +39,7 @@ export async function polygonRoutes(app: FastifyInstance, opts: { uploads: Polyg
         security,
         consumes: MEDIA_TYPES,
         body: Type.String({ format: 'binary', description: 'The file: GeoJSON FeatureCollection, KML document, or zipped Shapefile (.shp, .dbf, .prj)' }),
-        response: { 202: PolygonUploadAccepted, ...errors(400, 401, 403, 413, 415, 429) },
+        response: { 202: PolygonUploadAccepted, ...errorResponses(400, 401, 403, 413, 415, 429) },
       },
       // The body is the file (a Buffer): its schema documents it; the service reads it.
       validatorCompiler: () => () => true,
@@ -63,7 +62,7 @@ export async function polygonRoutes(app: FastifyInstance, opts: { uploads: Polyg
         tags: ['uploads'],
         summary: 'List the newest polygon uploads of this account (at most 100)',
         security,
-        response: { 200: PolygonUploadList, ...errors(401, 403, 429) },
+        response: { 200: PolygonUploadList, ...errorResponses(401, 403, 429) },
       },
     },
     async (request, reply) => {
@@ -81,7 +80,7 @@ export async function polygonRoutes(app: FastifyInstance, opts: { uploads: Polyg
         summary: 'Get a polygon upload: status, feature count, area, error',
         security,
         params: PolygonIdParams,
-        response: { 200: PolygonUpload, ...errors(401, 403, 404, 429) },
+        response: { 200: PolygonUpload, ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
@@ -99,7 +98,7 @@ export async function polygonRoutes(app: FastifyInstance, opts: { uploads: Polyg
         summary: 'Delete a polygon upload and its files (jobs already submitted on it fail when they run)',
         security,
         params: PolygonIdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(401, 403, 404, 429) },
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request, reply) => {

@@ -9,12 +9,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
 import Type from 'typebox';
 import { ApiError } from '../../contract/errors.ts';
-import { ErrorResponse, TifIdParams, TifUpload, TifUploadAccepted, TifUploadList } from '../../contract/schemas.ts';
+import { errorResponses, TifIdParams, TifUpload, TifUploadAccepted, TifUploadList } from '../../contract/schemas.ts';
 import { IMAGE_MEDIA_TYPES } from '../../uploads/image.ts';
 import { TifUploadService } from '../../uploads/tifService.ts';
 import { principalOf } from '../auth.ts';
 
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
 const security = [{ bearerAuth: [] }];
 const PRIVATE_HEADERS = {
   'Cache-Control': 'private, no-store, no-cache, must-revalidate',
@@ -43,7 +42,7 @@ export async function tifRoutes(app: FastifyInstance, opts: { tifs: TifUploadSer
         security,
         consumes: MEDIA_TYPES,
         body: Type.String({ format: 'binary', description: 'The file: a σ0 GeoTIFF or a zipped SAFE product' }),
-        response: { 202: TifUploadAccepted, ...errors(400, 401, 403, 413, 415, 429) },
+        response: { 202: TifUploadAccepted, ...errorResponses(400, 401, 403, 413, 415, 429) },
       },
       // The body is the file (a stream): its schema documents it; the service reads it.
       validatorCompiler: () => () => true,
@@ -75,7 +74,7 @@ export async function tifRoutes(app: FastifyInstance, opts: { tifs: TifUploadSer
         tags: ['uploads'],
         summary: 'List the newest image uploads of this account (at most 100)',
         security,
-        response: { 200: TifUploadList, ...errors(401, 403, 429) },
+        response: { 200: TifUploadList, ...errorResponses(401, 403, 429) },
       },
     },
     async (request, reply) => {
@@ -93,7 +92,7 @@ export async function tifRoutes(app: FastifyInstance, opts: { tifs: TifUploadSer
         summary: 'Get an image upload: status, kind, polarisations, footprint, error',
         security,
         params: TifIdParams,
-        response: { 200: TifUpload, ...errors(401, 403, 404, 429) },
+        response: { 200: TifUpload, ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
@@ -111,7 +110,7 @@ export async function tifRoutes(app: FastifyInstance, opts: { tifs: TifUploadSer
         summary: 'Delete an image upload and its file (jobs already submitted on it fail when they run)',
         security,
         params: TifIdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), ...errors(401, 403, 404, 429) },
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request, reply) => {

@@ -4,12 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import { ErrorResponse } from '../../contract/schemas.ts';
+import { errorResponses } from '../../contract/schemas.ts';
 import { Delivery, DeliveryList, DeliveryParams, Webhook, WebhookCreateBody, WebhookIdParams, WebhookList, WebhookWithSecret } from '../../contract/webhooks.ts';
 import type { WebhookService } from '../../events/webhooks.ts';
 import { principalOf } from '../auth.ts';
 
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorResponse]));
 const security = [{ bearerAuth: [] }];
 const PRIVATE_HEADERS = { 'Cache-Control': 'private, no-store, no-cache, must-revalidate', Vary: 'Authorization' };
 const tags = ['webhooks'];
@@ -27,7 +26,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { webhooks: Webh
         summary: 'Create a webhook: events are POSTed to the URL, signed (Standard Webhooks); the secret is in this answer only',
         security,
         body: WebhookCreateBody,
-        response: { 201: WebhookWithSecret, ...errors(400, 401, 403, 413, 415, 429) },
+        response: { 201: WebhookWithSecret, ...errorResponses(400, 401, 403, 413, 415, 429) },
       },
     },
     async (request, reply) => {
@@ -39,7 +38,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { webhooks: Webh
 
   app.get(
     '/webhooks',
-    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: 'List the webhooks of this account (secrets are never shown again)', security, response: { 200: WebhookList, ...errors(401, 403, 429) } } },
+    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: 'List the webhooks of this account (secrets are never shown again)', security, response: { 200: WebhookList, ...errorResponses(401, 403, 429) } } },
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
       return webhooks.list(principalOf(request));
@@ -48,7 +47,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { webhooks: Webh
 
   app.get(
     '/webhooks/:webhook_id',
-    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: 'Get a webhook: its state and, when disabled, why', security, params: WebhookIdParams, response: { 200: Webhook, ...errors(401, 403, 404, 429) } } },
+    { config: { access: { scope: 'jobs:read' } }, schema: { tags, summary: 'Get a webhook: its state and, when disabled, why', security, params: WebhookIdParams, response: { 200: Webhook, ...errorResponses(401, 403, 404, 429) } } },
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
       return webhooks.get(principalOf(request), id(request));
@@ -59,7 +58,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { webhooks: Webh
     '/webhooks/:webhook_id',
     {
       config: { access: { scope: 'monitors:write' } },
-      schema: { tags, summary: 'Delete a webhook and its delivery log', security, params: WebhookIdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...errors(401, 403, 404, 429) } },
+      schema: { tags, summary: 'Delete a webhook and its delivery log', security, params: WebhookIdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404, 429) } },
     },
     async (request, reply) => {
       await webhooks.delete(principalOf(request), id(request));
@@ -77,7 +76,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { webhooks: Webh
         summary: 'Rotate the signing secret: the new one is in this answer only; the old one also signs for 24 h',
         security,
         params: WebhookIdParams,
-        response: { 200: WebhookWithSecret, ...errors(401, 403, 404, 409, 429) },
+        response: { 200: WebhookWithSecret, ...errorResponses(401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
@@ -90,7 +89,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { webhooks: Webh
     '/webhooks/:webhook_id/enable',
     {
       config: { access: { scope: 'monitors:write' } },
-      schema: { tags, summary: 'Enable a webhook disabled after 24 h of failed deliveries', security, params: WebhookIdParams, response: { 200: Webhook, ...errors(401, 403, 404, 429) } },
+      schema: { tags, summary: 'Enable a webhook disabled after 24 h of failed deliveries', security, params: WebhookIdParams, response: { 200: Webhook, ...errorResponses(401, 403, 404, 429) } },
     },
     async (request, reply) => {
       reply.headers(PRIVATE_HEADERS);
@@ -111,7 +110,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { webhooks: Webh
           limit: Type.Optional(Type.String({ description: 'Integer 1–200, default 50' })),
           status: Type.Optional(Type.String({ description: 'pending, delivered or failed' })),
         }),
-        response: { 200: DeliveryList, ...errors(400, 401, 403, 404, 429) },
+        response: { 200: DeliveryList, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
@@ -129,7 +128,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { webhooks: Webh
         summary: 'Send one event again (the same event id), now, with a new 24 h retry window',
         security,
         params: DeliveryParams,
-        response: { 202: Delivery, ...errors(401, 403, 404, 409, 429) },
+        response: { 202: Delivery, ...errorResponses(401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
