@@ -463,7 +463,7 @@ describe('issue 14: image uploads in the OpenAPI document', () => {
     const doc: any = await (await fetch(`${t.url}/openapi.json`)).json();
     expect(Object.keys(doc.paths['/api/v1/tifs']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/api/v1/tifs'].post.requestBody.content).sort()).toEqual(['application/zip', 'image/tiff']);
-    expect(Object.keys(doc.paths['/api/v1/tifs'].post.responses).sort()).toEqual(['202', '400', '401', '403', '413', '415', '429']);
+    expect(Object.keys(doc.paths['/api/v1/tifs'].post.responses).sort()).toEqual(['202', '400', '401', '403', '413', '415', '429', '500', '503']);
     expect(Object.keys(doc.paths['/api/v1/tifs/{tif_id}']).sort()).toEqual(['delete', 'get']);
     const view = doc.paths['/api/v1/tifs/{tif_id}'].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(view.properties).sort()).toEqual(['bbox', 'created_at', 'error', 'footprint', 'height', 'kind', 'polarisations', 'size_bytes', 'status', 'tif_id', 'width']);
