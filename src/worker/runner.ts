@@ -144,8 +144,19 @@ export class JobRunner {
     const stop = () => abort.abort(this.stopping.signal.reason);
     this.stopping.signal.addEventListener('abort', stop, { once: true });
     if (this.stopping.signal.aborted) stop(); // closed while the claim was on its way
+    // The job's row is written one heartbeat at a time, in the order they were made, each with
+    // the progress of its moment: on PostgreSQL two writes in flight on two pooled connections
+    // may commit in either order, and a delayed one set an older progress over a newer (the job's
+    // event log went 95, then 5: test/worker/progressOrder.test.ts).
+    let writing: Promise<unknown> = Promise.resolve();
+    const beatNow = (): Promise<boolean> => {
+      const now = progress;
+      const write = writing.then(() => heartbeat(db, jobId, this.workerId, this.leaseSeconds, now));
+      writing = write.catch(() => {});
+      return write;
+    };
     const beat = setInterval(() => {
-      heartbeat(db, jobId, this.workerId, this.leaseSeconds, progress).then(
+      beatNow().then(
         (mine) => {
           if (mine) return;
           taken ??= 'lost'; // the job was taken from us (recovered elsewhere, or canceled): stop.
@@ -163,7 +174,7 @@ export class JobRunner {
     const writeProgress = () => {
       trailing = null;
       lastWrite = Date.now();
-      void heartbeat(db, jobId, this.workerId, this.leaseSeconds, progress).catch(() => {});
+      void beatNow().catch(() => {});
     };
     const reportProgress = (p: number) => {
       progress = p;

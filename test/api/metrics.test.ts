@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL_SQUARE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { aoiEchoTestDetector, crashingTestDetector } from '../helpers/testDetectors.ts';
+import { sample, scrapeUntil } from '../helpers/metrics.ts';
 import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 
 let t: TestService;
@@ -22,12 +23,6 @@ afterAll(async () => {
 
 const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
 
-/** The value of the sample `name{labels}` (labels exactly as prom-client prints them), or undefined. */
-function sample(text: string, name: string, labels: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-
 describe('GET /metrics', () => {
   it('reports jobs by state, job durations, failures by code and request latency by route pattern', async () => {
     const done = await t.client.submit('analyze', 'timeseries', periodBody);
@@ -39,10 +34,10 @@ describe('GET /metrics', () => {
     const polled = await t.http('GET', `/api/v1/jobs/${done.job_id}`);
     expect(polled.status).toBe(200);
 
-    const res = await fetch(`${t.url}/metrics`);
+    // Both jobs counted (the failed one last): see scrapeUntil for why a single scrape may be early.
+    const { res, text } = await scrapeUntil(`${t.url}/metrics`, (x) => (sample(x, 'sarwatch_job_failures_total', 'error_code="PROCESSING_ERROR"') ?? 0) >= 1);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    const text = await res.text();
 
     expect(sample(text, 'sarwatch_jobs', 'state="completed",endpoint_id="timeseries"')).toBe(1);
     expect(sample(text, 'sarwatch_queue_depth', 'endpoint_id="timeseries"')).toBeUndefined(); // nothing pending

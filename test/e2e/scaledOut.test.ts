@@ -134,6 +134,17 @@ describe('2 api + 3 worker processes on PostgreSQL, Redis and S3', () => {
 
       const completed = jobs.filter((j) => j.status === 'completed');
       expect(completed.length).toBeGreaterThan(0);
+      // The workers' logs read below are whole once they are stopped and their output closed: a
+      // worker logs "job completed" after its commit (which the count above may see first), and
+      // the line reaches this process through a pipe.
+      const live = deployment.processes.started.filter((p) => p.role === 'worker' && p.child.exitCode === null && p.child.signalCode === null);
+      await Promise.all(
+        live.map((p) => {
+          const closed = new Promise((r) => p.child.once('close', r));
+          p.child.kill('SIGTERM');
+          return closed;
+        }),
+      );
       const quicklookLog = deployment.processes.started.filter((p) => p.role === 'worker').flatMap((w) =>
         w
           .output()

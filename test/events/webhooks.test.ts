@@ -42,7 +42,9 @@ async function createHook(events: string[], url = rx.url) {
 /** The newest delivery of the webhook once `done` holds (the receiver answers before the sender records it). */
 async function settledDelivery(hookId: string, done: (d: any) => boolean = (d) => d.status !== 'pending' || d.last_error !== null) {
   let d: any;
-  for (let i = 0; i < 100; i++) {
+  // A deadline, not a count of tries: on a loaded machine (CI at load 10–17) 100 tries of 50 ms can pass before the sender records it.
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
     [d] = (await t.http('GET', `/api/v1/webhooks/${hookId}/deliveries`)).json.deliveries;
     if (d && done(d)) return d;
     await new Promise((r) => setTimeout(r, 50));

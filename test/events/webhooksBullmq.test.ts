@@ -49,8 +49,18 @@ describe('webhooks through BullMQ', () => {
     const { job_id } = await t.client.submit('detect', 'ship', { satellite_id: 'sentinel-1', polygon: SMALL_SQUARE, date: '2019-01-01' } as never);
     await waitForTerminal(t.client, job_id);
     await rx.waitFor(before + 1);
+    // The receiver has answered; the sender records the attempt after that. Made due again before
+    // it did, the delivery was still held (the reconciler skips it) and then recorded delivered
+    // over this test's change: wait until it is recorded.
+    const deadline = Date.now() + 30_000;
+    const newest = async () => (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}/deliveries`)).json.deliveries[0];
+    let d = await newest();
+    while (d?.status !== 'delivered') {
+      if (Date.now() > deadline) throw new Error(`delivery never recorded delivered: ${JSON.stringify(d)}`);
+      await new Promise((r) => setTimeout(r, 20));
+      d = await newest();
+    }
     // Make the delivery due again as if its message had vanished: the reconciler of the real queue finds it.
-    const [d] = (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}/deliveries`)).json.deliveries;
     await db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: new Date(Date.now() - 60_000).toISOString() }).where('id', '=', d.delivery_id).execute();
     expect(await reconcileDeliveries(db, queue, new Date())).toBeGreaterThanOrEqual(1);
     await queue.close();

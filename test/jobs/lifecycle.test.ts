@@ -17,6 +17,7 @@ import { TINY_SQUARE, tempDataDir } from '../helpers/service.ts';
 import { dropTestStore, testStoreEnv } from '../helpers/services.ts';
 import { northSeaFixtureScenes, writeStacArchive } from '../helpers/stacFixtures.ts';
 import { aoiEchoTestDetector, hangingTestDetector } from '../helpers/testDetectors.ts';
+import { scrapeUntil } from '../helpers/metrics.ts';
 
 const periodBody = { satellite_id: 'sentinel-1' as const, polygon: TINY_SQUARE, date_start: '2023-01-01', date_end: '2023-12-31' };
 const open: Service[] = [];
@@ -143,7 +144,8 @@ describe('crash recovery', () => {
     const balance = await service.db.selectFrom('accounts').select('balance_micros').where('id', '=', accountId).executeTakeFirstOrThrow();
     expect(Number(balance.balance_micros)).toBe(100 * 1e6);
     // Issue 13: the process whose recovery failed it counts it among failures by code.
-    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    // Counted after the recovery's commit, which the job read above may see first: see scrapeUntil.
+    const { text: metrics } = await scrapeUntil(`${service.url}/metrics`, (x) => x.includes('sarwatch_job_failures_total{error_code="JOB_INTERRUPTED"}'));
     expect(metrics).toMatch(/^sarwatch_job_failures_total\{error_code="JOB_INTERRUPTED"\} 1$/m);
   });
 

@@ -10,6 +10,7 @@ import { startService, type Service } from '../../src/runtime.ts';
 import { createRegistry } from '../../src/endpoints/analysisRegistry.ts';
 import { SMALL_SQUARE, TINY_SQUARE, startTestService, waitForTerminal, type TestService } from '../helpers/service.ts';
 import { aoiEchoTestDetector, crashingTestDetector } from '../helpers/testDetectors.ts';
+import { sample, scrapeUntil } from '../helpers/metrics.ts';
 
 let api: TestService;
 let worker: Service;
@@ -34,11 +35,6 @@ afterAll(async () => {
   await api?.close();
 });
 
-function sample(text: string, name: string, labels: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-
 describe('issue 13: /metrics of a worker-only process (SARWATCH_METRICS_PORT)', () => {
   it('issue 13: the worker serves its job durations and failures by error code; the API process that ran nothing has none', async () => {
     expect(worker.url).toBe('');
@@ -50,10 +46,10 @@ describe('issue 13: /metrics of a worker-only process (SARWATCH_METRICS_PORT)', 
     const failed = await waitForTerminal(api.client, crashed.job_id);
     expect(failed.error_code).toBe('PROCESSING_ERROR');
 
-    const res = await fetch(`${worker.metricsUrl}/metrics`);
+    // Both jobs counted (the failed one last): see scrapeUntil for why a single scrape may be early.
+    const { res, text } = await scrapeUntil(`${worker.metricsUrl}/metrics`, (x) => (sample(x, 'sarwatch_job_failures_total', 'error_code="PROCESSING_ERROR"') ?? 0) >= 1);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    const text = await res.text();
     expect(sample(text, 'sarwatch_job_duration_seconds_count', 'endpoint_id="timeseries",outcome="completed"')).toBe(1);
     expect(sample(text, 'sarwatch_job_duration_seconds_count', 'endpoint_id="oilslick",outcome="failed"')).toBe(1);
     expect(sample(text, 'sarwatch_job_failures_total', 'error_code="PROCESSING_ERROR"')).toBe(1);
