@@ -49,7 +49,7 @@ import { geodesicAreaSqm } from '../src/geo/area.ts';
 import type { Polygon } from '../src/geo/types.ts';
 import { openSafeProduct } from '../src/imagery/index.ts';
 import { GrdGeometry, Random, subSwathBounds, writeSafeGrd, type ShipSpec } from '../src/synth/index.ts';
-import { distanceM, scoreDetections, type Score, type TruthPoint } from './scoring/shipEval.ts';
+import { distanceM, readTruthPoints, scoreDetections, type Score } from './scoring/shipEval.ts';
 import { evalChange, evalTimeseries, printChange, printTimeseries } from './change.ts';
 import { prf } from './scoring/changeEval.ts';
 import { REPO_ROOT, S1_DATA } from '../src/repoPaths.ts';
@@ -199,16 +199,7 @@ async function shipScene(dir: string, wind: number, index: number): Promise<Ship
 
 async function northSea(): Promise<(Counts & { detections: number; ignored: number; certain: number; uncertain: number }) | { skipped: string }> {
   if (!existsSync(NORTH_SEA_SAFE) || !existsSync(NORTH_SEA_TRUTH)) return { skipped: `not found: ${NORTH_SEA_DIR}` };
-  interface F {
-    geometry: { coordinates: [number, number] };
-    properties: { id: number; certain: boolean };
-  }
-  const truth: TruthPoint[] = (JSON.parse(readFileSync(NORTH_SEA_TRUTH, 'utf8')) as { features: F[] }).features.map((f) => ({
-    lon: f.geometry.coordinates[0],
-    lat: f.geometry.coordinates[1],
-    certain: f.properties.certain,
-    id: f.properties.id,
-  }));
+  const truth = readTruthPoints(NORTH_SEA_TRUTH);
   const product = await openSafeProduct(NORTH_SEA_SAFE);
   try {
     const report = await detectShipsInProduct(product, { threads: analysisThreads() });

@@ -1,6 +1,7 @@
 // Scoring of ship detections against point ground truth, shared by the tests and the
 // measurements quoted in docs/ship.md.
 
+import { readFileSync } from 'node:fs';
 import geodesic from 'geographiclib-geodesic';
 
 export interface TruthPoint {
@@ -9,6 +10,12 @@ export interface TruthPoint {
   /** false: a possible target that counts neither as hit nor as false alarm when detected. */
   certain: boolean;
   id?: number;
+}
+
+/** A point ground truth file (GeoJSON Points with `id` and `certain`, e.g. the North-Sea crop's ships-ground-truth.geojson). */
+export function readTruthPoints(file: string): TruthPoint[] {
+  const fc = JSON.parse(readFileSync(file, 'utf8')) as { features: Array<{ geometry: { coordinates: [number, number] }; properties: { id: number; certain: boolean } }> };
+  return fc.features.map((f) => ({ lon: f.geometry.coordinates[0], lat: f.geometry.coordinates[1], certain: f.properties.certain, id: f.properties.id }));
 }
 
 export interface Score {

@@ -30,7 +30,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MATCH_DISTANCE_M, SSDD_DIR, SSDD_PIXEL_M, decodeLuma, detectOnChip, greyAmplitudeToSigma0, loadSsddChips, sceneLandMaskOfChip, sumCounts, type ChipCounts, type SsddChip } from '../../eval/shipChips.ts';
-import { scoreMatches } from '../../eval/scoring/shipEval.ts';
+import { readTruthPoints, scoreDetections, scoreMatches } from '../../eval/scoring/shipEval.ts';
 import { CANDIDATE_FEATURES, candidateModel, candidateProbability, candidateThreshold } from '../../src/analysis/ship/classifier.ts';
 import type { ShipDetection, ShipParamsInput } from '../../src/analysis/ship/index.ts';
 import { gbtPredict } from '../../src/analysis/oilslick/gbt.ts';
@@ -191,7 +191,6 @@ async function ssdd(): Promise<void> {
 async function generated(): Promise<void> {
   // Test helpers, loaded only here (the SSDD part needs none of them).
   const { generateSea, scoreScene } = await import('../../test/analysis/synthSea.ts');
-  const { scoreDetections } = await import('../../eval/scoring/shipEval.ts');
   const { NORTH_SEA_SAFE, NORTH_SEA_TRUTH } = await import('../../test/imagery/fixtures.ts');
   const { detectShipsInProduct, detectShipsInTile } = await import('../../src/analysis/ship/index.ts');
   const { openSafeProduct } = await import('../../src/imagery/index.ts');
@@ -230,12 +229,7 @@ async function generated(): Promise<void> {
     }
   }
   // The real crop, through the scene path as shipMeasurements.ts does.
-  const truth = (JSON.parse(readFileSync(NORTH_SEA_TRUTH, 'utf8')) as { features: Array<{ geometry: { coordinates: [number, number] }; properties: { certain: boolean; id: number } }> }).features.map((f) => ({
-    lon: f.geometry.coordinates[0],
-    lat: f.geometry.coordinates[1],
-    certain: f.properties.certain,
-    id: f.properties.id,
-  }));
+  const truth = readTruthPoints(NORTH_SEA_TRUTH);
   const product = await openSafeProduct(NORTH_SEA_SAFE);
   try {
     let t = process.cpuUsage();
@@ -274,7 +268,6 @@ async function scene(): Promise<void> {
   const { analysisThreads, closeAnalysisPool } = await import('../../src/analysis/engine/pool.ts');
   const { detectShipsInProduct } = await import('../../src/analysis/ship/index.ts');
   const { openSafeProduct } = await import('../../src/imagery/index.ts');
-  const { scoreDetections } = await import('../../eval/scoring/shipEval.ts');
   const { readdirSync } = await import('node:fs');
   const dir = arg('dir', '/tmp/sarwatch-bench');
   const safe = readdirSync(dir).find((f) => f.endsWith('.SAFE'));
