@@ -21,6 +21,7 @@ import { REPO_ROOT, SARWATCH_BIN } from '../helpers/cli.ts';
 import { S1_DATA } from '../helpers/samples.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { openSse, type SseStream } from '../helpers/sse.ts';
+import { pollUntil } from '../helpers/pollUntil.ts';
 import { pruneJobEvents } from '../../src/worker/pruneJobEvents.ts';
 import { RedisStreamSlots } from '../../src/events/redisStreamSlots.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -87,11 +88,7 @@ const log = async (db: Db, jobId: string) =>
   }));
 /** Waits (with a deadline) until the job's stored event log holds an event matching `seen`. */
 async function untilStored(db: Db, jobId: string, seen: (e: Awaited<ReturnType<typeof log>>[number]) => boolean, what: string) {
-  const deadline = Date.now() + 30_000;
-  while (!(await log(db, jobId)).some(seen)) {
-    if (Date.now() > deadline) throw new Error(`${what} never stored`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await pollUntil(() => log(db, jobId), (rows) => rows.some(seen), `${what} stored`);
 }
 const brief = (s: SseStream) => s.events.map((e) => ({ id: e.id, event: e.event, status: e.data.status, progress: e.data.progress }));
 const lastProgress = (s: SseStream) => s.events.at(-1)?.data.progress as number | null | undefined;

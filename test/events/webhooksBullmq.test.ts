@@ -12,6 +12,7 @@ import { startTestService, waitForTerminal, SMALL_SQUARE, type TestService } fro
 import { REDIS_URL, ensureRedis, uniqueQueueName } from '../helpers/services.ts';
 import { aoiEchoTestDetector } from '../helpers/testDetectors.ts';
 import { startReceiver, type Receiver } from '../helpers/webhookReceiver.ts';
+import { pollUntil } from '../helpers/pollUntil.ts';
 
 let t: TestService;
 let rx: Receiver;
@@ -52,14 +53,11 @@ describe('webhooks through BullMQ', () => {
     // The receiver has answered; the sender records the attempt after that. Made due again before
     // it did, the delivery was still held (the reconciler skips it) and then recorded delivered
     // over this test's change: wait until it is recorded.
-    const deadline = Date.now() + 30_000;
-    const newest = async () => (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}/deliveries`)).json.deliveries[0];
-    let d = await newest();
-    while (d?.status !== 'delivered') {
-      if (Date.now() > deadline) throw new Error(`delivery never recorded delivered: ${JSON.stringify(d)}`);
-      await new Promise((r) => setTimeout(r, 20));
-      d = await newest();
-    }
+    const d = await pollUntil(
+      async () => (await t.http('GET', `/api/v1/webhooks/${hook.webhook_id}/deliveries`)).json.deliveries[0],
+      (x) => x?.status === 'delivered',
+      'the delivery recorded delivered',
+    );
     // Make the delivery due again as if its message had vanished: the reconciler of the real queue finds it.
     await db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: new Date(Date.now() - 60_000).toISOString() }).where('id', '=', d.delivery_id).execute();
     expect(await reconcileDeliveries(db, queue, new Date())).toBeGreaterThanOrEqual(1);

@@ -1,4 +1,5 @@
 /** Reading a Prometheus text page in tests: one sample's value, and scraping until a condition holds. */
+import { pollUntil } from './pollUntil.ts';
 
 /** The value of the sample `name{labels}` (labels exactly as prom-client prints them), or undefined. */
 export function sample(text: string, name: string, labels: string): number | undefined {
@@ -7,17 +8,18 @@ export function sample(text: string, name: string, labels: string): number | und
 }
 
 /**
- * GET `url` until `ok(text)` holds or 30 s passed; returns the last answer either way, for the
- * test to check exactly. The runner counts a job after its completion or failure committed: on
- * PostgreSQL another connection (the API's GET of the job) can read the committed row before the
- * runner's connection has heard the commit, so a scrape right after the job ended may miss it.
+ * GET `url` until `ok(text)` holds (within pollUntil's deadline). The runner counts a job after
+ * its completion or failure committed: on PostgreSQL another connection (the API's GET of the
+ * job) can read the committed row before the runner's connection has heard the commit, so a
+ * scrape right after the job ended may miss it.
  */
-export async function scrapeUntil(url: string, ok: (text: string) => boolean): Promise<{ res: Response; text: string }> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const res = await fetch(url);
-    const text = await res.text();
-    if (ok(text) || Date.now() > deadline) return { res, text };
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function scrapeUntil(url: string, ok: (text: string) => boolean): Promise<{ res: Response; text: string }> {
+  return pollUntil(
+    async () => {
+      const res = await fetch(url);
+      return { res, text: await res.text() };
+    },
+    (x) => ok(x.text),
+    `the metrics at ${url}`,
+  );
 }
